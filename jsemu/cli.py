@@ -1,0 +1,86 @@
+"""``jsemu serve``: run the server, accepting nats-server's common flags.
+
+Harnesses that spawn ``nats-server`` wait for its log lines, so the same two lines
+(``Listening for client connections on HOST:PORT`` and ``Server is ready``) are printed
+on stderr in nats-server's log format.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import signal
+import sys
+import time
+from collections.abc import Sequence
+
+from .server.options import NATS_VERSION, ServerOptions
+from .server.server import Server
+
+__all__ = ["main", "build_parser"]
+
+
+def _log(level: str, text: str) -> None:
+    now = time.time()
+    stamp = time.strftime("%Y/%m/%d %H:%M:%S", time.localtime(now)) + f".{int(now % 1 * 1e6):06d}"
+    print(f"[{os.getpid()}] {stamp} [{level}] {text}", file=sys.stderr, flush=True)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="jsemu", description="In-process NATS JetStream emulator")
+    commands = parser.add_subparsers(dest="command")
+    serve = commands.add_parser("serve", help="run a server (accepts nats-server's common flags)")
+    # nats-server (Go's flag package) accepts -flag and --flag alike; so do we.
+    serve.add_argument("-p", "--port", "-port", type=int, default=4222, help="port (-1 for a random one)")
+    serve.add_argument("-a", "--addr", "-addr", "--net", "-net", dest="host", default="0.0.0.0", help="host")
+    serve.add_argument("-n", "--server_name", "-server_name", "--name", "-name", dest="server_name")
+    serve.add_argument("-js", "--jetstream", "-jetstream", action="store_true", help="accepted; JetStream is on by default")
+    serve.add_argument("--no-jetstream", dest="no_jetstream", action="store_true", help="run core NATS only")
+    serve.add_argument("-sd", "--store_dir", "-store_dir", dest="store_dir")
+    serve.add_argument("-m", "--http_port", "-http_port", dest="http_port", type=int)
+    serve.add_argument("--max_payload", "-max_payload", dest="max_payload", type=int)
+    for flag in ("-D", "-V", "-DV", "-VV", "-DVV", "--debug", "--trace", "-l", "--log"):
+        takes_value = flag in ("-l", "--log")
+        serve.add_argument(flag, action="store" if takes_value else "store_true", help=argparse.SUPPRESS)
+    return parser
+
+
+async def serve(options: ServerOptions) -> None:
+    server = Server(options)
+    await server.start()
+    _log("INF", "Starting nats-server")
+    _log("INF", f"  Version:  {NATS_VERSION} (jsemu)")
+    _log("INF", f"  Name:     {server.server_name}")
+    _log("INF", f"  ID:       {server.server_id}")
+    if options.jetstream:
+        _log("INF", "Starting JetStream")
+    _log("INF", f"Listening for client connections on {options.host}:{server.port}")
+    _log("INF", "Server is ready")
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, stop.set)
+    await stop.wait()
+    _log("INF", "Initiating Shutdown...")
+    await server.stop()
+    _log("INF", "Server Exiting..")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    if args.command != "serve":
+        build_parser().print_help()
+        return 2
+    options = ServerOptions(
+        host=args.host,
+        port=0 if args.port == -1 else args.port,
+        server_name=args.server_name,
+        jetstream=not args.no_jetstream,
+        store_dir=args.store_dir,
+        http_port=args.http_port,
+    )
+    if args.max_payload:
+        options.max_payload = args.max_payload
+    asyncio.run(serve(options))
+    return 0

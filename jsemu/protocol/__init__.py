@@ -1,0 +1,31 @@
+"""Sans-I/O NATS client protocol: bytes in, ops out; encoders for what the server sends."""
+
+from .encoder import OK, PING, PONG, encode_err, encode_hmsg, encode_info, encode_msg, encode_no_responders
+from .ops import Connect, Err, HMsg, Info, Ok, Op, Ping, Pong, ProtocolError, Pub, Sub, Unsub
+from .parser import MAX_CONTROL_LINE, MAX_PAYLOAD, Parser
+
+__all__ = [
+    "OK",
+    "PING",
+    "PONG",
+    "MAX_CONTROL_LINE",
+    "MAX_PAYLOAD",
+    "Parser",
+    "Op",
+    "Connect",
+    "Info",
+    "Pub",
+    "HMsg",
+    "Sub",
+    "Unsub",
+    "Ping",
+    "Pong",
+    "Ok",
+    "Err",
+    "ProtocolError",
+    "encode_err",
+    "encode_hmsg",
+    "encode_info",
+    "encode_msg",
+    "encode_no_responders",
+]

@@ -1,0 +1,287 @@
+"""Push parser for the client side of the NATS protocol (sans-I/O).
+
+Theory of operation
+-------------------
+``Parser.feed(chunk)`` yields the ops that the bytes seen so far complete, in order. A
+chunk may end anywhere (inside a keyword, a ``\\r\\n`` or a payload); the unfinished tail
+is kept for the next call. The rules reproduce nats-server's byte state machine
+(``server/parser.go``) without walking byte by byte:
+
+* keywords are case-insensitive and checked as soon as their bytes arrive, so ``PUX``
+  fails before any newline is seen;
+* ``PUB``/``HPUB``/``SUB``/``UNSUB``/``-ERR``/``HMSG`` need a space or tab after the keyword,
+  ``CONNECT``/``INFO`` do not; the argument starts at the first byte that is not a space or
+  tab (whatever it is) and runs to the next ``\\n``; if a ``\\r`` occurs in it, the last
+  byte is dropped (the server's ``drop`` flag);
+* ``PING``, ``PONG`` and ``+OK`` ignore everything up to their ``\\n``;
+* an argument longer than ``max_control_line`` fails with ``maximum control line
+  exceeded``, even before its newline arrives;
+* a payload must be followed by exactly ``\\r\\n``.
+
+A broken stream yields a final :class:`ProtocolError`: with the ``-ERR`` text the server
+sends, or ``None`` where the server closes silently. Nothing is yielded after it.
+
+The connection sets :attr:`Parser.headers` when it processes CONNECT; because ops are
+yielded lazily, an ``HPUB`` after a ``CONNECT`` in the same chunk sees the new value.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from .ops import Connect, Err, HMsg, Info, Ok, Op, Ping, Pong, ProtocolError, Pub, Sub, Unsub
+
+__all__ = ["Parser", "MAX_CONTROL_LINE", "MAX_PAYLOAD", "ERR_UNKNOWN_OP", "ERR_MAX_CONTROL_LINE", "ERR_MAX_PAYLOAD"]
+
+MAX_CONTROL_LINE = 4096
+MAX_PAYLOAD = 1024 * 1024
+
+ERR_UNKNOWN_OP = "Unknown Protocol Operation"
+ERR_MAX_CONTROL_LINE = "maximum control line exceeded"
+ERR_MAX_PAYLOAD = "Maximum Payload Violation"
+
+# Keyword -> how its argument is read.
+_ARG_SPACE = 0  # needs a space/tab after the keyword, then an argument line
+_ARG_OPTIONAL = 1  # optional spaces, then an argument line
+_TO_NEWLINE = 2  # everything up to the newline is ignored
+
+_KEYWORDS: dict[bytes, int] = {
+    b"PUB": _ARG_SPACE,
+    b"HPUB": _ARG_SPACE,
+    b"HMSG": _ARG_SPACE,
+    b"SUB": _ARG_SPACE,
+    b"UNSUB": _ARG_SPACE,
+    b"-ERR": _ARG_SPACE,
+    b"CONNECT": _ARG_OPTIONAL,
+    b"INFO": _ARG_OPTIONAL,
+    b"PING": _TO_NEWLINE,
+    b"PONG": _TO_NEWLINE,
+    b"+OK": _TO_NEWLINE,
+}
+_BY_FIRST: dict[int, tuple[bytes, ...]] = {}
+for _kw in _KEYWORDS:
+    _BY_FIRST.setdefault(_kw[0], ())
+    _BY_FIRST[_kw[0]] += (_kw,)
+_MAX_KEYWORD = max(len(kw) for kw in _KEYWORDS)
+
+_NEED_MORE = b""  # sentinel returned by _keyword when the chunk ends inside a keyword
+
+
+def _keyword(head: bytes) -> bytes | None:
+    """Match the upper-cased ``head`` against the keywords, as the byte machine would.
+
+    Returns the keyword, ``_NEED_MORE`` if ``head`` is a proper prefix of one, or
+    ``None`` for a protocol error.
+    """
+    candidates = _BY_FIRST.get(head[0])
+    if candidates is None:
+        return None
+    for kw in candidates:
+        if head.startswith(kw):
+            return kw
+    for kw in candidates:
+        if kw.startswith(head):
+            return _NEED_MORE
+    return None
+
+
+def _split_pub_args(arg: bytes) -> list[bytes]:
+    """Split on spaces and tabs, as ``processPub`` does."""
+    if b"\t" in arg:
+        arg = arg.replace(b"\t", b" ")
+    return [a for a in arg.split(b" ") if a]
+
+
+def _split_args(arg: bytes) -> list[bytes]:
+    """Split on spaces, tabs, CR and LF, as ``splitArg`` does for SUB and UNSUB."""
+    for ch in (b"\t", b"\r", b"\n"):
+        if ch in arg:
+            arg = arg.replace(ch, b" ")
+    return [a for a in arg.split(b" ") if a]
+
+
+def parse_size(data: bytes) -> int:
+    """nats-server's ``parseSize``: 1 to 9 ASCII digits, else -1."""
+    if 0 < len(data) <= 9 and data.isdigit():
+        return int(data)
+    return -1
+
+
+class Parser:
+    """Incremental parser for one client connection."""
+
+    __slots__ = ("max_control_line", "max_payload", "headers", "_buf", "_pub", "_dead")
+
+    def __init__(self, max_control_line: int = MAX_CONTROL_LINE, max_payload: int = MAX_PAYLOAD) -> None:
+        self.max_control_line = max_control_line
+        self.max_payload = max_payload
+        self.headers = False
+        self._buf = b""
+        # A PUB/HPUB/HMSG whose control line is read, waiting for its payload:
+        # (subject, reply, hdr, size) with subject None for a client HMSG.
+        self._pub: tuple[bytes | None, bytes | None, int, int] | None = None
+        self._dead = False
+
+    @property
+    def buffered(self) -> int:
+        """Bytes held while waiting for the rest of an op."""
+        return len(self._buf)
+
+    def feed(self, data: bytes) -> Iterator[Op]:
+        """Yield every op completed by ``data``. Consume the iterator fully."""
+        if self._dead:
+            return
+        buf = self._buf + data if self._buf else data
+        self._buf = b""
+        n = len(buf)
+        pos = 0
+        mcl = self.max_control_line
+        while pos < n:
+            pending = self._pub
+            if pending is not None:
+                subject, reply, hdr, size = pending
+                end = pos + size
+                if end + 2 > n:
+                    # Check the terminator bytes that have already arrived.
+                    if (end < n and buf[end] != 13) or (end + 1 < n and buf[end + 1] != 10):
+                        yield self._fail(ERR_UNKNOWN_OP)
+                        return
+                    break
+                if buf[end] != 13 or buf[end + 1] != 10:
+                    yield self._fail(ERR_UNKNOWN_OP)
+                    return
+                self._pub = None
+                if subject is None:
+                    yield HMsg()
+                else:
+                    yield Pub(subject, reply, hdr, buf[pos:end])
+                pos = end + 2
+                continue
+
+            head = buf[pos : pos + _MAX_KEYWORD].upper()
+            kw = _keyword(head)
+            if kw is None:
+                yield self._fail(ERR_UNKNOWN_OP)
+                return
+            if kw is _NEED_MORE:
+                break
+            kind = _KEYWORDS[kw]
+            start = pos + len(kw)
+
+            if kind == _TO_NEWLINE:
+                nl = buf.find(b"\n", start)
+                if nl < 0:
+                    break
+                pos = nl + 1
+                if kw == b"PING":
+                    yield Ping()
+                elif kw == b"PONG":
+                    yield Pong()
+                else:
+                    yield Ok()
+                continue
+
+            if kind == _ARG_SPACE:
+                if start >= n:
+                    break
+                if buf[start] not in (32, 9):
+                    yield self._fail(ERR_UNKNOWN_OP)
+                    return
+                start += 1
+            while start < n and buf[start] in (32, 9):
+                start += 1
+            if start >= n:
+                break
+            # The byte at `start` is the first argument byte, whatever it is.
+            nl = buf.find(b"\n", start + 1)
+            if nl < 0:
+                if n - start > mcl:
+                    yield self._fail(ERR_MAX_CONTROL_LINE)
+                    return
+                break
+            if buf.find(b"\r", start + 1, nl) >= 0:
+                arg = buf[start : nl - 1]
+            else:
+                arg = buf[start:nl]
+            if len(arg) > mcl:
+                yield self._fail(ERR_MAX_CONTROL_LINE)
+                return
+            pos = nl + 1
+
+            if kw == b"PUB":
+                args = _split_pub_args(arg)
+                if len(args) == 2:
+                    subject, reply, sizeb = args[0], None, args[1]
+                elif len(args) == 3:
+                    subject, reply, sizeb = args
+                else:
+                    yield self._fail(None)
+                    return
+                size = parse_size(sizeb)
+                if size < 0:
+                    yield self._fail(None)
+                    return
+                if size > self.max_payload:
+                    yield self._fail(ERR_MAX_PAYLOAD)
+                    return
+                self._pub = (subject, reply, -1, size)
+            elif kw == b"HPUB":
+                if not self.headers:
+                    yield self._fail(None)
+                    return
+                args = _split_pub_args(arg)
+                if len(args) == 3:
+                    subject, reply, hdrb, sizeb = args[0], None, args[1], args[2]
+                elif len(args) == 4:
+                    subject, reply, hdrb, sizeb = args
+                else:
+                    yield self._fail(None)
+                    return
+                hdr = parse_size(hdrb)
+                size = parse_size(sizeb)
+                if hdr < 0 or size < 0 or hdr > size:
+                    yield self._fail(None)
+                    return
+                if size > self.max_payload:
+                    yield self._fail(ERR_MAX_PAYLOAD)
+                    return
+                self._pub = (subject, reply, hdr, size)
+            elif kw == b"SUB":
+                args = _split_args(arg)
+                if len(args) == 2:
+                    yield Sub(args[0], None, args[1])
+                elif len(args) == 3:
+                    yield Sub(args[0], args[1], args[2])
+                else:
+                    yield self._fail(None)
+                    return
+            elif kw == b"UNSUB":
+                args = _split_args(arg)
+                if len(args) == 1:
+                    yield Unsub(args[0], -1)
+                elif len(args) == 2:
+                    yield Unsub(args[0], parse_size(args[1]))
+                else:
+                    yield self._fail(None)
+                    return
+            elif kw == b"CONNECT":
+                yield Connect(arg)
+            elif kw == b"INFO":
+                yield Info(arg)
+            elif kw == b"HMSG":
+                # A client HMSG is never interpreted: the server expects an empty payload.
+                self._pub = (None, None, 0, 0)
+            else:  # -ERR
+                yield Err(arg)
+                # The server closes on a client -ERR; parse nothing further.
+                self._dead = True
+                return
+
+        if pos < n and not self._dead:
+            self._buf = buf[pos:]
+
+    def _fail(self, error: str | None) -> ProtocolError:
+        self._dead = True
+        self._buf = b""
+        self._pub = None
+        return ProtocolError(error)

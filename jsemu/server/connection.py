@@ -1,0 +1,390 @@
+"""One client connection: feeds bytes to the parser and carries out the ops.
+
+Theory of operation
+-------------------
+``data_received`` parses everything that arrived and handles each op at once; every
+reply and delivery is appended to the receiving connection's outbound list, and all
+touched connections are flushed with one ``transport.write`` each when the read has been
+handled (or, for work that does not start from a read, on the next loop turn).
+
+The rules follow nats-server's ``client.go``:
+
+* options come from CONNECT decoded over the previous options (defaults: verbose,
+  pedantic and echo on); a second CONNECT drops the connection's subscriptions;
+* errors the server reports and survives (``Invalid Subject``, permission violations,
+  ``Invalid Publish Subject``) are sent as ``-ERR`` and the connection goes on; errors
+  in the byte stream close it, with a ``-ERR`` only where the server sends one;
+* a client whose outbound buffer passes ``max_pending`` is cut (slow consumer) and
+  nobody else waits for it;
+* the server PINGs an idle client every ``ping_interval`` and closes it with
+  ``Stale Connection`` after ``max_pings_out`` unanswered PINGs.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from typing import TYPE_CHECKING, Any
+
+from ..protocol import gojson
+from ..protocol.encoder import OK, PING, PONG, encode_err, encode_info, encode_msg, encode_no_responders, go_quote
+from ..protocol.ops import Connect, Err, HMsg, Info, Ok, Ping, Pong, ProtocolError, Pub, Sub, Unsub
+from ..protocol.parser import Parser
+from ..subjects import is_valid_literal_subject
+from .sublist import Subscription
+
+if TYPE_CHECKING:
+    from .server import Server
+
+__all__ = ["ClientConnection", "CONNECT_SPEC"]
+
+SYS_QUEUE = b"_sys_"
+
+CONNECT_SPEC = gojson.StructSpec(
+    {
+        "echo": gojson.go_bool,
+        "verbose": gojson.go_bool,
+        "pedantic": gojson.go_bool,
+        "tls_required": gojson.go_bool,
+        "nkey": gojson.go_string,
+        "jwt": gojson.go_string,
+        "sig": gojson.go_string,
+        "auth_token": gojson.go_string,
+        "user": gojson.go_string,
+        "pass": gojson.go_string,
+        "name": gojson.go_string,
+        "lang": gojson.go_string,
+        "version": gojson.go_string,
+        "protocol": gojson.go_int,
+        "account": gojson.go_string,
+        "new_account": gojson.go_bool,
+        "headers": gojson.go_bool,
+        "no_responders": gojson.go_bool,
+        "import": gojson.go_any,
+        "export": gojson.go_any,
+        "remote_account": gojson.go_string,
+        "proxy_sig": gojson.go_string,
+    }
+)
+
+_DEFAULT_OPTIONS: dict[str, Any] = {"verbose": True, "pedantic": True, "echo": True, "protocol": 0}
+_EMPTY_JSON_SPEC = gojson.StructSpec({})
+_FIRST_PING_MAX = 2.0  # nats-server's firstClientPingInterval
+
+
+def _is_reserved_reply(reply: bytes) -> bool:
+    """Reply subjects a client may not use: service-import, JS ack and gateway replies."""
+    return (
+        (len(reply) > 3 and reply[:4] == b"_R_.")
+        or (len(reply) > 8 and reply[:8] == b"$JS.ACK.")
+        or (len(reply) > 5 and reply[:5] == b"$GNR.")
+    )
+
+
+class ClientConnection(asyncio.Protocol):
+    __slots__ = (
+        "server",
+        "cid",
+        "transport",
+        "parser",
+        "opts",
+        "echo",
+        "verbose",
+        "pedantic",
+        "headers",
+        "no_responders",
+        "connect_received",
+        "first_pong_sent",
+        "subs",
+        "closed",
+        "out",
+        "out_size",
+        "dirty",
+        "pings_out",
+        "last_in",
+        "ping_handle",
+        "client_ip",
+        "client_port",
+    )
+
+    def __init__(self, server: Server) -> None:
+        self.server = server
+        self.cid = server.next_client_id()
+        self.transport: asyncio.Transport | None = None
+        opts = server.options
+        self.parser = Parser(opts.max_control_line, opts.max_payload)
+        self.opts: dict[str, Any] = dict(_DEFAULT_OPTIONS)
+        self.echo = True
+        self.verbose = True
+        self.pedantic = True
+        self.headers = False
+        self.no_responders = False
+        self.connect_received = False
+        self.first_pong_sent = False
+        self.subs: dict[bytes, Subscription] = {}
+        self.closed = False
+        self.out: list[bytes] = []
+        self.out_size = 0
+        self.dirty = False
+        self.pings_out = 0
+        self.last_in = 0.0
+        self.ping_handle: asyncio.TimerHandle | None = None
+        self.client_ip = ""
+        self.client_port = 0
+
+    # --- asyncio.Protocol -------------------------------------------------------------
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        assert isinstance(transport, asyncio.Transport)
+        self.transport = transport
+        peer = transport.get_extra_info("peername")
+        if peer:
+            self.client_ip, self.client_port = peer[0], peer[1]
+        self.server.add_connection(self)
+        self.send(encode_info(self.server.client_info(self)))
+        self._set_first_ping_timer()
+        self.server.flush()
+
+    def data_received(self, data: bytes) -> None:
+        if self.closed:
+            return
+        for op in self.parser.feed(data):
+            cls = op.__class__
+            if cls is Pub:
+                self._process_pub(op)  # type: ignore[arg-type]
+            elif cls is Sub:
+                self._process_sub(op)  # type: ignore[arg-type]
+            elif cls is Unsub:
+                self._process_unsub(op)  # type: ignore[arg-type]
+            elif cls is Ping:
+                self._process_ping()
+            elif cls is Pong:
+                self.pings_out = 0
+            elif cls is Connect:
+                self._process_connect(op)  # type: ignore[arg-type]
+            elif cls is Ok:
+                pass
+            elif cls is HMsg:
+                if self.verbose:
+                    self.send(OK)
+            elif cls is Info:
+                try:
+                    gojson.decode_struct(op.info, _EMPTY_JSON_SPEC)  # type: ignore[attr-defined]
+                except gojson.GoJSONError:
+                    self.close_with_error(None)
+            elif cls is Err:
+                self.close_with_error(None)
+            elif cls is ProtocolError:
+                self.close_with_error(op.error)  # type: ignore[attr-defined]
+            if self.closed:
+                break
+        self.server.flush()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._teardown()
+
+    # --- ops --------------------------------------------------------------------------
+
+    def _process_connect(self, op: Connect) -> None:
+        try:
+            decoded = gojson.decode_struct(op.options, CONNECT_SPEC)
+        except gojson.GoJSONError:
+            self.close_with_error(None)
+            return
+        if self.connect_received:
+            # A second CONNECT may move the client to another account: the server drops
+            # the subscriptions it had.
+            self._remove_all_subs()
+        self.connect_received = True
+        self.opts.update(decoded)
+        opts = self.opts
+        self.echo = bool(opts.get("echo"))
+        self.verbose = bool(opts.get("verbose"))
+        self.pedantic = bool(opts.get("pedantic"))
+        self.headers = bool(opts.get("headers"))
+        self.no_responders = bool(opts.get("no_responders"))
+        self.parser.headers = self.headers
+        self._set_first_ping_timer()
+        if opts.get("account") or opts.get("new_account"):
+            self.close_with_error("Authorization Violation")
+            return
+        protocol = opts.get("protocol", 0)
+        if protocol < 0 or protocol > 1:
+            self.close_with_error("invalid client protocol")
+            return
+        if self.no_responders and not self.headers:
+            self.close_with_error("no responders requires headers support")
+            return
+        if self.verbose:
+            self.send(OK)
+
+    def _process_pub(self, op: Pub) -> None:
+        self.last_in = self.server.loop_time()
+        subject = op.subject
+        if self.pedantic and not is_valid_literal_subject(subject.decode("latin-1")):
+            self.send(encode_err("Invalid Publish Subject"))
+        if subject[:5] == b"$NRG.":
+            self.send(encode_err(f"Permissions Violation for Publish to {go_quote(subject)}"))
+            return
+        reply = op.reply
+        if reply is not None and _is_reserved_reply(reply):
+            self.send(encode_err(f"Permissions Violation for Publish with Reply of {go_quote(reply)}"))
+            return
+        if self.verbose:
+            self.send(OK)
+        server = self.server
+        if not server.route(self, subject, reply, op.hdr, op.msg) and reply and self.no_responders:
+            for sub in server.sublist.match(reply).psubs:
+                if sub.client is self:
+                    self.send(encode_no_responders(reply, sub.sid, subject))
+                    break
+
+    def _process_sub(self, op: Sub) -> None:
+        self.last_in = self.server.loop_time()
+        if op.queue is not None and op.queue == SYS_QUEUE:
+            self.send(
+                encode_err(
+                    f"Permissions Violation for Subscription to {go_quote(op.subject)} using queue {go_quote(op.queue)}"
+                )
+            )
+            return
+        if op.sid not in self.subs:
+            sub = Subscription(self, op.subject, op.queue, op.sid)
+            if not self.server.sublist.insert(sub):
+                self.send(encode_err("Invalid Subject"))
+                return
+            self.subs[op.sid] = sub
+        if self.verbose:
+            self.send(OK)
+
+    def _process_unsub(self, op: Unsub) -> None:
+        self.last_in = self.server.loop_time()
+        sub = self.subs.get(op.sid)
+        if sub is not None:
+            if op.max > 0 and op.max > sub.nm:
+                sub.max = op.max
+            else:
+                self.unsubscribe(sub)
+        if self.verbose:
+            self.send(OK)
+
+    def _process_ping(self) -> None:
+        self.last_in = self.server.loop_time()
+        self.send(PONG)
+        if self.connect_received and not self.first_pong_sent:
+            self.first_pong_sent = True
+            if self.opts.get("protocol", 0) >= 1:
+                self.send(encode_info(self.server.client_info(self, connect_info=True)))
+
+    # --- delivery ---------------------------------------------------------------------
+
+    def deliver(self, sub: Subscription, subject: bytes, reply: bytes | None, hdr: int, msg: bytes) -> bool:
+        if self.closed:
+            return False
+        if hdr > 0:
+            if self.headers:
+                if reply:
+                    data = b"HMSG %b %b %b %d %d\r\n%b\r\n" % (subject, sub.sid, reply, hdr, len(msg), msg)
+                else:
+                    data = b"HMSG %b %b %d %d\r\n%b\r\n" % (subject, sub.sid, hdr, len(msg), msg)
+            else:
+                data = encode_msg(subject, sub.sid, reply, msg[hdr:])
+        elif reply:
+            data = b"MSG %b %b %b %d\r\n%b\r\n" % (subject, sub.sid, reply, len(msg), msg)
+        else:
+            data = b"MSG %b %b %d\r\n%b\r\n" % (subject, sub.sid, len(msg), msg)
+        self.send(data)
+        return True
+
+    def unsubscribe(self, sub: Subscription) -> None:
+        if sub.closed:
+            return
+        sub.closed = True
+        if self.subs.get(sub.sid) is sub:
+            del self.subs[sub.sid]
+        self.server.sublist.remove(sub)
+
+    # --- output -----------------------------------------------------------------------
+
+    def send(self, data: bytes) -> None:
+        if self.closed:
+            return
+        self.out.append(data)
+        self.out_size += len(data)
+        if not self.dirty:
+            self.dirty = True
+            self.server.mark_dirty(self)
+
+    def flush(self) -> None:
+        """Write everything queued; cut the client if it cannot keep up."""
+        self.dirty = False
+        if self.closed or not self.out:
+            return
+        data = b"".join(self.out) if len(self.out) > 1 else self.out[0]
+        self.out.clear()
+        self.out_size = 0
+        transport = self.transport
+        assert transport is not None
+        transport.write(data)
+        if transport.get_write_buffer_size() > self.server.options.max_pending:
+            # Slow consumer: drop it without waiting for its buffer to drain.
+            self.server.note_slow_consumer(self)
+            self._teardown()
+            transport.abort()
+
+    def close_with_error(self, error: str | None) -> None:
+        """Send ``-ERR '<error>'`` if given, flush what is queued, then close."""
+        if self.closed:
+            return
+        if error is not None:
+            self.send(encode_err(error))
+        self.flush()
+        self._teardown()
+        if self.transport is not None:
+            self.transport.close()
+
+    def _teardown(self) -> None:
+        if self.closed:
+            return
+        self.closed = True
+        self.out.clear()
+        if self.ping_handle is not None:
+            self.ping_handle.cancel()
+            self.ping_handle = None
+        self._remove_all_subs()
+        self.server.remove_connection(self)
+
+    def _remove_all_subs(self) -> None:
+        sublist = self.server.sublist
+        for sub in self.subs.values():
+            sub.closed = True
+            sublist.remove(sub)
+        self.subs.clear()
+
+    # --- pings ------------------------------------------------------------------------
+
+    def _set_first_ping_timer(self) -> None:
+        interval = self.server.options.ping_interval
+        delay = min(interval, _FIRST_PING_MAX)
+        delay += random.random() * delay / 5  # the server spreads first PINGs by up to 20%
+        self._schedule_ping(delay)
+
+    def _schedule_ping(self, delay: float) -> None:
+        if self.ping_handle is not None:
+            self.ping_handle.cancel()
+        self.ping_handle = self.server.loop.call_later(delay, self._ping_timer)
+
+    def _ping_timer(self) -> None:
+        self.ping_handle = None
+        if self.closed:
+            return
+        opts = self.server.options
+        idle = self.server.loop_time() - self.last_in
+        if not self.connect_received or idle >= opts.ping_interval:
+            if self.pings_out + 1 > opts.max_pings_out:
+                self.close_with_error("Stale Connection")
+                return
+            self.pings_out += 1
+            self.send(PING)
+            self.server.flush()
+        self._schedule_ping(opts.ping_interval)

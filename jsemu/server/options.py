@@ -1,0 +1,34 @@
+"""Server options, with nats-server's defaults."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..protocol.parser import MAX_CONTROL_LINE, MAX_PAYLOAD
+
+__all__ = ["ServerOptions", "NATS_VERSION", "PROTO_VERSION", "API_LEVEL"]
+
+#: The nats-server release whose wire behaviour jsemu reproduces.
+NATS_VERSION = "2.15.1"
+PROTO_VERSION = 1
+#: JetStream API level reported by nats-server 2.15 (``api_lvl`` in INFO).
+API_LEVEL = 5
+
+
+@dataclass
+class ServerOptions:
+    host: str = "127.0.0.1"
+    port: int = 0
+    server_name: str | None = None
+    max_payload: int = MAX_PAYLOAD
+    max_control_line: int = MAX_CONTROL_LINE
+    #: Seconds between server PINGs to an idle client (nats-server: 2 minutes).
+    ping_interval: float = 120.0
+    #: Unanswered PINGs before the connection is closed as stale.
+    max_pings_out: int = 2
+    #: Outbound bytes a client may have pending before it is cut as a slow consumer.
+    max_pending: int = 64 * 1024 * 1024
+    jetstream: bool = True
+    domain: str | None = None
+    store_dir: str | None = None
+    http_port: int | None = None

@@ -1,0 +1,281 @@
+"""The asyncio server: listener, connections, message routing and the public API."""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import os
+import random
+import sys
+import threading
+from collections.abc import Callable
+from typing import Any
+
+from .. import __version__
+from .connection import ClientConnection
+from .options import API_LEVEL, NATS_VERSION, PROTO_VERSION, ServerOptions
+from .sublist import Sublist, Subscription
+
+__all__ = ["Server", "ThreadedServer"]
+
+
+def _nkey_like(prefix: str) -> str:
+    """A 56-character base32 id shaped like an nkey public key (``N...`` or ``X...``)."""
+    return prefix + base64.b32encode(os.urandom(35)).decode()[:55]
+
+
+class Server:
+    """An in-process NATS server.
+
+    >>> async with Server() as srv:      # doctest: +SKIP
+    ...     nc = await nats.connect(srv.url)
+    """
+
+    def __init__(self, options: ServerOptions | None = None, **kwargs: Any) -> None:
+        if options is None:
+            options = ServerOptions(**kwargs)
+        elif kwargs:
+            raise TypeError("pass either options or keyword arguments, not both")
+        self.options = options
+        self.server_id = _nkey_like("N")
+        self.xkey = _nkey_like("X")
+        self.server_name = options.server_name or f"jsemu-{self.server_id}"
+        self.sublist = Sublist()
+        self.rng = random.Random()
+        self.connections: dict[int, ClientConnection] = {}
+        self.slow_consumers = 0
+        self._cid = 4  # nats-server hands its first client id 5 (internal clients come first)
+        self._dirty: list[ClientConnection] = []
+        self._flush_scheduled = False
+        self._listener: asyncio.base_events.Server | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._port = options.port
+        self._info_base: dict[str, Any] = {}
+
+    # --- lifecycle --------------------------------------------------------------------
+
+    async def start(self) -> Server:
+        self._loop = asyncio.get_running_loop()
+        opts = self.options
+        self._listener = await self._loop.create_server(
+            lambda: ClientConnection(self), host=opts.host, port=opts.port, reuse_address=True
+        )
+        sock = self._listener.sockets[0]
+        self._port = sock.getsockname()[1]
+        self._info_base = self._build_info()
+        return self
+
+    async def stop(self) -> None:
+        if self._listener is not None:
+            self._listener.close()
+        for conn in list(self.connections.values()):
+            conn.close_with_error(None)
+        if self._listener is not None:
+            await self._listener.wait_closed()
+            self._listener = None
+
+    async def __aenter__(self) -> Server:
+        return await self.start()
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.stop()
+
+    @classmethod
+    def in_thread(cls, options: ServerOptions | None = None, **kwargs: Any) -> ThreadedServer:
+        """Start a server on its own event loop in a daemon thread (for synchronous code)."""
+        return ThreadedServer(cls(options, **kwargs))
+
+    @property
+    def loop(self) -> asyncio.AbstractEventLoop:
+        assert self._loop is not None, "server not started"
+        return self._loop
+
+    def loop_time(self) -> float:
+        return self.loop.time()
+
+    @property
+    def port(self) -> int:
+        return self._port
+
+    @property
+    def host(self) -> str:
+        return self.options.host
+
+    @property
+    def url(self) -> str:
+        host = self.options.host
+        if host in ("0.0.0.0", "", "::"):
+            host = "127.0.0.1"
+        elif ":" in host:
+            host = f"[{host}]"
+        return f"nats://{host}:{self._port}"
+
+    # --- connections ------------------------------------------------------------------
+
+    def next_client_id(self) -> int:
+        self._cid += 1
+        return self._cid
+
+    def add_connection(self, conn: ClientConnection) -> None:
+        self.connections[conn.cid] = conn
+
+    def remove_connection(self, conn: ClientConnection) -> None:
+        self.connections.pop(conn.cid, None)
+
+    def note_slow_consumer(self, conn: ClientConnection) -> None:
+        self.slow_consumers += 1
+
+    def _build_info(self) -> dict[str, Any]:
+        opts = self.options
+        info: dict[str, Any] = {
+            "server_id": self.server_id,
+            "server_name": self.server_name,
+            "version": NATS_VERSION,
+            "proto": PROTO_VERSION,
+            "git_commit": f"jsemu-{__version__}",
+            "go": f"python{sys.version_info.major}.{sys.version_info.minor}.{sys.version_info.micro}",
+            "host": opts.host,
+            "port": self._port,
+            "headers": True,
+            "max_payload": opts.max_payload,
+        }
+        if opts.jetstream:
+            info["jetstream"] = True
+        return info
+
+    def client_info(self, conn: ClientConnection, connect_info: bool = False) -> dict[str, Any]:
+        """The INFO a client gets, in the field order of nats-server's ``Info`` struct."""
+        info = dict(self._info_base)
+        info["client_id"] = conn.cid
+        if conn.client_ip:
+            info["client_ip"] = conn.client_ip
+        if self.options.jetstream and self.options.domain:
+            info["domain"] = self.options.domain
+        if connect_info:
+            info["connect_info"] = True
+            info["remote_account"] = "$G"
+        info["api_lvl"] = API_LEVEL
+        info["xkey"] = self.xkey
+        return info
+
+    # --- routing ----------------------------------------------------------------------
+
+    def route(self, producer: object, subject: bytes, reply: bytes | None, hdr: int, msg: bytes) -> bool:
+        """Deliver one message to every matching subscription and one member per queue
+        group. Returns whether anybody received it (for no-responders)."""
+        result = self.sublist.match(subject)
+        delivered = False
+        no_echo = producer is not None and not getattr(producer, "echo", True)
+        for sub in result.psubs:
+            if no_echo and sub.client is producer:
+                continue
+            if self._deliver(sub, subject, reply, hdr, msg):
+                delivered = True
+        for group in result.qsubs:
+            n = len(group)
+            start = self.rng.randrange(n) if n > 1 else 0
+            for i in range(n):
+                sub = group[(start + i) % n]
+                if no_echo and sub.client is producer:
+                    continue
+                if self._deliver(sub, subject, reply, hdr, msg):
+                    delivered = True
+                    break
+        return delivered
+
+    def _deliver(self, sub: Subscription, subject: bytes, reply: bytes | None, hdr: int, msg: bytes) -> bool:
+        if sub.closed:
+            return False
+        if sub.max:
+            sub.nm += 1
+            if sub.nm > sub.max:
+                self._auto_unsubscribe(sub)
+                return False
+            ok = sub.client.deliver(sub, subject, reply, hdr, msg)
+            if sub.nm >= sub.max:
+                self._auto_unsubscribe(sub)
+            return ok
+        sub.nm += 1
+        return sub.client.deliver(sub, subject, reply, hdr, msg)
+
+    def _auto_unsubscribe(self, sub: Subscription) -> None:
+        unsubscribe: Callable[[Subscription], None] | None = getattr(sub.client, "unsubscribe", None)
+        if unsubscribe is not None:
+            unsubscribe(sub)
+        else:
+            sub.closed = True
+            self.sublist.remove(sub)
+
+    # --- output batching --------------------------------------------------------------
+
+    def mark_dirty(self, conn: ClientConnection) -> None:
+        self._dirty.append(conn)
+        if not self._flush_scheduled and self._loop is not None:
+            self._flush_scheduled = True
+            self._loop.call_soon(self.flush)
+
+    def flush(self) -> None:
+        """Write out every connection that has queued output."""
+        self._flush_scheduled = False
+        dirty = self._dirty
+        while dirty:
+            self._dirty = []
+            for conn in dirty:
+                conn.flush()
+            dirty = self._dirty
+
+
+class ThreadedServer:
+    """A :class:`Server` running on an event loop in a background thread."""
+
+    def __init__(self, server: Server) -> None:
+        self.server = server
+        self._loop = asyncio.new_event_loop()
+        self._started = threading.Event()
+        self._error: BaseException | None = None
+        self._thread = threading.Thread(target=self._run, name="jsemu-server", daemon=True)
+        self._thread.start()
+        self._started.wait()
+        if self._error is not None:
+            raise self._error
+
+    def _run(self) -> None:
+        asyncio.set_event_loop(self._loop)
+        try:
+            self._loop.run_until_complete(self.server.start())
+        except BaseException as exc:  # reported to the starting thread
+            self._error = exc
+            self._started.set()
+            return
+        self._started.set()
+        self._loop.run_forever()
+        self._loop.run_until_complete(self.server.stop())
+        self._loop.close()
+
+    @property
+    def url(self) -> str:
+        return self.server.url
+
+    @property
+    def port(self) -> int:
+        return self.server.port
+
+    def call(self, fn: Callable[[], Any]) -> Any:
+        """Run ``fn`` on the server's loop and return its result."""
+        future: asyncio.Future[Any] = asyncio.run_coroutine_threadsafe(_call(fn), self._loop)  # type: ignore[arg-type]
+        return future.result()
+
+    def stop(self) -> None:
+        if self._loop.is_running():
+            self._loop.call_soon_threadsafe(self._loop.stop)
+            self._thread.join()
+
+    def __enter__(self) -> ThreadedServer:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+async def _call(fn: Callable[[], Any]) -> Any:
+    return fn()

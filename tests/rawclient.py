@@ -1,0 +1,114 @@
+"""A raw-socket NATS client for byte-level tests: send bytes, read back whole frames."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+from typing import Any
+
+__all__ = ["RawClient", "normalise"]
+
+_CTRL = re.compile(rb"^(MSG|HMSG) ([^\r\n]*)\r\n")
+
+
+def normalise(frames: list[bytes]) -> list[bytes]:
+    """Replace INFO frames by ``INFO`` so ids, ports and addresses do not matter."""
+    return [b"INFO" if f.startswith(b"INFO ") else f for f in frames]
+
+
+class RawClient:
+    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self.reader = reader
+        self.writer = writer
+        self.buf = b""
+        self.info: dict[str, Any] = {}
+        self.eof = False
+
+    @classmethod
+    async def connect(
+        cls, port: int, connect: dict[str, Any] | bytes | None = None, host: str = "127.0.0.1"
+    ) -> RawClient:
+        reader, writer = await asyncio.open_connection(host, port)
+        client = cls(reader, writer)
+        first = await client.next_frame(5.0)
+        assert first is not None and first.startswith(b"INFO "), first
+        client.info = json.loads(first[5:].strip())
+        if connect is not None:
+            line = connect if isinstance(connect, bytes) else b"CONNECT " + json.dumps(connect).encode() + b"\r\n"
+            client.send(line)
+        return client
+
+    def send(self, data: bytes) -> None:
+        self.writer.write(data)
+
+    async def _fill(self, timeout: float) -> bool:
+        try:
+            data = await asyncio.wait_for(self.reader.read(65536), timeout)
+        except (asyncio.TimeoutError, ConnectionError):
+            if not isinstance(self.reader.exception(), type(None)):
+                self.eof = True
+            return False
+        if not data:
+            self.eof = True
+            return False
+        self.buf += data
+        return True
+
+    def _take_frame(self) -> bytes | None:
+        buf = self.buf
+        nl = buf.find(b"\r\n")
+        if nl < 0:
+            return None
+        m = _CTRL.match(buf)
+        if m:
+            size = int(m.group(2).split()[-1])
+            end = m.end() + size + 2
+            if len(buf) < end:
+                return None
+            frame, self.buf = buf[:end], buf[end:]
+            return frame
+        frame, self.buf = buf[: nl + 2], buf[nl + 2 :]
+        return frame
+
+    async def next_frame(self, timeout: float = 2.0) -> bytes | None:
+        while True:
+            frame = self._take_frame()
+            if frame is not None:
+                return frame
+            if self.eof or not await self._fill(timeout):
+                return None
+
+    async def exchange(self, data: bytes = b"", timeout: float = 5.0) -> list[bytes]:
+        """Send ``data`` then PING; return the frames before the answering PONG.
+
+        If the server closes the connection first, the frames up to the close are
+        returned and :attr:`eof` is set.
+        """
+        self.send(data + b"PING\r\n")
+        frames: list[bytes] = []
+        while True:
+            frame = await self.next_frame(timeout)
+            if frame is None:
+                assert self.eof, f"no PONG within {timeout}s; got {frames!r}"
+                return frames
+            if frame == b"PONG\r\n":
+                return frames
+            frames.append(frame)
+
+    async def read_until_closed(self, timeout: float = 5.0) -> list[bytes]:
+        """All frames until the server closes the connection (fails on timeout)."""
+        frames: list[bytes] = []
+        while True:
+            frame = await self.next_frame(timeout)
+            if frame is None:
+                assert self.eof, f"connection still open after {timeout}s; got {frames!r}"
+                return frames
+            frames.append(frame)
+
+    async def close(self) -> None:
+        self.writer.close()
+        try:
+            await self.writer.wait_closed()
+        except ConnectionError:
+            pass
