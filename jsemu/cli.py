@@ -15,6 +15,7 @@ import sys
 import time
 from collections.abc import Sequence
 
+from .config import load_config
 from .server.options import NATS_VERSION, ServerOptions
 from .server.server import Server
 
@@ -32,18 +33,24 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command")
     serve = commands.add_parser("serve", help="run a server (accepts nats-server's common flags)")
     # nats-server (Go's flag package) accepts -flag and --flag alike; so do we.
-    serve.add_argument("-p", "--port", "-port", type=int, default=4222, help="port (-1 for a random one)")
-    serve.add_argument("-a", "--addr", "-addr", "--net", "-net", dest="host", default="0.0.0.0", help="host")
+    serve.add_argument("-p", "--port", "-port", type=int, default=None, help="port (-1 for a random one)")
+    serve.add_argument("-a", "--addr", "-addr", "--net", "-net", dest="host", default=None, help="host")
     serve.add_argument("-n", "--server_name", "-server_name", "--name", "-name", dest="server_name")
     serve.add_argument("-js", "--jetstream", "-jetstream", action="store_true", help="accepted; JetStream is on by default")
     serve.add_argument("--no-jetstream", dest="no_jetstream", action="store_true", help="run core NATS only")
     serve.add_argument("-sd", "--store_dir", "-store_dir", dest="store_dir")
     serve.add_argument("-m", "--http_port", "-http_port", dest="http_port", type=int)
     serve.add_argument("--max_payload", "-max_payload", dest="max_payload", type=int)
+    serve.add_argument("-c", "--config", "-config", dest="config", help="nats-server configuration file (subset)")
     for flag in ("-D", "-V", "-DV", "-VV", "-DVV", "--debug", "--trace", "-l", "--log"):
         takes_value = flag in ("-l", "--log")
         serve.add_argument(flag, action="store" if takes_value else "store_true", help=argparse.SUPPRESS)
     return parser
+
+
+def _trap(stop: asyncio.Event, name: str) -> None:
+    _log("INF", f'Trapped "{name}" signal')
+    stop.set()
 
 
 async def serve(options: ServerOptions) -> None:
@@ -56,11 +63,11 @@ async def serve(options: ServerOptions) -> None:
     if options.jetstream:
         _log("INF", "Starting JetStream")
     _log("INF", f"Listening for client connections on {options.host}:{server.port}")
-    _log("INF", "Server is ready")
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        loop.add_signal_handler(sig, stop.set)
+    for sig, name in ((signal.SIGTERM, "terminated"), (signal.SIGINT, "interrupt")):
+        loop.add_signal_handler(sig, _trap, stop, name)
+    _log("INF", "Server is ready")
     await stop.wait()
     _log("INF", "Initiating Shutdown...")
     await server.stop()
@@ -69,18 +76,32 @@ async def serve(options: ServerOptions) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    args.port_given = getattr(args, "port", None) is not None
     if args.command != "serve":
         build_parser().print_help()
         return 2
-    options = ServerOptions(
-        host=args.host,
-        port=0 if args.port == -1 else args.port,
-        server_name=args.server_name,
-        jetstream=not args.no_jetstream,
-        store_dir=args.store_dir,
-        http_port=args.http_port,
-    )
+    options = ServerOptions(host="0.0.0.0", port=4222)
+    if args.config:
+        load_config(args.config, options)
+    # Flags given on the command line win over the file, as with nats-server.
+    if args.port_given:
+        options.port = 0 if args.port == -1 else args.port
+    if args.host is not None:
+        options.host = args.host
+    if args.server_name:
+        options.server_name = args.server_name
+    if args.no_jetstream:
+        options.jetstream = False
+    if args.store_dir:
+        options.store_dir = args.store_dir
+    if args.http_port is not None:
+        options.http_port = args.http_port
     if args.max_payload:
         options.max_payload = args.max_payload
+    try:
+        options.validate()
+    except ValueError as exc:
+        print(f"nats-server: {exc}", file=sys.stderr)
+        return 1
     asyncio.run(serve(options))
     return 0

@@ -49,11 +49,13 @@ class Handle:
 
 
 class RealServer:
-    """A nats-server process on a random loopback port."""
+    """A server process on a random loopback port: nats-server, or ``jsemu serve`` given
+    the same flags and configuration file."""
 
-    def __init__(self, config: dict[str, Any] | None = None, jetstream: bool = True) -> None:
+    def __init__(self, config: dict[str, Any] | None = None, jetstream: bool = True, jsemu_process: bool = False) -> None:
         self.tmp = tempfile.TemporaryDirectory(prefix="jsemu-real-")
-        args = [nats_server_binary(), "-a", "127.0.0.1", "-p", "-1"]
+        program = [sys.executable, "-m", "jsemu", "serve"] if jsemu_process else [nats_server_binary()]
+        args = [*program, "-a", "127.0.0.1", "-p", "-1"]
         if jetstream:
             args += ["-js", "-sd", self.tmp.name]
         if config:
@@ -135,8 +137,14 @@ async def server_factory(request: pytest.FixtureRequest) -> AsyncIterator[Callab
     """Start servers with options (see ``_REAL_KEYS``) of the parametrised kind."""
     started: list[Any] = []
 
-    async def start(**options: Any) -> Handle:
+    async def start(process: bool = False, **options: Any) -> Handle:
+        """``process``: run jsemu as its own process (``jsemu serve -c``), as the real
+        server runs, for tests that need a server not sharing the test's CPU time."""
         if request.param == "jsemu":
+            if process:
+                proc = RealServer(dict(_REAL_KEYS[k](v) for k, v in options.items()), jsemu_process=True)
+                started.append(proc)
+                return Handle("jsemu", "127.0.0.1", proc.port)
             srv = jsemu.Server(**options)
             await srv.start()
             started.append(srv)
@@ -148,10 +156,10 @@ async def server_factory(request: pytest.FixtureRequest) -> AsyncIterator[Callab
 
     yield start
     for srv in started:
-        if isinstance(srv, RealServer):
-            srv.stop()
-        else:
+        if isinstance(srv, jsemu.Server):
             await srv.stop()
+        else:
+            srv.stop()
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:

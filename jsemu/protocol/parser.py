@@ -195,7 +195,9 @@ class Parser:
             # The byte at `start` is the first argument byte, whatever it is.
             nl = buf.find(b"\n", start + 1)
             if nl < 0:
-                if n - start > mcl:
+                # Checked before the newline arrives, so a client cannot make us buffer
+                # without bound; a prefix over the limit means the whole line is too.
+                if n - start - (buf.find(b"\r", start + 1) >= 0) > mcl:
                     yield self._fail(ERR_MAX_CONTROL_LINE)
                     return
                 break

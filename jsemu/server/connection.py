@@ -70,6 +70,8 @@ CONNECT_SPEC = gojson.StructSpec(
 _DEFAULT_OPTIONS: dict[str, Any] = {"verbose": True, "pedantic": True, "echo": True, "protocol": 0}
 _EMPTY_JSON_SPEC = gojson.StructSpec({})
 _FIRST_PING_MAX = 2.0  # nats-server's firstClientPingInterval
+_RTT_INTERVAL = 3600.0  # nats-server's DEFAULT_RTT_MEASUREMENT_INTERVAL
+_STALL = 0.010  # nats-server stalls a fast producer for up to 10ms per read
 
 
 def _is_reserved_reply(reply: bytes) -> bool:
@@ -103,6 +105,7 @@ class ClientConnection(asyncio.Protocol):
         "pings_out",
         "last_in",
         "ping_handle",
+        "rtt_start",
         "client_ip",
         "client_port",
     )
@@ -129,6 +132,7 @@ class ClientConnection(asyncio.Protocol):
         self.pings_out = 0
         self.last_in = 0.0
         self.ping_handle: asyncio.TimerHandle | None = None
+        self.rtt_start: float | None = None
         self.client_ip = ""
         self.client_port = 0
 
@@ -178,7 +182,22 @@ class ClientConnection(asyncio.Protocol):
                 self.close_with_error(op.error)  # type: ignore[attr-defined]
             if self.closed:
                 break
-        self.server.flush()
+        server = self.server
+        server.flush()
+        if server.stall and not self.closed:
+            self._stall(server.stall)
+            server.stall = 0.0
+
+    def _stall(self, seconds: float) -> None:
+        """Stop reading from this (fast) producer for a moment so consumers catch up."""
+        transport = self.transport
+        assert transport is not None
+        transport.pause_reading()
+        self.server.loop.call_later(seconds, self._unstall)
+
+    def _unstall(self) -> None:
+        if not self.closed and self.transport is not None:
+            self.transport.resume_reading()
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._teardown()
@@ -326,11 +345,16 @@ class ClientConnection(asyncio.Protocol):
         transport = self.transport
         assert transport is not None
         transport.write(data)
-        if transport.get_write_buffer_size() > self.server.options.max_pending:
-            # Slow consumer: drop it without waiting for its buffer to drain.
-            self.server.note_slow_consumer(self)
-            self._teardown()
-            transport.abort()
+        pending = transport.get_write_buffer_size()
+        if pending > self.server.options.max_pending * 3 // 4:
+            if pending > self.server.options.max_pending:
+                # Slow consumer: drop it without waiting for its buffer to drain.
+                self.server.note_slow_consumer(self)
+                self._teardown()
+                transport.abort()
+            else:
+                # Falling behind: like nats-server, hold the producer back briefly.
+                self.server.request_stall(_STALL)
 
     def close_with_error(self, error: str | None) -> None:
         """Send ``-ERR '<error>'`` if given, flush what is queued, then close."""
@@ -379,12 +403,16 @@ class ClientConnection(asyncio.Protocol):
         if self.closed:
             return
         opts = self.server.options
-        idle = self.server.loop_time() - self.last_in
-        if not self.connect_received or idle >= opts.ping_interval:
+        now = self.server.loop_time()
+        # The first PING after CONNECT is always sent (the server measures the RTT with
+        # it, and again hourly); later ones only when the client has been idle.
+        need_rtt = self.rtt_start is None or now - self.rtt_start > _RTT_INTERVAL
+        if need_rtt or now - self.last_in >= opts.ping_interval:
             if self.pings_out + 1 > opts.max_pings_out:
                 self.close_with_error("Stale Connection")
                 return
             self.pings_out += 1
+            self.rtt_start = now
             self.send(PING)
             self.server.flush()
         self._schedule_ping(opts.ping_interval)

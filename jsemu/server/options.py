@@ -32,3 +32,8 @@ class ServerOptions:
     domain: str | None = None
     store_dir: str | None = None
     http_port: int | None = None
+
+    def validate(self) -> None:
+        """Reject what nats-server rejects at start-up (same wording)."""
+        if self.max_payload > self.max_pending:
+            raise ValueError(f"max_payload ({self.max_payload}) cannot be higher than max_pending ({self.max_pending})")

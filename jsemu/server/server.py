@@ -36,6 +36,7 @@ class Server:
             options = ServerOptions(**kwargs)
         elif kwargs:
             raise TypeError("pass either options or keyword arguments, not both")
+        options.validate()
         self.options = options
         self.server_id = _nkey_like("N")
         self.xkey = _nkey_like("X")
@@ -46,6 +47,8 @@ class Server:
         self.slow_consumers = 0
         self._cid = 4  # nats-server hands its first client id 5 (internal clients come first)
         self._dirty: list[ClientConnection] = []
+        #: Seconds the producer of the current read should pause (consumers falling behind).
+        self.stall = 0.0
         self._flush_scheduled = False
         self._listener: asyncio.base_events.Server | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -121,6 +124,9 @@ class Server:
 
     def remove_connection(self, conn: ClientConnection) -> None:
         self.connections.pop(conn.cid, None)
+
+    def request_stall(self, seconds: float) -> None:
+        self.stall = max(self.stall, seconds)
 
     def note_slow_consumer(self, conn: ClientConnection) -> None:
         self.slow_consumers += 1
