@@ -2,7 +2,7 @@
 
 __version__ = "0.1.0"
 
-from .server.options import NATS_VERSION, ServerOptions  # noqa: E402
-from .server.server import Server, ThreadedServer  # noqa: E402
+from .server.options import NATS_VERSION, ServerOptions
+from .server.server import Server, ThreadedServer
 
-__all__ = ["Server", "ServerOptions", "ThreadedServer", "NATS_VERSION", "__version__"]
+__all__ = ["NATS_VERSION", "Server", "ServerOptions", "ThreadedServer", "__version__"]

@@ -19,7 +19,7 @@ from .config import load_config
 from .server.options import NATS_VERSION, ServerOptions
 from .server.server import Server
 
-__all__ = ["main", "build_parser"]
+__all__ = ["build_parser", "main"]
 
 
 def _log(level: str, text: str) -> None:
@@ -36,7 +36,9 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("-p", "--port", "-port", type=int, default=None, help="port (-1 for a random one)")
     serve.add_argument("-a", "--addr", "-addr", "--net", "-net", dest="host", default=None, help="host")
     serve.add_argument("-n", "--server_name", "-server_name", "--name", "-name", dest="server_name")
-    serve.add_argument("-js", "--jetstream", "-jetstream", action="store_true", help="accepted; JetStream is on by default")
+    serve.add_argument(
+        "-js", "--jetstream", "-jetstream", action="store_true", help="accepted; JetStream is on by default"
+    )
     serve.add_argument("--no-jetstream", dest="no_jetstream", action="store_true", help="run core NATS only")
     serve.add_argument("-sd", "--store_dir", "-store_dir", dest="store_dir")
     serve.add_argument("-m", "--http_port", "-http_port", dest="http_port", type=int)

@@ -14,7 +14,7 @@ from typing import Any
 
 from .server.options import ServerOptions
 
-__all__ = ["load_config", "apply_config", "parse_config"]
+__all__ = ["apply_config", "load_config", "parse_config"]
 
 _LINE = re.compile(r"^\s*([A-Za-z_][\w-]*)\s*(?:[:=]\s*|\s+)(.*?)\s*[;,]?\s*$")
 _DURATION = re.compile(r"^(\d+(?:\.\d+)?)(ms|s|m|h)$")

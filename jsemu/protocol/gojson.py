@@ -25,12 +25,12 @@ __all__ = [
     "GoJSONError",
     "GoNumber",
     "decode_struct",
+    "go_any",
     "go_bool",
     "go_int",
-    "go_uint",
     "go_string",
     "go_string_list",
-    "go_any",
+    "go_uint",
 ]
 
 INT64_MIN = -(1 << 63)
@@ -156,7 +156,7 @@ Converter = Callable[[Any], Any]
 class StructSpec:
     """The JSON fields of one Go struct: name -> converter, with Go's key matching."""
 
-    __slots__ = ("fields", "_folded")
+    __slots__ = ("_folded", "fields")
 
     def __init__(self, fields: Mapping[str, Converter]) -> None:
         self.fields = dict(fields)

@@ -6,16 +6,14 @@ hot path, so construction cost matters.
 
 from __future__ import annotations
 
-__all__ = ["Op", "Connect", "Info", "Pub", "HMsg", "Sub", "Unsub", "Ping", "Pong", "Ok", "Err", "ProtocolError"]
+__all__ = ["Connect", "Err", "HMsg", "Info", "Ok", "Op", "Ping", "Pong", "ProtocolError", "Pub", "Sub", "Unsub"]
 
 
 class Op:
-    __slots__ = ()
+    __slots__: tuple[str, ...] = ()
 
     def __eq__(self, other: object) -> bool:
-        return type(self) is type(other) and all(
-            getattr(self, name) == getattr(other, name) for name in self.__slots__
-        )
+        return type(self) is type(other) and all(getattr(self, name) == getattr(other, name) for name in self.__slots__)
 
     def __hash__(self) -> int:
         return hash((type(self), *(getattr(self, name) for name in self.__slots__)))
@@ -47,7 +45,7 @@ class Pub(Op):
     """PUB or HPUB. ``msg`` is the header block followed by the payload; ``hdr`` is the
     header length, -1 for PUB (HPUB with a zero header length gives 0)."""
 
-    __slots__ = ("subject", "reply", "hdr", "msg")
+    __slots__ = ("hdr", "msg", "reply", "subject")
 
     def __init__(self, subject: bytes, reply: bytes | None, hdr: int, msg: bytes) -> None:
         self.subject = subject
@@ -64,7 +62,7 @@ class HMsg(Op):
 
 
 class Sub(Op):
-    __slots__ = ("subject", "queue", "sid")
+    __slots__ = ("queue", "sid", "subject")
 
     def __init__(self, subject: bytes, queue: bytes | None, sid: bytes) -> None:
         self.subject = subject
@@ -75,9 +73,9 @@ class Sub(Op):
 class Unsub(Op):
     """``max`` is -1 when absent or unparseable (which unsubscribes at once, like Go)."""
 
-    __slots__ = ("sid", "max")
+    __slots__ = ("max", "sid")
 
-    def __init__(self, sid: bytes, max: int) -> None:  # noqa: A002 - protocol name
+    def __init__(self, sid: bytes, max: int) -> None:
         self.sid = sid
         self.max = max
 

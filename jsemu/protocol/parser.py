@@ -31,7 +31,7 @@ from collections.abc import Iterator
 
 from .ops import Connect, Err, HMsg, Info, Ok, Op, Ping, Pong, ProtocolError, Pub, Sub, Unsub
 
-__all__ = ["Parser", "MAX_CONTROL_LINE", "MAX_PAYLOAD", "ERR_UNKNOWN_OP", "ERR_MAX_CONTROL_LINE", "ERR_MAX_PAYLOAD"]
+__all__ = ["ERR_MAX_CONTROL_LINE", "ERR_MAX_PAYLOAD", "ERR_UNKNOWN_OP", "MAX_CONTROL_LINE", "MAX_PAYLOAD", "Parser"]
 
 MAX_CONTROL_LINE = 4096
 MAX_PAYLOAD = 1024 * 1024
@@ -110,7 +110,7 @@ def parse_size(data: bytes) -> int:
 class Parser:
     """Incremental parser for one client connection."""
 
-    __slots__ = ("max_control_line", "max_payload", "headers", "_buf", "_pub", "_dead")
+    __slots__ = ("_buf", "_dead", "_pub", "headers", "max_control_line", "max_payload")
 
     def __init__(self, max_control_line: int = MAX_CONTROL_LINE, max_payload: int = MAX_PAYLOAD) -> None:
         self.max_control_line = max_control_line

@@ -36,7 +36,7 @@ from .sublist import Subscription
 if TYPE_CHECKING:
     from .server import Server
 
-__all__ = ["ClientConnection", "CONNECT_SPEC"]
+__all__ = ["CONNECT_SPEC", "ClientConnection"]
 
 SYS_QUEUE = b"_sys_"
 
@@ -85,29 +85,29 @@ def _is_reserved_reply(reply: bytes) -> bool:
 
 class ClientConnection(asyncio.Protocol):
     __slots__ = (
-        "server",
         "cid",
-        "transport",
-        "parser",
-        "opts",
-        "echo",
-        "verbose",
-        "pedantic",
-        "headers",
-        "no_responders",
-        "connect_received",
-        "first_pong_sent",
-        "subs",
-        "closed",
-        "out",
-        "out_size",
-        "dirty",
-        "pings_out",
-        "last_in",
-        "ping_handle",
-        "rtt_start",
         "client_ip",
         "client_port",
+        "closed",
+        "connect_received",
+        "dirty",
+        "echo",
+        "first_pong_sent",
+        "headers",
+        "last_in",
+        "no_responders",
+        "opts",
+        "out",
+        "out_size",
+        "parser",
+        "pedantic",
+        "ping_handle",
+        "pings_out",
+        "rtt_start",
+        "server",
+        "subs",
+        "transport",
+        "verbose",
     )
 
     def __init__(self, server: Server) -> None:

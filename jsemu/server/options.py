@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from ..protocol.parser import MAX_CONTROL_LINE, MAX_PAYLOAD
 
-__all__ = ["ServerOptions", "NATS_VERSION", "PROTO_VERSION", "API_LEVEL"]
+__all__ = ["API_LEVEL", "NATS_VERSION", "PROTO_VERSION", "ServerOptions"]
 
 #: The nats-server release whose wire behaviour jsemu reproduces.
 NATS_VERSION = "2.15.1"

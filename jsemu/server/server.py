@@ -9,7 +9,7 @@ import random
 import sys
 import threading
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Self
 
 from .. import __version__
 from .connection import ClientConnection
@@ -57,7 +57,7 @@ class Server:
 
     # --- lifecycle --------------------------------------------------------------------
 
-    async def start(self) -> Server:
+    async def start(self) -> Self:
         self._loop = asyncio.get_running_loop()
         opts = self.options
         self._listener = await self._loop.create_server(
@@ -77,7 +77,7 @@ class Server:
             await self._listener.wait_closed()
             self._listener = None
 
-    async def __aenter__(self) -> Server:
+    async def __aenter__(self) -> Self:
         return await self.start()
 
     async def __aexit__(self, *exc: object) -> None:
@@ -249,7 +249,7 @@ class ThreadedServer:
         asyncio.set_event_loop(self._loop)
         try:
             self._loop.run_until_complete(self.server.start())
-        except BaseException as exc:  # reported to the starting thread
+        except BaseException as exc:  # noqa: BLE001 - re-raised in the starting thread
             self._error = exc
             self._started.set()
             return
@@ -268,15 +268,14 @@ class ThreadedServer:
 
     def call(self, fn: Callable[[], Any]) -> Any:
         """Run ``fn`` on the server's loop and return its result."""
-        future: asyncio.Future[Any] = asyncio.run_coroutine_threadsafe(_call(fn), self._loop)  # type: ignore[arg-type]
-        return future.result()
+        return asyncio.run_coroutine_threadsafe(_call(fn), self._loop).result()
 
     def stop(self) -> None:
         if self._loop.is_running():
             self._loop.call_soon_threadsafe(self._loop.stop)
             self._thread.join()
 
-    def __enter__(self) -> ThreadedServer:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc: object) -> None:

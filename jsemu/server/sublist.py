@@ -15,7 +15,7 @@ from typing import Protocol
 
 from ..subjects import is_valid_sub_subject
 
-__all__ = ["Subscriber", "Subscription", "Sublist", "MatchResult"]
+__all__ = ["MatchResult", "Sublist", "Subscriber", "Subscription"]
 
 
 class Subscriber(Protocol):
@@ -27,7 +27,7 @@ class Subscriber(Protocol):
 
 
 class Subscription:
-    __slots__ = ("client", "subject", "queue", "sid", "max", "nm", "closed")
+    __slots__ = ("client", "closed", "max", "nm", "queue", "sid", "subject")
 
     def __init__(self, client: Subscriber, subject: bytes, queue: bytes | None, sid: bytes) -> None:
         self.client = client
@@ -56,7 +56,7 @@ class _Node:
 
 
 class _Level:
-    __slots__ = ("nodes", "pwc", "fwc")
+    __slots__ = ("fwc", "nodes", "pwc")
 
     def __init__(self) -> None:
         self.nodes: dict[bytes, _Node] = {}
@@ -97,7 +97,7 @@ _CACHE_MAX = 16384
 class Sublist:
     """All subscriptions of one account."""
 
-    __slots__ = ("_root", "_cache", "count")
+    __slots__ = ("_cache", "_root", "count")
 
     def __init__(self) -> None:
         self._root = _Level()
@@ -201,7 +201,9 @@ class Sublist:
         return bool(result.psubs or result.qsubs)
 
 
-def _match_level(level: _Level | None, tokens: list[bytes], start: int, result: MatchResult, qindex: dict[bytes, int]) -> None:
+def _match_level(
+    level: _Level | None, tokens: list[bytes], start: int, result: MatchResult, qindex: dict[bytes, int]
+) -> None:
     pwc: _Node | None = None
     node: _Node | None = None
     for i in range(start, len(tokens)):
