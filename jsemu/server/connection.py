@@ -98,7 +98,6 @@ class ClientConnection(asyncio.Protocol):
         "no_responders",
         "opts",
         "out",
-        "out_size",
         "parser",
         "pedantic",
         "ping_handle",
@@ -127,7 +126,6 @@ class ClientConnection(asyncio.Protocol):
         self.subs: dict[bytes, Subscription] = {}
         self.closed = False
         self.out: list[bytes] = []
-        self.out_size = 0
         self.dirty = False
         self.pings_out = 0
         self.last_in = 0.0
@@ -329,7 +327,6 @@ class ClientConnection(asyncio.Protocol):
         if self.closed:
             return
         self.out.append(data)
-        self.out_size += len(data)
         if not self.dirty:
             self.dirty = True
             self.server.mark_dirty(self)
@@ -341,7 +338,6 @@ class ClientConnection(asyncio.Protocol):
             return
         data = b"".join(self.out) if len(self.out) > 1 else self.out[0]
         self.out.clear()
-        self.out_size = 0
         transport = self.transport
         assert transport is not None
         transport.write(data)
