@@ -78,7 +78,6 @@ async def serve(options: ServerOptions) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    args.port_given = getattr(args, "port", None) is not None
     if args.command != "serve":
         build_parser().print_help()
         return 2
@@ -86,7 +85,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.config:
         load_config(args.config, options)
     # Flags given on the command line win over the file, as with nats-server.
-    if args.port_given:
+    if args.port is not None:
         options.port = 0 if args.port == -1 else args.port
     if args.host is not None:
         options.host = args.host

@@ -9,6 +9,7 @@ accept configs written for the real server.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -72,27 +73,33 @@ def _seconds(value: Any) -> float:
     return float(m.group(1)) * _DURATION_UNITS[m.group(2)]
 
 
+def _http_port(value: Any) -> int:
+    """``http: 8222`` or ``http: "localhost:8222"``."""
+    return int(str(value).rsplit(":", 1)[-1])
+
+
+# nats-server config key -> (ServerOptions attribute, conversion)
+_TOP_LEVEL: dict[str, tuple[str, Callable[[Any], Any]]] = {
+    "port": ("port", lambda v: 0 if v == -1 else int(v)),
+    "host": ("host", str),
+    "listen_host": ("host", str),
+    "net": ("host", str),
+    "server_name": ("server_name", str),
+    "max_payload": ("max_payload", int),
+    "max_control_line": ("max_control_line", int),
+    "max_pending": ("max_pending", int),
+    "ping_interval": ("ping_interval", _seconds),
+    "ping_max": ("max_pings_out", int),
+    "http_port": ("http_port", int),
+    "http": ("http_port", _http_port),
+}
+
+
 def apply_config(conf: dict[str, Any], options: ServerOptions) -> ServerOptions:
-    if "port" in conf:
-        options.port = 0 if conf["port"] == -1 else int(conf["port"])
-    for key in ("host", "listen_host", "net"):
-        if key in conf:
-            options.host = str(conf[key])
-    if "server_name" in conf:
-        options.server_name = str(conf["server_name"])
-    if "max_payload" in conf:
-        options.max_payload = int(conf["max_payload"])
-    if "max_control_line" in conf:
-        options.max_control_line = int(conf["max_control_line"])
-    if "max_pending" in conf:
-        options.max_pending = int(conf["max_pending"])
-    if "ping_interval" in conf:
-        options.ping_interval = _seconds(conf["ping_interval"])
-    if "ping_max" in conf:
-        options.max_pings_out = int(conf["ping_max"])
-    for key in ("http_port", "http"):
-        if isinstance(conf.get(key), int):
-            options.http_port = conf[key]
+    for key, value in conf.items():
+        target = _TOP_LEVEL.get(key)
+        if target is not None:
+            setattr(options, target[0], target[1](value))
     js = conf.get("jetstream")
     if isinstance(js, dict):
         options.jetstream = bool(js.get("enabled", True))

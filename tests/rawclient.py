@@ -45,9 +45,10 @@ class RawClient:
     async def _fill(self, timeout: float) -> bool:
         try:
             data = await asyncio.wait_for(self.reader.read(65536), timeout)
-        except (TimeoutError, ConnectionError):
-            if not (self.reader.exception() is None):
-                self.eof = True
+        except TimeoutError:
+            return False
+        except ConnectionError:  # reset by the server: the connection is over
+            self.eof = True
             return False
         if not data:
             self.eof = True

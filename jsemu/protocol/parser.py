@@ -122,11 +122,6 @@ class Parser:
         self._pub: tuple[bytes | None, bytes | None, int, int] | None = None
         self._dead = False
 
-    @property
-    def buffered(self) -> int:
-        """Bytes held while waiting for the rest of an op."""
-        return len(self._buf)
-
     def feed(self, data: bytes) -> Iterator[Op]:
         """Yield every op completed by ``data``. Consume the iterator fully."""
         if self._dead:

@@ -27,7 +27,17 @@ import random
 from typing import TYPE_CHECKING, Any
 
 from ..protocol import gojson
-from ..protocol.encoder import OK, PING, PONG, encode_err, encode_info, encode_msg, encode_no_responders, go_quote
+from ..protocol.encoder import (
+    OK,
+    PING,
+    PONG,
+    encode_err,
+    encode_hmsg,
+    encode_info,
+    encode_msg,
+    encode_no_responders,
+    go_quote,
+)
 from ..protocol.ops import Connect, Err, HMsg, Info, Ok, Ping, Pong, ProtocolError, Pub, Sub, Unsub
 from ..protocol.parser import Parser
 from ..subjects import is_valid_literal_subject
@@ -298,19 +308,12 @@ class ClientConnection(asyncio.Protocol):
     def deliver(self, sub: Subscription, subject: bytes, reply: bytes | None, hdr: int, msg: bytes) -> bool:
         if self.closed:
             return False
-        if hdr > 0:
-            if self.headers:
-                if reply:
-                    data = b"HMSG %b %b %b %d %d\r\n%b\r\n" % (subject, sub.sid, reply, hdr, len(msg), msg)
-                else:
-                    data = b"HMSG %b %b %d %d\r\n%b\r\n" % (subject, sub.sid, hdr, len(msg), msg)
-            else:
-                data = encode_msg(subject, sub.sid, reply, msg[hdr:])
-        elif reply:
-            data = b"MSG %b %b %b %d\r\n%b\r\n" % (subject, sub.sid, reply, len(msg), msg)
-        else:
-            data = b"MSG %b %b %d\r\n%b\r\n" % (subject, sub.sid, len(msg), msg)
-        self.send(data)
+        if hdr <= 0:
+            self.send(encode_msg(subject, sub.sid, reply, msg))
+        elif self.headers:
+            self.send(encode_hmsg(subject, sub.sid, reply, hdr, msg))
+        else:  # a client without header support gets the payload alone
+            self.send(encode_msg(subject, sub.sid, reply, msg[hdr:]))
         return True
 
     def unsubscribe(self, sub: Subscription) -> None:
@@ -345,7 +348,6 @@ class ClientConnection(asyncio.Protocol):
         if pending > self.server.options.max_pending * 3 // 4:
             if pending > self.server.options.max_pending:
                 # Slow consumer: drop it without waiting for its buffer to drain.
-                self.server.note_slow_consumer(self)
                 self._teardown()
                 transport.abort()
             else:

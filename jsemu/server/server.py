@@ -44,7 +44,6 @@ class Server:
         self.sublist = Sublist()
         self.rng = random.Random()
         self.connections: dict[int, ClientConnection] = {}
-        self.slow_consumers = 0
         self._cid = 4  # nats-server hands its first client id 5 (internal clients come first)
         self._dirty: list[ClientConnection] = []
         #: Seconds the producer of the current read should pause (consumers falling behind).
@@ -127,9 +126,6 @@ class Server:
 
     def request_stall(self, seconds: float) -> None:
         self.stall = max(self.stall, seconds)
-
-    def note_slow_consumer(self, conn: ClientConnection) -> None:
-        self.slow_consumers += 1
 
     def _build_info(self) -> dict[str, Any]:
         opts = self.options
@@ -266,10 +262,6 @@ class ThreadedServer:
     def port(self) -> int:
         return self.server.port
 
-    def call(self, fn: Callable[[], Any]) -> Any:
-        """Run ``fn`` on the server's loop and return its result."""
-        return asyncio.run_coroutine_threadsafe(_call(fn), self._loop).result()
-
     def stop(self) -> None:
         if self._loop.is_running():
             self._loop.call_soon_threadsafe(self._loop.stop)
@@ -280,7 +272,3 @@ class ThreadedServer:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
-
-
-async def _call(fn: Callable[[], Any]) -> Any:
-    return fn()

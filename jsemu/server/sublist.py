@@ -196,10 +196,6 @@ class Sublist:
         self._cache[subject] = result
         return result
 
-    def has_interest(self, subject: bytes) -> bool:
-        result = self.match(subject)
-        return bool(result.psubs or result.qsubs)
-
 
 def _match_level(
     level: _Level | None, tokens: list[bytes], start: int, result: MatchResult, qindex: dict[bytes, int]
