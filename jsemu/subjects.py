@@ -12,7 +12,9 @@ __all__ = [
     "is_valid_sub_subject",
     "is_valid_subject",
     "subject_is_literal",
+    "subject_is_subset_match",
     "subject_matches",
+    "subjects_collide",
 ]
 
 _SPACE_CHARS = (" ", "\t", "\n", "\r", "\f")
@@ -80,3 +82,36 @@ def subject_matches(subject: str, pattern: str) -> bool:
         if ptok != "*" and ptok != stoks[i]:
             return False
     return len(stoks) == len(ptoks)
+
+
+def subjects_collide(subj1: str, subj2: str) -> bool:
+    """``SubjectsCollide``: whether some literal subject is matched by both patterns."""
+    if subj1 == subj2:
+        return True
+    toks1 = subj1.split(".")
+    toks2 = subj2.split(".")
+    for t1, t2 in zip(toks1, toks2, strict=False):
+        if t1 == ">" or t2 == ">":
+            return True
+        if t1 != t2 and t1 != "*" and t2 != "*":
+            return False
+    return len(toks1) == len(toks2)
+
+
+def subject_is_subset_match(subject: str, test: str) -> bool:
+    """``subjectIsSubsetMatch``: whether every subject ``subject`` matches is also matched by ``test``."""
+    stoks = subject.split(".")
+    ttoks = test.split(".")
+    for i, ttok in enumerate(ttoks):
+        if i >= len(stoks):
+            return False
+        stok = stoks[i]
+        if ttok == ">":
+            return True
+        if ttok == "*":
+            if stok == ">":
+                return False
+            continue
+        if stok != ttok:
+            return False
+    return len(stoks) == len(ttoks)

@@ -13,6 +13,10 @@ into a struct. Clients rely (knowingly or not) on its leniency and on its strict
 
 Python's ``json`` module does the syntax check; the hooks keep numbers as their source
 text so the Go integer rules can be applied exactly.
+
+JetStream API requests are decoded by nats-server with a ``json.Decoder`` (a stream of
+values, unknown fields rejected) and their error texts matter: that decoder lives in
+:mod:`jsemu.protocol.gostruct` and is re-exported here.
 """
 
 from __future__ import annotations
@@ -21,25 +25,95 @@ import json
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from .gostruct import (
+    GO_ZERO_TIME_NS,
+    T_ANY,
+    T_BOOL,
+    T_DURATION,
+    T_FLOAT32,
+    T_FLOAT64,
+    T_INT,
+    T_INT8,
+    T_INT16,
+    T_INT32,
+    T_INT64,
+    T_STRING,
+    T_TIME,
+    T_UINT,
+    T_UINT8,
+    T_UINT16,
+    T_UINT32,
+    T_UINT64,
+    GoEnum,
+    GoJSONError,
+    GoMap,
+    GoPointer,
+    GoScalar,
+    GoSlice,
+    GoStruct,
+    GoSyntaxError,
+    GoType,
+    GoUnmarshalTypeError,
+    decode_request,
+    go_fold,
+    go_quote,
+    go_quote_rune,
+    go_unmarshal_string,
+    parse_go_time,
+    scan_values,
+)
+
 __all__ = [
+    "GO_ZERO_TIME_NS",
+    "T_ANY",
+    "T_BOOL",
+    "T_DURATION",
+    "T_FLOAT32",
+    "T_FLOAT64",
+    "T_INT",
+    "T_INT8",
+    "T_INT16",
+    "T_INT32",
+    "T_INT64",
+    "T_STRING",
+    "T_TIME",
+    "T_UINT",
+    "T_UINT8",
+    "T_UINT16",
+    "T_UINT32",
+    "T_UINT64",
+    "GoEnum",
     "GoJSONError",
+    "GoMap",
     "GoNumber",
+    "GoPointer",
+    "GoScalar",
+    "GoSlice",
+    "GoStruct",
+    "GoSyntaxError",
+    "GoType",
+    "GoUnmarshalTypeError",
+    "StructSpec",
+    "decode_request",
     "decode_struct",
+    "dumps",
     "go_any",
     "go_bool",
+    "go_fold",
     "go_int",
+    "go_quote",
+    "go_quote_rune",
     "go_string",
     "go_string_list",
     "go_uint",
+    "go_unmarshal_string",
+    "parse_go_time",
+    "scan_values",
 ]
 
 INT64_MIN = -(1 << 63)
 INT64_MAX = (1 << 63) - 1
 UINT64_MAX = (1 << 64) - 1
-
-
-class GoJSONError(ValueError):
-    """The input is not valid JSON, or a value does not fit its Go field type."""
 
 
 class GoNumber(str):
@@ -135,19 +209,7 @@ def go_any(value: Any) -> Any:
     return value
 
 
-def _fold(name: str) -> str:
-    """Go's case folding for field names (ASCII plus the two non-ASCII letters that fold to ASCII)."""
-    out = []
-    for ch in name:
-        if ch == "\u017f":  # LATIN SMALL LETTER LONG S folds to S
-            out.append("S")
-        elif ch == "\u212a":  # KELVIN SIGN folds to K
-            out.append("K")
-        elif ch < "\x80":
-            out.append(ch.upper())
-        else:
-            out.append(ch)
-    return "".join(out)
+_fold = go_fold
 
 
 Converter = Callable[[Any], Any]

@@ -112,6 +112,7 @@ class ClientConnection(asyncio.Protocol):
         "pedantic",
         "ping_handle",
         "pings_out",
+        "read_time",
         "rtt_start",
         "server",
         "subs",
@@ -139,6 +140,7 @@ class ClientConnection(asyncio.Protocol):
         self.dirty = False
         self.pings_out = 0
         self.last_in = 0.0
+        self.read_time = 0.0
         self.ping_handle: asyncio.TimerHandle | None = None
         self.rtt_start: float | None = None
         self.client_ip = ""
@@ -160,6 +162,7 @@ class ClientConnection(asyncio.Protocol):
     def data_received(self, data: bytes) -> None:
         if self.closed:
             return
+        self.read_time = self.server.loop_time()  # one clock read per read, not per op
         for op in self.parser.feed(data):
             cls = op.__class__
             if cls is Pub:
@@ -246,7 +249,7 @@ class ClientConnection(asyncio.Protocol):
             self.send(OK)
 
     def _process_pub(self, op: Pub) -> None:
-        self.last_in = self.server.loop_time()
+        self.last_in = self.read_time
         subject = op.subject
         if self.pedantic and not is_valid_literal_subject(subject.decode("latin-1")):
             self.send(encode_err("Invalid Publish Subject"))
@@ -267,7 +270,7 @@ class ClientConnection(asyncio.Protocol):
                     break
 
     def _process_sub(self, op: Sub) -> None:
-        self.last_in = self.server.loop_time()
+        self.last_in = self.read_time
         if op.queue is not None and op.queue == SYS_QUEUE:
             self.send(
                 encode_err(
@@ -285,7 +288,7 @@ class ClientConnection(asyncio.Protocol):
             self.send(OK)
 
     def _process_unsub(self, op: Unsub) -> None:
-        self.last_in = self.server.loop_time()
+        self.last_in = self.read_time
         sub = self.subs.get(op.sid)
         if sub is not None:
             if op.max > 0 and op.max > sub.nm:
@@ -296,7 +299,7 @@ class ClientConnection(asyncio.Protocol):
             self.send(OK)
 
     def _process_ping(self) -> None:
-        self.last_in = self.server.loop_time()
+        self.last_in = self.read_time
         self.send(PONG)
         if self.connect_received and not self.first_pong_sent:
             self.first_pong_sent = True

@@ -12,6 +12,8 @@ from collections.abc import Callable
 from typing import Any, Self
 
 from .. import __version__
+from ..jetstream.service import JetStream
+from ..store import Clock
 from .connection import ClientConnection
 from .options import API_LEVEL, NATS_VERSION, PROTO_VERSION, ServerOptions
 from .sublist import Sublist, Subscription
@@ -31,7 +33,7 @@ class Server:
     ...     nc = await nats.connect(srv.url)
     """
 
-    def __init__(self, options: ServerOptions | None = None, **kwargs: Any) -> None:
+    def __init__(self, options: ServerOptions | None = None, *, clock: Clock | None = None, **kwargs: Any) -> None:
         if options is None:
             options = ServerOptions(**kwargs)
         elif kwargs:
@@ -53,6 +55,8 @@ class Server:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._port = options.port
         self._info_base: dict[str, Any] = {}
+        #: The JetStream service (None when JetStream is off); ``clock`` drives its timestamps.
+        self.jetstream: JetStream | None = JetStream(self, clock) if options.jetstream else None
 
     # --- lifecycle --------------------------------------------------------------------
 
@@ -65,6 +69,8 @@ class Server:
         sock = self._listener.sockets[0]
         self._port = sock.getsockname()[1]
         self._info_base = self._build_info()
+        if self.jetstream is not None:
+            self.jetstream.start()
         return self
 
     async def stop(self) -> None:
@@ -83,9 +89,11 @@ class Server:
         await self.stop()
 
     @classmethod
-    def in_thread(cls, options: ServerOptions | None = None, **kwargs: Any) -> ThreadedServer:
+    def in_thread(
+        cls, options: ServerOptions | None = None, *, clock: Clock | None = None, **kwargs: Any
+    ) -> ThreadedServer:
         """Start a server on its own event loop in a daemon thread (for synchronous code)."""
-        return ThreadedServer(cls(options, **kwargs))
+        return ThreadedServer(cls(options, clock=clock, **kwargs))
 
     @property
     def loop(self) -> asyncio.AbstractEventLoop:

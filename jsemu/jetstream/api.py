@@ -1,0 +1,134 @@
+"""The ``$JS.API`` registry: handlers register for a subject pattern with a decorator.
+
+A handler takes the service and an :class:`ApiRequest` and returns the response body as
+a dict (the ``type`` key first; counted in the account's API statistics), raw bytes (sent
+as is and not counted, like the server's direct sends), or None for no reply. Requests to API
+subjects without a handler get no reply at all, as from the real server.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from ..protocol.gojson import GoJSONError
+from .errors import ApiError, api_error
+from .headers import slice_header
+from .requests import decode_request
+
+if TYPE_CHECKING:
+    from .service import JetStream
+
+__all__ = [
+    "ApiRequest",
+    "QuietError",
+    "api",
+    "find_handler",
+    "is_empty_request",
+    "is_json_object_or_array",
+    "response_type",
+]
+
+API_PREFIX = "$JS.API."
+_TYPE_PREFIX = "io.nats.jetstream.api.v1."
+_REQUIRED_API_LEVEL = b"Nats-Required-Api-Level"
+
+
+def response_type(suffix: str) -> str:
+    return _TYPE_PREFIX + suffix
+
+
+@dataclass(slots=True)
+class ApiRequest:
+    subject: str
+    tokens: list[str]  # the subject split on "."
+    reply: bytes | None
+    hdr: bytes
+    data: bytes
+
+    def token(self, index: int) -> str:
+        """``tokenAt`` (1-based, as the server counts): empty when missing."""
+        return self.tokens[index - 1] if 0 < index <= len(self.tokens) else ""
+
+    def decode(self, struct: Any) -> dict[str, Any]:
+        """Strict decode (``unmarshalRequest``); a failure is the 10025 error."""
+        try:
+            return decode_request(self.data, struct, strict=True)
+        except GoJSONError as exc:
+            raise api_error("JSInvalidJSONErr", err=str(exc)) from None
+
+    def check_api_level(self) -> None:
+        """``errorOnRequiredApiLevel``: a header asking for a newer API than ours."""
+        value = slice_header(_REQUIRED_API_LEVEL, self.hdr)
+        if not value:
+            return
+        from ..server.options import API_LEVEL
+
+        try:
+            text = value.decode("ascii")
+            level = int(text, 10)
+            if text.strip() != text or "_" in text:
+                raise ValueError(text)
+        except (UnicodeDecodeError, ValueError):
+            raise api_error("JSRequiredApiLevelErr") from None
+        if level > API_LEVEL:
+            raise api_error("JSRequiredApiLevelErr")
+
+
+Response = dict[str, Any] | bytes | None
+Handler = Callable[["JetStream", ApiRequest], Response]
+H = TypeVar("H", bound=Handler)
+
+_HANDLERS: list[tuple[tuple[str, ...], Handler]] = []
+
+
+def api(pattern: str) -> Callable[[H], H]:
+    """Register a handler for ``$JS.API.<pattern>`` (``*`` matches one token)."""
+    tokens = tuple(pattern.split("."))
+
+    def register(fn: H) -> H:
+        _HANDLERS.append((tokens, fn))
+        return fn
+
+    return register
+
+
+def find_handler(tokens: list[str]) -> Handler | None:
+    """The handler whose pattern matches the tokens after ``$JS.API``."""
+    for pattern, fn in _HANDLERS:
+        if len(pattern) != len(tokens):
+            continue
+        if all(p == "*" or p == t for p, t in zip(pattern, tokens, strict=True)):
+            return fn
+    return None
+
+
+def is_json_object_or_array(data: bytes) -> bool:
+    """``isJSONObjectOrArray``: first non-space byte is ``{`` or ``[``."""
+    stripped = data.lstrip(b" \t\r\n")
+    return stripped[:1] in (b"{", b"[")
+
+
+def is_empty_request(data: bytes) -> bool:
+    """``isEmptyRequest``: no bytes, ``{}``, or any JSON object without keys."""
+    if not data or data == b"{}":
+        return True
+    import json
+
+    try:
+        value = json.loads(data)
+    except (ValueError, UnicodeDecodeError):
+        return False
+    return isinstance(value, dict) and not value
+
+
+class QuietError(dict):  # type: ignore[type-arg]
+    """An error reply the server sends through its success path, so the account's API
+    error counter does not count it (e.g. a failed message delete)."""
+
+
+def error_response(type_suffix: str, err: ApiError, **extra: Any) -> dict[str, Any]:
+    out: dict[str, Any] = {"type": response_type(type_suffix), "error": err.as_dict()}
+    out.update(extra)
+    return out

@@ -1,0 +1,219 @@
+"""The JetStream service of one server: streams, their subscriptions, and API dispatch.
+
+It talks to the server only through the subscription index and ``Server.route``:
+internal subscribers get messages like client connections do, and replies are routed
+like any published message.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from ..protocol.gojson import dumps
+from ..server.options import API_LEVEL
+from ..server.sublist import Subscription
+from ..store import Clock, SystemClock
+from ..subjects import subjects_collide
+from . import stream_api as _stream_api  # noqa: F401 - registers the handlers
+from .api import API_PREFIX, ApiRequest, QuietError, find_handler
+from .errors import ApiError, api_error
+from .stream import Stream
+from .stream_config import StreamConfig, check_stream_config, copy_metadata
+
+if TYPE_CHECKING:
+    from ..server.server import Server
+
+__all__ = ["JetStream"]
+
+log = logging.getLogger("jsemu.jetstream")
+
+DeliverFn = Callable[[bytes, bytes | None, int, bytes], None]
+
+
+class _Internal:
+    """A subscriber inside the server: hands each message to a callback."""
+
+    __slots__ = ("fn",)
+    echo = True
+
+    def __init__(self, fn: DeliverFn) -> None:
+        self.fn = fn
+
+    def deliver(self, sub: Subscription, subject: bytes, reply: bytes | None, hdr: int, msg: bytes) -> bool:
+        try:
+            self.fn(subject, reply, hdr, msg)
+        except Exception:
+            log.exception("internal handler failed for %r", subject)
+        return True
+
+
+class JetStream:
+    """Streams of the (single, global) account and the ``$JS.API`` endpoint."""
+
+    api_level = API_LEVEL
+
+    def __init__(self, server: Server, clock: Clock | None = None) -> None:
+        self.server = server
+        self.clock: Clock = clock or SystemClock()
+        self.domain = server.options.domain or ""
+        self.streams: dict[str, Stream] = {}
+        self._stream_subs: dict[str, list[Subscription]] = {}
+        self.api_total = 0
+        self.api_errors = 0
+        self._api_sub = Subscription(_Internal(self._on_api), b"$JS.API.>", None, b"$JS.API")
+
+    @property
+    def server_name(self) -> str:
+        return self.server.server_name
+
+    def start(self) -> None:
+        self.server.sublist.insert(self._api_sub)
+
+    def stop(self) -> None:
+        self.server.sublist.remove(self._api_sub)
+        for subs in self._stream_subs.values():
+            for sub in subs:
+                self.server.sublist.remove(sub)
+        self._stream_subs.clear()
+
+    # --- replies ----------------------------------------------------------------------
+
+    def send_reply(self, reply: bytes, payload: bytes, hdr: bytes = b"") -> None:
+        """Publish a reply the way the server's internal client does."""
+        if hdr:
+            self.server.route(None, reply, None, len(hdr), hdr + payload)
+        else:
+            self.server.route(None, reply, None, -1, payload)
+
+    # --- API dispatch -----------------------------------------------------------------
+
+    def _on_api(self, subject: bytes, reply: bytes | None, hdr: int, msg: bytes) -> None:
+        text = subject.decode("utf-8", "replace")
+        tokens = text.split(".")
+        handler = find_handler(tokens[2:]) if text.startswith(API_PREFIX) else None
+        if handler is None:
+            return
+        if hdr > 0:
+            headers, data = msg[:hdr], msg[hdr:]
+        else:
+            headers, data = b"", msg
+        response = handler(self, ApiRequest(text, tokens, reply, headers, data))
+        if response is None:
+            return
+        if isinstance(response, bytes):  # sent directly, outside the API statistics
+            body = response
+        else:
+            self.api_total += 1
+            if "error" in response and not isinstance(response, QuietError):
+                self.api_errors += 1
+            body = dumps(response).encode()
+        if reply:
+            self.send_reply(reply, body)
+
+    # --- streams ----------------------------------------------------------------------
+
+    def lookup_config(self, name: str) -> StreamConfig | None:
+        stream = self.streams.get(name)
+        return stream.config if stream is not None else None
+
+    def filtered_streams(self, subject: str) -> list[Stream]:
+        if not subject:
+            return list(self.streams.values())
+        return [
+            s for s in self.streams.values() if any(subjects_collide(subject, subj) for subj in s.config.subjects or [])
+        ]
+
+    def add_stream(self, config: StreamConfig, pedantic: bool = False) -> Stream:
+        """``addStreamWithAssignment`` for a standalone server."""
+        cfg = check_stream_config(config, self.lookup_config, pedantic)
+        if cfg.num_replicas > 1:
+            raise api_error("JSStreamReplicasNotSupportedErr")
+        existing = self.streams.get(cfg.name)
+        if existing is not None:
+            copy_metadata(cfg, existing.config)
+            if cfg == existing.config:
+                return existing
+            raise api_error("JSStreamNameExistErr")
+        for other in self.streams.values():
+            if any(subjects_collide(a, b) for a in cfg.subjects or [] for b in other.config.subjects or []):
+                raise api_error("JSStreamSubjectOverlapErr")
+        stream = Stream(self, cfg, self.clock.now_ns())
+        self.streams[cfg.name] = stream
+        self._subscribe(stream)
+        return stream
+
+    def update_stream(self, stream: Stream, cfg: StreamConfig, pedantic: bool = False) -> None:
+        """``configUpdateCheck`` then apply; ``cfg`` already passed ``check_stream_config``."""
+        old = stream.config
+        if cfg.name != old.name:
+            raise _invalid("stream configuration name must match original")
+        if cfg.num_replicas > 1:
+            raise api_error("JSStreamReplicasNotSupportedErr")
+        if cfg.storage != old.storage:
+            raise _invalid("stream configuration update can not change storage type")
+        if cfg.retention != old.retention and "workqueue" in (old.retention, cfg.retention):
+            raise _invalid("stream configuration update can not change retention policy to/from workqueue")
+        if not cfg.sealed and old.sealed:
+            raise _invalid("stream configuration update can not unseal a sealed stream")
+        if not cfg.deny_delete and old.deny_delete:
+            raise _invalid("stream configuration update can not cancel deny message deletes")
+        if not cfg.deny_purge and old.deny_purge:
+            raise _invalid("stream configuration update can not cancel deny purge")
+        if cfg.mirror is not None and cfg.mirror != old.mirror:
+            raise api_error("JSStreamMirrorNotUpdatableErr")
+        if old.allow_msg_ttl and not cfg.allow_msg_ttl:
+            raise _invalid("message TTL status can not be disabled")
+        if cfg.allow_msg_counter != old.allow_msg_counter:
+            raise _invalid("stream configuration update can not change message counter setting")
+        if old.allow_msg_schedules and not cfg.allow_msg_schedules:
+            raise _invalid("message schedules can not be disabled")
+        if (old.persist_mode or "default") != (cfg.persist_mode or "default"):
+            raise _invalid("stream configuration update can not change persist mode")
+        if cfg.sealed:
+            cfg.max_age = 0
+            cfg.discard = "new"
+            cfg.deny_delete = cfg.deny_purge = True
+            cfg.allow_rollup_hdrs = False
+        for other in self.streams.values():
+            if other is stream:
+                continue
+            if any(subjects_collide(a, b) for a in cfg.subjects or [] for b in other.config.subjects or []):
+                raise api_error("JSStreamSubjectOverlapErr")
+        stream.update_config(cfg)
+        if cfg.retention == "interest" and old.retention != "interest" and stream.store.msgs:
+            # Without consumers nothing has interest, so the server drops what is stored
+            # (``checkInterestState`` after the update).
+            stream.store.purge()
+        if cfg.subjects != old.subjects:
+            self._unsubscribe(stream)
+            self._subscribe(stream)
+
+    def delete_stream(self, stream: Stream) -> None:
+        self._unsubscribe(stream)
+        self.streams.pop(stream.name, None)
+
+    def _subscribe(self, stream: Stream) -> None:
+        def on_msg(subject: bytes, reply: bytes | None, hdr: int, msg: bytes) -> None:
+            if hdr > 0:
+                stream.process_publish(subject, reply, msg[:hdr], msg[hdr:])
+            else:
+                stream.process_publish(subject, reply, b"", msg)
+
+        client = _Internal(on_msg)
+        subs = []
+        for subject in stream.config.subjects or []:
+            sub = Subscription(client, subject.encode(), None, b"$JS.STREAM." + stream.name.encode())
+            if self.server.sublist.insert(sub):
+                subs.append(sub)
+        self._stream_subs[stream.name] = subs
+
+    def _unsubscribe(self, stream: Stream) -> None:
+        for sub in self._stream_subs.pop(stream.name, []):
+            sub.closed = True
+            self.server.sublist.remove(sub)
+
+
+def _invalid(text: str) -> ApiError:
+    return api_error("JSStreamInvalidConfigF", err=text)

@@ -1,0 +1,94 @@
+"""The stream's ``Nats-Msg-Id`` duplicate window (Go ``stream.go``: checkMsgId/storeMsgId/purgeMsgIds).
+
+Entries live in a dict for lookup and a deque in insertion order for expiry, so dropping
+expired ids costs amortised O(1) per id, like Go's ``ddarr``/``ddindex`` pair.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+
+from .clock import Clock
+
+__all__ = ["DedupWindow"]
+
+
+class _Entry:
+    __slots__ = ("msg_id", "seq", "ts")
+
+    def __init__(self, msg_id: bytes, seq: int, ts: int) -> None:
+        self.msg_id = msg_id
+        self.seq = seq
+        self.ts = ts
+
+
+def _key(msg_id: bytes | str) -> bytes:
+    """Ids arrive as header bytes or as str; one key space so both spellings find each other."""
+    if isinstance(msg_id, str):
+        return msg_id.encode("utf-8", "surrogateescape")
+    return bytes(msg_id)
+
+
+class DedupWindow:
+    """Message-id window of ``window_ns`` (``duplicate_window``); <= 0 disables it, as in Go.
+
+    An entry is expired once ``now - ts >= window`` (Go ``purgeMsgIds``). Go purges on a timer,
+    so it may still report an id shortly after the window; here expiry is exact at lookup time.
+    """
+
+    __slots__ = ("_clock", "_map", "_queue", "_window")
+
+    def __init__(self, window_ns: int, clock: Clock) -> None:
+        self._window = window_ns
+        self._clock = clock
+        self._map: dict[bytes, _Entry] = {}
+        self._queue: deque[_Entry] = deque()
+
+    @property
+    def window_ns(self) -> int:
+        return self._window
+
+    def __len__(self) -> int:
+        self._purge(self._clock.now_ns())
+        return len(self._map)
+
+    def _purge(self, now: int) -> None:
+        # Stops at the first unexpired entry in insertion order, exactly like Go's loop.
+        queue, mp, window = self._queue, self._map, self._window
+        while queue and now - queue[0].ts >= window:
+            entry = queue.popleft()
+            # A later record of the same id replaced this one in the map; keep that one.
+            if mp.get(entry.msg_id) is entry:
+                del mp[entry.msg_id]
+
+    def lookup(self, msg_id: bytes | str) -> int | None:
+        """Sequence of an unexpired earlier message with this id, else None."""
+        if not msg_id or not self._map:
+            return None
+        now = self._clock.now_ns()
+        self._purge(now)
+        entry = self._map.get(_key(msg_id))
+        if entry is None or now - entry.ts >= self._window:
+            return None
+        return entry.seq
+
+    def record(self, msg_id: bytes | str, seq: int, ts_ns: int) -> None:
+        """Remember ``msg_id`` for the window (no-op when disabled or the id is empty)."""
+        if self._window <= 0 or not msg_id:
+            return
+        self._purge(self._clock.now_ns())
+        entry = _Entry(_key(msg_id), seq, ts_ns)
+        self._map[entry.msg_id] = entry
+        self._queue.append(entry)
+
+    def set_window(self, ns: int) -> None:
+        """Apply a changed ``duplicate_window``; disabling forgets every id (Go drops ddmap)."""
+        self._window = ns
+        if ns <= 0:
+            self.clear()
+        else:
+            self._purge(self._clock.now_ns())
+
+    def clear(self) -> None:
+        self._map.clear()
+        self._queue.clear()

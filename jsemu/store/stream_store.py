@@ -1,0 +1,1039 @@
+"""In-memory stream store with the semantics of nats-server's ``memStore`` (server/memstore.go).
+
+Layout, chosen so that every operation is O(log n) or better in the stream size and a stored
+message costs little Python heap:
+
+* Messages by sequence live in parallel slot lists that start at sequence ``_base``: the subject
+  (the one shared ``bytes`` object of that subject, ``None`` once deleted), the body (``data``, or
+  ``(hdr, data)`` when there are headers) and the timestamp in an ``array('q')``. Sequences below
+  ``_first`` are dead and dropped from the front in amortised O(1).
+* ``_dmap`` holds the interior deleted sequences in ``[first, last]`` (Go's ``dmap``) in a
+  ``SortedList``; with it, "next live sequence", "live count from a sequence" and the time
+  search skip over runs of deletes in O(log n).
+* Each subject has a ``_Subj`` with its ordered sequences: a compact ``array('Q')`` while small,
+  a ``SortedList`` when large. Subjects are found by a dict (literals) and a ``SubjectTree``
+  (wildcards).
+
+Expiry by ``max_age`` is driven by the clock: every public method first runs an O(1) check of the
+first message's timestamp, so there are no timers.
+"""
+
+from __future__ import annotations
+
+from array import array
+from bisect import bisect_left, bisect_right
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, replace
+from heapq import merge
+from itertools import islice
+from typing import Protocol, cast
+
+from sortedcontainers import SortedList  # type: ignore[import-untyped]
+
+from .clock import Clock, SystemClock
+from .errors import (
+    MaxBytesExceeded,
+    MaxMsgsExceeded,
+    MaxMsgsPerSubjectExceeded,
+    MsgTooLarge,
+    SequenceMismatch,
+    TooManyResults,
+)
+from .limits import StoreLimits
+from .subject_tree import SubjectTree, is_literal
+
+__all__ = ["StoreState", "StoredMsg", "StreamStore"]
+
+_FWC = b">"
+_STAR = b"*"
+_ROLLUP = b"Nats-Rollup"
+
+# File store records above this are refused (filestore.go ``rlBadThresh``).
+_FILE_RECORD_MAX = 32 * 1024 * 1024
+
+# A subject's sequences are an array('Q') up to _SMALL_MAX entries (cheap: 8 bytes each, no int
+# objects); above that a SortedList keeps removals O(log n). Back to an array below _SMALL_MIN.
+_SMALL_MAX = 2048
+_SMALL_MIN = 512
+
+# Dead slots in front of ``_first`` are dropped once there are this many and they are at least half.
+_TRIM_MIN = 1024
+
+# Wildcard next/prev lookups first walk this many slots (plus one per subject, capped) before
+# asking the subject tree; short walks win when the next match is near, the tree when it is far.
+_SCAN_MIN = 64
+_SCAN_CAP = 4096
+
+
+class _SortedSeqs(Protocol):
+    """The part of ``SortedList`` used here (the package ships no type information)."""
+
+    def __len__(self) -> int: ...
+    def __getitem__(self, index: int) -> int: ...
+    def __delitem__(self, index: int | slice) -> None: ...
+    def __iter__(self) -> Iterator[int]: ...
+    def bisect_left(self, value: int) -> int: ...
+    def bisect_right(self, value: int) -> int: ...
+    def add(self, value: int) -> None: ...
+    def update(self, values: Iterable[int]) -> None: ...
+    def remove(self, value: int) -> None: ...
+    def clear(self) -> None: ...
+
+
+def _sorted_list(values: Iterable[int] = ()) -> _SortedSeqs:
+    return cast(_SortedSeqs, SortedList(values))
+
+
+class StoredMsg:
+    """A message as loaded from the store (built on demand; the store keeps a leaner form)."""
+
+    __slots__ = ("data", "hdr", "seq", "subject", "ts")
+
+    def __init__(self, subject: bytes, hdr: bytes, data: bytes, seq: int, ts: int) -> None:
+        self.subject = subject
+        self.hdr = hdr
+        self.data = data
+        self.seq = seq
+        self.ts = ts
+
+    def _key(self) -> tuple[bytes, bytes, bytes, int, int]:
+        return (self.subject, self.hdr, self.data, self.seq, self.ts)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, StoredMsg):
+            return NotImplemented
+        return self._key() == other._key()
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return (
+            f"StoredMsg(subject={self.subject!r}, hdr={self.hdr!r}, data={self.data!r}, seq={self.seq}, ts={self.ts})"
+        )
+
+
+@dataclass
+class StoreState:
+    """Go ``StreamState`` numbers: timestamps in ns, 0 for Go's zero time.
+
+    After purging everything ``first_seq == last_seq + 1`` and ``first_ts == 0``; ``last_ts`` keeps
+    the time of the last message ever stored, as in Go.
+    """
+
+    msgs: int
+    bytes: int
+    first_seq: int
+    first_ts: int
+    last_seq: int
+    last_ts: int
+    num_subjects: int
+    num_deleted: int
+
+
+class _Subj:
+    """Per-subject index: the shared subject bytes and its ordered live sequences."""
+
+    __slots__ = ("seqs", "subject")
+
+    def __init__(self, subject: bytes, seq: int) -> None:
+        self.subject = subject
+        self.seqs: array[int] | _SortedSeqs = array("Q", (seq,))
+
+
+def _bl(seqs: array[int] | _SortedSeqs, x: int) -> int:
+    if type(seqs) is array:
+        return bisect_left(seqs, x)
+    return cast(_SortedSeqs, seqs).bisect_left(x)
+
+
+def _br(seqs: array[int] | _SortedSeqs, x: int) -> int:
+    if type(seqs) is array:
+        return bisect_right(seqs, x)
+    return cast(_SortedSeqs, seqs).bisect_right(x)
+
+
+def _match_tokens(ftoks: list[bytes], subject: bytes) -> bool:
+    """Whether literal ``subject`` matches the tokenised filter (``*`` one token, ``>`` the rest)."""
+    stoks = subject.split(b".")
+    ns = len(stoks)
+    for i, ft in enumerate(ftoks):
+        if ft == _FWC:
+            return ns > i
+        if i >= ns:
+            return False
+        if ft != _STAR and ft != stoks[i]:
+            return False
+    return ns == len(ftoks)
+
+
+def _header_key_index(key: bytes, hdr: bytes) -> int:
+    """Port of Go ``getHeaderKeyIndex`` (client.go), quirks included."""
+    klen, hlen = len(key), len(hdr)
+    offset = 0
+    while True:
+        found = hdr.find(key, offset)
+        if found < 0 or found - offset < 2:
+            return -1
+        index = found
+        if index >= hlen - 1 or hdr[index - 1] != 0x0A or hdr[index - 2] != 0x0D:
+            offset = index + klen
+            continue
+        if index + klen >= hlen:
+            return -1
+        if hdr[index + klen] != 0x3A:
+            offset = index + klen
+            continue
+        return index
+
+
+def slice_header(key: bytes, hdr: bytes) -> bytes | None:
+    """Port of Go ``sliceHeader``: the value of header ``key`` or None (used for Nats-Rollup)."""
+    if not hdr:
+        return None
+    index = _header_key_index(key, hdr)
+    if index == -1:
+        return None
+    index += len(key) + 1
+    hlen = len(hdr)
+    while index < hlen and hdr[index] == 0x20:
+        index += 1
+    start = index
+    while index < hlen:
+        if hdr[index] == 0x0D and index < hlen - 1 and hdr[index + 1] == 0x0A:
+            break
+        index += 1
+    return hdr[start:index]
+
+
+class StreamStore:
+    """One stream's messages with memstore semantics; see the module docstring for the layout."""
+
+    __slots__ = (
+        "_base",
+        "_body",
+        "_bytes",
+        "_clock",
+        "_dmap",
+        "_file",
+        "_first",
+        "_fss",
+        "_last",
+        "_last_ts",
+        "_limits",
+        "_max_age",
+        "_maxp",
+        "_msgs",
+        "_storage",
+        "_subj",
+        "_tree",
+        "_ts",
+    )
+
+    def __init__(
+        self,
+        limits: StoreLimits | None = None,
+        clock: Clock | None = None,
+        storage: str = "memory",
+        first_seq: int = 1,
+    ) -> None:
+        """``first_seq`` is the stream's ``first_seq`` config: >0 behaves like Go's ``purge(first_seq)``
+        at creation; 0 (Go's unset) leaves first/last at 0 until the first message, as a new stream shows.
+        """
+        if storage not in ("memory", "file"):
+            raise ValueError(f"storage must be 'memory' or 'file', not {storage!r}")
+        self._storage = storage
+        self._file = storage == "file"
+        self._clock: Clock = clock if clock is not None else SystemClock()
+        self._limits = replace(limits) if limits is not None else StoreLimits()
+        self._maxp = 0
+        self._max_age = 0
+        self._apply_cached_limits()
+        self._subj: list[bytes | None] = []
+        self._body: list[bytes | tuple[bytes, bytes] | None] = []
+        self._ts: array[int] = array("q")
+        self._fss: dict[bytes, _Subj] = {}
+        self._tree: SubjectTree[_Subj] = SubjectTree()
+        self._dmap: _SortedSeqs = _sorted_list()
+        self._msgs = 0
+        self._bytes = 0
+        self._last_ts = 0
+        if first_seq > 0:
+            self._first = first_seq
+            self._last = first_seq - 1
+        else:
+            self._first = 0
+            self._last = 0
+        self._base = self._last + 1
+
+    # ------------------------------------------------------------------ helpers
+
+    def _apply_cached_limits(self) -> None:
+        lim = self._limits
+        self._maxp = max(0, lim.max_msgs_per_subject)
+        self._max_age = max(0, lim.max_age_ns)
+
+    def msg_size(self, subject: bytes, hdr: bytes, data: bytes) -> int:
+        """Bytes accounted for a message: Go ``memStoreMsgSize`` or ``fileStoreMsgSize``."""
+        return self._size(len(subject), len(hdr), len(data))
+
+    def _size(self, slen: int, hlen: int, dlen: int) -> int:
+        if self._file:
+            if hlen:
+                return 22 + slen + 4 + hlen + dlen + 8
+            return 22 + slen + dlen + 8
+        return slen + hlen + dlen + 16
+
+    def _body_size(self, subject: bytes, body: bytes | tuple[bytes, bytes]) -> int:
+        if type(body) is bytes:
+            return self._size(len(subject), 0, len(body))
+        hdr, data = cast(tuple[bytes, bytes], body)
+        return self._size(len(subject), len(hdr), len(data))
+
+    def _make(self, seq: int) -> StoredMsg:
+        i = seq - self._base
+        subject = self._subj[i]
+        body = self._body[i]
+        assert subject is not None and body is not None
+        if type(body) is bytes:
+            return StoredMsg(subject, b"", body, seq, self._ts[i])
+        hdr, data = cast(tuple[bytes, bytes], body)
+        return StoredMsg(subject, hdr, data, seq, self._ts[i])
+
+    def _is_live(self, seq: int) -> bool:
+        return self._msgs > 0 and self._first <= seq <= self._last and self._subj[seq - self._base] is not None
+
+    def _next_live(self, x: int) -> int:
+        """Smallest live sequence >= x (x in [first, last]); last+1 if none. O(log^2 n) over delete runs."""
+        if self._subj[x - self._base] is not None:
+            return x
+        d = self._dmap
+        i = d.bisect_left(x)  # d[i] == x: every dead slot in [first, last] is in the dmap
+        lo, hi = i, len(d) - 1
+        while lo < hi:
+            m = (lo + hi + 1) >> 1
+            if d[m] - m == x - i:
+                lo = m
+            else:
+                hi = m - 1
+        return x + (lo - i) + 1
+
+    def _prev_live(self, x: int) -> int:
+        """Largest live sequence <= x (x in [first, last]); first-1 if none."""
+        if self._subj[x - self._base] is not None:
+            return x
+        d = self._dmap
+        i = d.bisect_left(x)
+        lo, hi = 0, i
+        while lo < hi:
+            m = (lo + hi) >> 1
+            if x - d[m] == i - m:
+                hi = m
+            else:
+                lo = m + 1
+        return x - (i - lo) - 1
+
+    def _reset_empty(self, first: int, last: int) -> None:
+        """No messages left: drop every slot and index (Go: new msgs map, fss and empty dmap)."""
+        self._first = first
+        self._last = last
+        self._base = last + 1
+        self._subj = []
+        self._body = []
+        self._ts = array("q")
+        self._fss = {}
+        self._tree = SubjectTree()
+        self._dmap.clear()
+        self._msgs = 0
+        self._bytes = 0
+
+    def _advance_first(self) -> None:
+        """The first message went away: move to the next live one (Go ``updateFirstSeq``)."""
+        if self._msgs == 0:
+            self._reset_empty(self._last + 1, self._last)
+            return
+        subj = self._subj
+        j = self._first - self._base
+        while subj[j] is None:
+            j += 1
+        new_first = self._base + j
+        d = self._dmap
+        if d:
+            k = d.bisect_left(new_first)
+            if k:
+                del d[:k]
+        self._first = new_first
+        if j > _TRIM_MIN and 2 * j > len(subj):
+            del subj[:j]
+            del self._body[:j]
+            del self._ts[:j]
+            self._base = new_first
+
+    def _unindex(self, subject: bytes, seq: int) -> None:
+        st = self._fss[subject]
+        seqs = st.seqs
+        n = len(seqs)
+        if n == 1:
+            del self._fss[subject]
+            self._tree.remove(subject)
+            return
+        if seqs[0] == seq:
+            del seqs[0]
+        elif seqs[-1] == seq:
+            del seqs[-1]
+        elif type(seqs) is array:
+            del seqs[bisect_left(seqs, seq)]
+        else:
+            cast(_SortedSeqs, seqs).remove(seq)
+        if n <= _SMALL_MIN and type(seqs) is not array:
+            st.seqs = array("Q", seqs)
+
+    def _unindex_many(self, subject: bytes, removed: list[int]) -> None:
+        """Drop ascending ``removed`` from a subject; a prefix (the usual case) goes in one slice."""
+        st = self._fss[subject]
+        seqs = st.seqs
+        n, m = len(seqs), len(removed)
+        if m == n:
+            del self._fss[subject]
+            self._tree.remove(subject)
+            return
+        if seqs[m - 1] == removed[-1]:
+            del seqs[:m]
+        elif type(seqs) is array:
+            for seq in reversed(removed):
+                del seqs[bisect_left(seqs, seq)]
+        else:
+            sl = cast(_SortedSeqs, seqs)
+            for seq in removed:
+                sl.remove(seq)
+        if n - m < _SMALL_MIN and type(seqs) is not array:
+            st.seqs = array("Q", seqs)
+
+    def _remove_one(self, seq: int) -> bool:
+        """Go ``removeMsg``: False when ``seq`` is not a stored message."""
+        if not self._msgs or seq < self._first or seq > self._last:
+            return False
+        i = seq - self._base
+        subject = self._subj[i]
+        if subject is None:
+            return False
+        body = self._body[i]
+        assert body is not None
+        self._subj[i] = None
+        self._body[i] = None
+        self._msgs -= 1
+        self._bytes -= self._body_size(subject, body)
+        self._unindex(subject, seq)
+        if seq == self._first:
+            self._advance_first()
+        else:
+            self._dmap.add(seq)
+        return True
+
+    def _remove_batch(self, seqs: Iterable[int]) -> int:
+        """Remove many live messages given in ascending order; one first/dmap update at the end."""
+        base, subj, body = self._base, self._subj, self._body
+        per_subj: dict[bytes, list[int]] = {}
+        removed: list[int] = []
+        nbytes = 0
+        for seq in seqs:
+            i = seq - base
+            subject = subj[i]
+            b = body[i]
+            if subject is None or b is None:
+                continue
+            subj[i] = None
+            body[i] = None
+            nbytes += self._body_size(subject, b)
+            lst = per_subj.get(subject)
+            if lst is None:
+                per_subj[subject] = [seq]
+            else:
+                lst.append(seq)
+            removed.append(seq)
+        if not removed:
+            return 0
+        self._msgs -= len(removed)
+        self._bytes -= nbytes
+        for subject, lst in per_subj.items():
+            self._unindex_many(subject, lst)
+        if self._msgs == 0:
+            self._reset_empty(self._last + 1, self._last)
+            return len(removed)
+        if subj[self._first - base] is None:
+            self._advance_first()
+        first = self._first
+        interior = [s for s in removed if s > first]
+        if interior:
+            self._dmap.update(interior)
+        return len(removed)
+
+    # ------------------------------------------------------------------ expiry
+
+    def _tick(self) -> None:
+        """O(1): is the oldest message past max_age? Then expire (Go ``expireMsgs`` on its timer)."""
+        max_age = self._max_age
+        if max_age and self._msgs:
+            min_age = self._clock.now_ns() - max_age
+            if self._ts[self._first - self._base] <= min_age:
+                self._expire(min_age)
+
+    def _expire(self, min_age: int) -> int:
+        # Go walks from the first message and stops at the first one with ts > now-maxAge.
+        n = 0
+        while self._msgs and self._ts[self._first - self._base] <= min_age:
+            self._remove_one(self._first)
+            n += 1
+        return n
+
+    def expire(self) -> int:
+        """Remove messages with ``ts <= now - max_age`` from the front; returns how many."""
+        if not self._max_age or not self._msgs:
+            return 0
+        return self._expire(self._clock.now_ns() - self._max_age)
+
+    # ------------------------------------------------------------------ writes
+
+    def append(self, subject: bytes, hdr: bytes, data: bytes) -> tuple[int, int]:
+        """Store a message, enforcing limits like memstore ``storeRawMsg`` with ``discardNewCheck``.
+
+        Returns (seq, ts). Raises MsgTooLarge, or with discard new MaxMsgsPerSubjectExceeded /
+        MaxMsgsExceeded / MaxBytesExceeded under exactly Go's conditions.
+        """
+        if type(subject) is not bytes:
+            subject = bytes(subject)
+        if type(hdr) is not bytes:
+            hdr = bytes(hdr)
+        if type(data) is not bytes:
+            data = bytes(data)
+        if not subject:
+            raise ValueError("a stream message needs a subject")
+        self._tick()
+        lim = self._limits
+        hlen, dlen = len(hdr), len(data)
+        size = self._size(len(subject), hlen, dlen)
+        # stream.go processJetStreamMsg: the file-store record check comes first, then max_msg_size.
+        if self._file and size > _FILE_RECORD_MAX:
+            raise MsgTooLarge("file_record")
+        if lim.max_msg_size > 0 and hlen + dlen > lim.max_msg_size:
+            raise MsgTooLarge("max_msg_size")
+
+        st = self._fss.get(subject)
+        maxp = self._maxp
+        asl = st is not None and maxp > 0 and len(st.seqs) >= maxp
+        if lim.discard_new:
+            if asl and lim.discard_new_per_subject and not slice_header(_ROLLUP, hdr):
+                raise MaxMsgsPerSubjectExceeded()
+            if lim.max_msgs > 0 and self._msgs >= lim.max_msgs and not asl:
+                raise MaxMsgsExceeded()
+            if lim.max_bytes > 0 and self._bytes + size > lim.max_bytes:
+                if not asl:
+                    raise MaxBytesExceeded()
+                # At the subject limit the subject's first message goes; is it at least as big?
+                assert st is not None
+                fseq = st.seqs[0]
+                fi = fseq - self._base
+                fsubj, fbody = self._subj[fi], self._body[fi]
+                assert fsubj is not None and fbody is not None
+                if self._body_size(fsubj, fbody) < size:
+                    raise MaxBytesExceeded()
+
+        seq = self._last + 1
+        ts = self._clock.now_ns()
+        if self._msgs == 0:
+            self._first = seq
+            if self._subj:
+                self._subj = []
+                self._body = []
+                self._ts = array("q")
+            self._base = seq
+        self._subj.append(subject if st is None else st.subject)
+        self._body.append((hdr, data) if hlen else data)
+        self._ts.append(ts)
+        self._msgs += 1
+        self._bytes += size
+        self._last = seq
+        self._last_ts = ts
+
+        if st is None:
+            st = _Subj(subject, seq)
+            self._fss[subject] = st
+            self._tree.insert(subject, st)
+        else:
+            seqs = st.seqs
+            if type(seqs) is array:
+                seqs.append(seq)
+                if len(seqs) > _SMALL_MAX:
+                    st.seqs = _sorted_list(seqs)
+            else:
+                cast(_SortedSeqs, seqs).add(seq)
+            if maxp and len(st.seqs) > maxp:
+                self._enforce_per_subject(st)
+
+        if not lim.discard_new:
+            self._enforce_msg_limit()
+            self._enforce_bytes_limit()
+        return seq, ts
+
+    def _enforce_per_subject(self, st: _Subj) -> None:
+        maxp = self._maxp
+        while maxp and len(st.seqs) > maxp:
+            if not self._remove_one(st.seqs[0]):
+                break
+
+    def _enforce_msg_limit(self) -> None:
+        lim = self._limits
+        if lim.discard_new or lim.max_msgs <= 0:
+            return
+        while self._msgs > lim.max_msgs:
+            self._remove_one(self._first)
+
+    def _enforce_bytes_limit(self) -> None:
+        lim = self._limits
+        if lim.discard_new or lim.max_bytes <= 0:
+            return
+        while self._bytes > lim.max_bytes and self._msgs:
+            self._remove_one(self._first)
+
+    def skip_msg(self, seq: int = 0, no_interest: bool = False) -> int:
+        """Go ``SkipMsg`` (``no_interest=True``: ``SkipMsgNoInterest``): use up a sequence, store nothing.
+
+        ``seq`` 0 means last_seq+1; any other value must equal it (SequenceMismatch). On an empty store
+        first_seq moves past it; otherwise it becomes a deleted sequence. ``last_ts`` becomes now when
+        ``no_interest`` or when it was never set.
+        """
+        return self.skip_msgs(seq, 1, no_interest)
+
+    def skip_msgs(self, seq: int, num: int, no_interest: bool = False) -> int:
+        """Go ``SkipMsgs``: skip ``num`` sequences starting at ``seq`` (0 = last_seq+1); returns the last one."""
+        self._tick()
+        if seq != self._last + 1:
+            if seq > 0:
+                raise SequenceMismatch()
+            seq = self._last + 1
+        if num <= 0:
+            return seq - 1
+        lseq = seq + num - 1
+        now = self._clock.now_ns()
+        if no_interest or self._last_ts == 0:
+            self._last_ts = now
+        if self._msgs == 0:
+            self._reset_empty(lseq + 1, lseq)
+            return lseq
+        self._last = lseq
+        self._subj.extend([None] * num)
+        self._body.extend([None] * num)
+        self._ts.extend([now] * num)
+        self._dmap.update(range(seq, lseq + 1))
+        return lseq
+
+    def remove(self, seq: int, erase: bool = False) -> bool:
+        """Go ``RemoveMsg``/``EraseMsg``; erasing only overwrites bytes in Go, so both are the same here."""
+        self._tick()
+        return self._remove_one(seq)
+
+    def purge(self) -> int:
+        """Go ``Purge``: drop everything; ``first_seq`` becomes ``last_seq + 1``."""
+        self._tick()
+        purged = self._msgs
+        self._reset_empty(self._last + 1, self._last)
+        return purged
+
+    def compact(self, seq: int) -> int:
+        """Go ``Compact``: remove everything below ``seq``; past the end the next message gets ``seq``."""
+        self._tick()
+        if seq == 0:
+            return self.purge()
+        if self._first > seq:
+            return 0
+        if seq <= self._last:
+            base, subj = self._base, self._subj
+            live = [s for s in range(self._first, seq) if subj[s - base] is not None]
+            return self._remove_batch(live)
+        purged = self._msgs
+        self._reset_empty(seq, seq - 1)
+        return purged
+
+    def purge_ex(self, subject: bytes | None, seq: int, keep: int) -> int:
+        """Go ``PurgeEx``: purge matching messages below ``seq`` (0 = no bound), keeping the newest ``keep``.
+
+        With no subject (or ``>``): keep=0 and seq=0 is a full purge, seq>1 is ``compact(seq)`` (keep is
+        then ignored, as in Go), seq==1 purges nothing. ``keep`` counts against every message matching
+        the subject, not only those below ``seq``.
+        """
+        self._tick()
+        if seq == 1:
+            return 0
+        filt = subject or b""
+        if filt == b"" or filt == _FWC:
+            if keep == 0 and seq == 0:
+                return self.purge()
+            if seq > 1:
+                return self.compact(seq)
+            filt = _FWC
+        if self._msgs == 0:
+            return 0
+
+        if filt == _FWC:
+            # Only keep > 0 and seq == 0 reaches here: drop the oldest msgs-keep messages.
+            if keep >= self._msgs:
+                return 0
+            want = self._msgs - keep
+            base, subj = self._base, self._subj
+            out: list[int] = []
+            s = self._first
+            while len(out) < want:
+                if subj[s - base] is not None:
+                    out.append(s)
+                s += 1
+            return self._remove_batch(out)
+
+        matches = [st for _, st in self._tree.match(filt)]
+        total = sum(len(st.seqs) for st in matches)
+        if total == 0:
+            return 0
+        maxp = 0
+        if keep > 0:
+            if keep >= total:
+                return 0
+            maxp = total - keep
+        upper = seq - 1 if seq >= 1 else max(st.seqs[-1] for st in matches)
+        if len(matches) == 1:
+            seqs = matches[0].seqs
+            count = _br(seqs, upper)
+            if maxp:
+                count = min(count, maxp)
+            return self._remove_batch(list(islice(seqs, count)))
+        iters = [islice(st.seqs, _br(st.seqs, upper)) for st in matches]
+        ordered: Iterable[int] = merge(*iters)
+        if maxp:
+            ordered = islice(ordered, maxp)
+        return self._remove_batch(list(ordered))
+
+    def update_limits(self, limits: StoreLimits) -> None:
+        """Go ``UpdateConfig``: new limits apply at once (msgs, bytes, then per subject, then age)."""
+        old_maxp = self._limits.max_msgs_per_subject
+        self._limits = replace(limits)
+        self._apply_cached_limits()
+        self._enforce_msg_limit()
+        self._enforce_bytes_limit()
+        new_maxp = limits.max_msgs_per_subject
+        if new_maxp > 0 and (old_maxp <= 0 or new_maxp < old_maxp):
+            drop: list[int] = []
+            for st in self._fss.values():
+                extra = len(st.seqs) - new_maxp
+                if extra > 0:
+                    drop.extend(islice(st.seqs, extra))
+            if drop:
+                drop.sort()
+                self._remove_batch(drop)
+        self._tick()
+
+    # ------------------------------------------------------------------ reads
+
+    def load(self, seq: int) -> StoredMsg | None:
+        self._tick()
+        if not self._is_live(seq):
+            return None
+        return self._make(seq)
+
+    def subject_for_seq(self, seq: int) -> bytes | None:
+        self._tick()
+        if not self._is_live(seq):
+            return None
+        return self._subj[seq - self._base]
+
+    def _scan_budget(self) -> int:
+        return _SCAN_MIN + min(len(self._fss), _SCAN_CAP)
+
+    def load_next(self, filter: bytes, start: int) -> StoredMsg | None:
+        """First message with seq >= start matching ``filter`` (``b""``/``b">"`` = any), Go ``LoadNextMsg``."""
+        self._tick()
+        if not self._msgs:
+            return None
+        start = max(start, self._first)
+        last = self._last
+        if start > last:
+            return None
+        if not filter or filter == _FWC:
+            s = self._next_live(start)
+            return self._make(s) if s <= last else None
+        if is_literal(filter):
+            st = self._fss.get(filter)
+            if st is None:
+                return None
+            seqs = st.seqs
+            i = _bl(seqs, start)
+            return self._make(seqs[i]) if i < len(seqs) else None
+        found = self._next_wildcard(filter, start)
+        return self._make(found) if found else None
+
+    def _next_wildcard(self, filter: bytes, start: int) -> int:
+        ftoks = filter.split(b".")
+        last, base, subj = self._last, self._base, self._subj
+        end = min(last, start + self._scan_budget() - 1)
+        memo: dict[bytes, bool] = {}
+        for s in range(start, end + 1):
+            sb = subj[s - base]
+            if sb is None:
+                continue
+            hit = memo.get(sb)
+            if hit is None:
+                hit = memo[sb] = _match_tokens(ftoks, sb)
+            if hit:
+                return s
+        if end >= last:
+            return 0
+        start = end + 1
+        best = 0
+        for _, st in self._tree.match(filter):
+            seqs = st.seqs
+            if seqs[-1] < start:
+                continue
+            s = seqs[_bl(seqs, start)]
+            if not best or s < best:
+                best = s
+                if best == start:
+                    break
+        return best
+
+    def load_prev(self, filter: bytes, start: int) -> StoredMsg | None:
+        """Last message with seq <= start matching ``filter``, Go ``LoadPrevMsg``."""
+        self._tick()
+        if not self._msgs or start < self._first:
+            return None
+        start = min(start, self._last)
+        if not filter or filter == _FWC:
+            return self._make(self._prev_live(start))
+        if is_literal(filter):
+            st = self._fss.get(filter)
+            if st is None:
+                return None
+            i = _br(st.seqs, start) - 1
+            return self._make(st.seqs[i]) if i >= 0 else None
+        found = self._prev_wildcard(filter, start)
+        return self._make(found) if found else None
+
+    def _prev_wildcard(self, filter: bytes, start: int) -> int:
+        ftoks = filter.split(b".")
+        first, base, subj = self._first, self._base, self._subj
+        end = max(first, start - self._scan_budget() + 1)
+        memo: dict[bytes, bool] = {}
+        for s in range(start, end - 1, -1):
+            sb = subj[s - base]
+            if sb is None:
+                continue
+            hit = memo.get(sb)
+            if hit is None:
+                hit = memo[sb] = _match_tokens(ftoks, sb)
+            if hit:
+                return s
+        if end <= first:
+            return 0
+        start = end - 1
+        best = 0
+        for _, st in self._tree.match(filter):
+            seqs = st.seqs
+            if seqs[0] > start:
+                continue
+            s = seqs[_br(seqs, start) - 1]
+            if s > best:
+                best = s
+                if best == start:
+                    break
+        return best
+
+    def load_last(self, filter: bytes) -> StoredMsg | None:
+        """Go ``LoadLastMsg``: newest message matching ``filter``.
+
+        For ``b""``/``b">"`` Go loads the message *at* ``last_seq``, so this is None when that
+        message was deleted even if older ones remain (memstore and filestore both do this).
+        """
+        self._tick()
+        if not self._msgs:
+            return None
+        if not filter or filter == _FWC:
+            return self._make(self._last) if self._is_live(self._last) else None
+        if is_literal(filter):
+            st = self._fss.get(filter)
+            return self._make(st.seqs[-1]) if st is not None else None
+        best = 0
+        for _, st in self._tree.match(filter):
+            s = st.seqs[-1]
+            best = max(best, s)
+        return self._make(best) if best else None
+
+    def seq_from_time(self, ts_ns: int) -> int:
+        """Go ``GetSeqFromTime``: first seq whose ts >= ``ts_ns``, or last_seq+1; the same binary search,
+        so with a clock that stepped backwards the answer is Go's too."""
+        self._tick()
+        first, last = self._first, self._last
+        if not self._msgs:
+            return last + 1
+        tsa, base = self._ts, self._base
+        if ts_ns <= tsa[first - base]:
+            return first
+        lseq = self._prev_live(last) if last > first else first - 1
+        if lseq <= first:
+            # Go only looks for a last message above FirstSeq.
+            return last + 1
+        last_ts = tsa[lseq - base]
+        if ts_ns == last_ts:
+            return lseq
+        if ts_ns > last_ts:
+            return last + 1
+        lo, hi = first, last
+        seq = hi + 1
+        while lo <= hi:
+            mid = lo + (hi - lo) // 2
+            cseq = self._next_live(mid) if mid <= last else mid
+            if cseq > hi:
+                hi = mid - 1
+                continue
+            if tsa[cseq - base] >= ts_ns:
+                seq = cseq
+                if mid == lo:
+                    break
+                hi = mid - 1
+            else:
+                lo = cseq + 1
+        return seq
+
+    def num_pending(self, start: int, filter: bytes, last_per_subject: bool = False) -> int:
+        """Go ``NumPending``: matching messages with seq >= start (or matching subjects whose last
+        message is >= start when ``last_per_subject``)."""
+        self._tick()
+        if not self._msgs:
+            return 0
+        first, last = self._first, self._last
+        start = max(start, first)
+        if start > last:
+            return 0
+        if not filter or filter == _FWC:
+            if start <= first:
+                return len(self._fss) if last_per_subject else self._msgs
+            if not last_per_subject:
+                d = self._dmap
+                return (last - start + 1) - (len(d) - d.bisect_left(start))
+            return sum(1 for st in self._fss.values() if st.seqs[-1] >= start)
+        total = 0
+        for _, st in self._tree.match(filter):
+            seqs = st.seqs
+            if seqs[-1] < start:
+                continue
+            if last_per_subject:
+                total += 1
+            elif seqs[0] >= start:
+                total += len(seqs)
+            else:
+                total += len(seqs) - _bl(seqs, start)
+        return total
+
+    def multi_last_seqs(self, filters: list[bytes], max_seq: int, max_allowed: int) -> list[int]:
+        """Go ``MultiLastSeqs``: last seq per subject matching any filter, at or below ``max_seq``
+        (0 = last_seq), ascending and de-duplicated; TooManyResults above ``max_allowed`` (> 0)."""
+        self._tick()
+        if not self._msgs:
+            return []
+        if max_seq == 0 and max_allowed <= 0 and filters == [_FWC]:
+            return sorted(st.seqs[-1] for st in self._fss.values())
+        if max_seq == 0:
+            max_seq = self._last
+        seen: set[int] = set()
+        for filt in filters:
+            for _, st in self._tree.match(filt):
+                seqs = st.seqs
+                s = seqs[-1]
+                if s > max_seq:
+                    if len(seqs) == 1:
+                        continue
+                    i = _br(seqs, max_seq) - 1
+                    if i < 0:
+                        continue
+                    s = seqs[i]
+                seen.add(s)
+            if max_allowed > 0 and len(seen) > max_allowed:
+                raise TooManyResults()
+        return sorted(seen)
+
+    def _matching(self, filter: bytes) -> Iterator[tuple[bytes, _Subj]]:
+        if not filter or filter == _FWC:
+            return iter(self._fss.items())
+        return self._tree.match(filter)
+
+    def subjects_totals(self, filter: bytes) -> dict[bytes, int]:
+        """Go ``SubjectsTotals``: message count per subject matching ``filter`` (``b""`` = all)."""
+        self._tick()
+        return {s: len(st.seqs) for s, st in self._matching(filter)}
+
+    def subjects_state(self, filter: bytes) -> dict[bytes, tuple[int, int, int]]:
+        """Go ``SubjectsState``: (msgs, first, last) per subject matching ``filter`` (``b""`` = all)."""
+        self._tick()
+        return {s: (len(st.seqs), st.seqs[0], st.seqs[-1]) for s, st in self._matching(filter)}
+
+    def last_seq_for_subject(self, subject: bytes) -> int:
+        self._tick()
+        st = self._fss.get(subject)
+        return st.seqs[-1] if st is not None else 0
+
+    # ------------------------------------------------------------------ state
+
+    def state(self) -> StoreState:
+        self._tick()
+        return StoreState(
+            msgs=self._msgs,
+            bytes=self._bytes,
+            first_seq=self._first,
+            first_ts=self._ts[self._first - self._base] if self._msgs else 0,
+            last_seq=self._last,
+            last_ts=self._last_ts,
+            num_subjects=len(self._fss),
+            num_deleted=len(self._dmap),
+        )
+
+    def deleted(self) -> list[int]:
+        """Interior deleted sequences in [first_seq, last_seq], ascending (Go ``State().Deleted``)."""
+        self._tick()
+        return list(self._dmap)
+
+    @property
+    def limits(self) -> StoreLimits:
+        return replace(self._limits)
+
+    @property
+    def storage(self) -> str:
+        return self._storage
+
+    @property
+    def clock(self) -> Clock:
+        return self._clock
+
+    @property
+    def msgs(self) -> int:
+        self._tick()
+        return self._msgs
+
+    @property
+    def first_seq(self) -> int:
+        self._tick()
+        return self._first
+
+    @property
+    def last_seq(self) -> int:
+        self._tick()
+        return self._last
+
+    @property
+    def num_subjects(self) -> int:
+        self._tick()
+        return len(self._fss)
+
+    @property
+    def num_deleted(self) -> int:
+        self._tick()
+        return len(self._dmap)
+
+    # Last in the class body so the name does not shadow the ``bytes`` type in annotations above.
+    @property
+    def bytes(self) -> int:
+        self._tick()
+        return self._bytes

@@ -1,0 +1,80 @@
+"""Shared fixtures for the client-level tests.
+
+The real server is shared by the whole session and keeps its streams, so every test names its
+streams and buckets with a fresh random token (always the same length, so byte counts in stream
+state do not depend on it) and deletes them afterwards through :class:`Names`.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import AsyncIterator
+
+import nats
+import pytest
+from nats.aio.client import Client as NATS
+from nats.js import JetStreamContext
+from nats.js.errors import NotFoundError
+
+
+class Names:
+    """Unique stream / bucket names for one test; :meth:`cleanup` deletes what is left of them."""
+
+    def __init__(self) -> None:
+        self.token = uuid.uuid4().hex[:10]
+        self.streams: list[str] = []
+        self._n = 0
+
+    def _next(self) -> str:
+        self._n += 1
+        return f"{self.token}{self._n}"
+
+    def stream(self) -> str:
+        """A new stream name ``S<token><n>``; its subjects should start with :meth:`subject_root`."""
+        name = f"S{self._next()}"
+        self.streams.append(name)
+        return name
+
+    def bucket(self) -> str:
+        """A new KV bucket name (stream ``KV_<bucket>``)."""
+        name = f"B{self._next()}"
+        self.streams.append(f"KV_{name}")
+        return name
+
+    def subject_root(self, stream: str) -> str:
+        """A subject token unique to ``stream`` (streams may not overlap on the shared real server)."""
+        return stream.lower()
+
+    async def cleanup(self, js: JetStreamContext) -> None:
+        for name in self.streams:
+            try:
+                await js.delete_stream(name)
+            except NotFoundError:
+                pass
+
+
+@pytest.fixture
+async def nc(server) -> AsyncIterator[NATS]:  # type: ignore[no-untyped-def]
+    conn = await nats.connect(server.url)
+    yield conn
+    await conn.close()
+
+
+#: Request timeout of the JetStream contexts: short, so that a request jsemu does not answer yet
+#: fails fast (the servers are local and answer in milliseconds).
+JS_TIMEOUT = 2.0
+
+
+@pytest.fixture
+def js(nc: NATS) -> JetStreamContext:
+    return nc.jetstream(timeout=JS_TIMEOUT)
+
+
+@pytest.fixture
+async def names(server, nc: NATS) -> AsyncIterator[Names]:  # type: ignore[no-untyped-def]
+    """Names for this test; on the shared real server their streams are deleted afterwards (a jsemu
+    server is private to the test and goes away with it)."""
+    n = Names()
+    yield n
+    if server.kind == "real" and nc.is_connected:
+        await n.cleanup(nc.jetstream())
