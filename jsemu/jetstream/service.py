@@ -15,9 +15,11 @@ from ..protocol.gojson import dumps
 from ..server.options import API_LEVEL
 from ..server.sublist import Subscription
 from ..store import Clock, SystemClock
+from ..subject_transform import SubjectTransform, TransformError
 from ..subjects import subjects_collide
 from . import stream_api as _stream_api  # noqa: F401 - registers the handlers
 from .api import API_PREFIX, ApiRequest, QuietError, find_handler
+from .direct_get import DirectGetResponder
 from .errors import ApiError, api_error
 from .stream import Stream
 from .stream_config import StreamConfig, check_stream_config, copy_metadata
@@ -29,7 +31,8 @@ __all__ = ["JetStream"]
 
 log = logging.getLogger("jsemu.jetstream")
 
-DeliverFn = Callable[[bytes, bytes | None, int, bytes], None]
+DeliverFn = Callable[[bytes, bytes | None, int, bytes], bool | None]
+_DIRECT_GET = b"$JS.API.DIRECT.GET"
 
 
 class _Internal:
@@ -42,9 +45,11 @@ class _Internal:
         self.fn = fn
 
     def deliver(self, sub: Subscription, subject: bytes, reply: bytes | None, hdr: int, msg: bytes) -> bool:
+        """The callback may return False to say the message was not for it (so the
+        publisher can still get no-responders)."""
         try:
-            self.fn(subject, reply, hdr, msg)
-        except Exception:
+            return self.fn(subject, reply, hdr, msg) is not False
+        except Exception:  # a bug here must not cost the publisher its connection
             log.exception("internal handler failed for %r", subject)
         return True
 
@@ -60,6 +65,7 @@ class JetStream:
         self.domain = server.options.domain or ""
         self.streams: dict[str, Stream] = {}
         self._stream_subs: dict[str, list[Subscription]] = {}
+        self._direct: dict[str, DirectGetResponder] = {}
         self.api_total = 0
         self.api_errors = 0
         self._api_sub = Subscription(_Internal(self._on_api), b"$JS.API.>", None, b"$JS.API")
@@ -77,6 +83,9 @@ class JetStream:
             for sub in subs:
                 self.server.sublist.remove(sub)
         self._stream_subs.clear()
+        for responder in self._direct.values():
+            responder.unsubscribe()
+        self._direct.clear()
 
     # --- replies ----------------------------------------------------------------------
 
@@ -89,19 +98,24 @@ class JetStream:
 
     # --- API dispatch -----------------------------------------------------------------
 
-    def _on_api(self, subject: bytes, reply: bytes | None, hdr: int, msg: bytes) -> None:
+    def _on_api(self, subject: bytes, reply: bytes | None, hdr: int, msg: bytes) -> bool | None:
+        if subject.startswith(_DIRECT_GET):
+            # Direct Get is served by the streams themselves, not by the API import (which
+            # skips this byte prefix, so even ``$JS.API.DIRECT.GETX`` is left alone): a
+            # stream that does not answer leaves the requester with no responders.
+            return False
         text = subject.decode("utf-8", "replace")
         tokens = text.split(".")
         handler = find_handler(tokens[2:]) if text.startswith(API_PREFIX) else None
         if handler is None:
-            return
+            return True  # taken (and dropped) by the API import, like the server
         if hdr > 0:
             headers, data = msg[:hdr], msg[hdr:]
         else:
             headers, data = b"", msg
         response = handler(self, ApiRequest(text, tokens, reply, headers, data))
         if response is None:
-            return
+            return True
         if isinstance(response, bytes):  # sent directly, outside the API statistics
             body = response
         else:
@@ -111,6 +125,7 @@ class JetStream:
             body = dumps(response).encode()
         if reply:
             self.send_reply(reply, body)
+        return True
 
     # --- streams ----------------------------------------------------------------------
 
@@ -139,9 +154,11 @@ class JetStream:
         for other in self.streams.values():
             if any(subjects_collide(a, b) for a in cfg.subjects or [] for b in other.config.subjects or []):
                 raise api_error("JSStreamSubjectOverlapErr")
+        _check_transform(cfg)
         stream = Stream(self, cfg, self.clock.now_ns())
         self.streams[cfg.name] = stream
         self._subscribe(stream)
+        self._sync_direct(stream)
         return stream
 
     def update_stream(self, stream: Stream, cfg: StreamConfig, pedantic: bool = False) -> None:
@@ -181,6 +198,7 @@ class JetStream:
                 continue
             if any(subjects_collide(a, b) for a in cfg.subjects or [] for b in other.config.subjects or []):
                 raise api_error("JSStreamSubjectOverlapErr")
+        _check_transform(cfg)
         stream.update_config(cfg)
         if cfg.retention == "interest" and old.retention != "interest" and stream.store.msgs:
             # Without consumers nothing has interest, so the server drops what is stored
@@ -189,22 +207,31 @@ class JetStream:
         if cfg.subjects != old.subjects:
             self._unsubscribe(stream)
             self._subscribe(stream)
+        self._sync_direct(stream)
 
     def delete_stream(self, stream: Stream) -> None:
         self._unsubscribe(stream)
+        responder = self._direct.pop(stream.name, None)
+        if responder is not None:
+            responder.unsubscribe()
         self.streams.pop(stream.name, None)
 
-    def _subscribe(self, stream: Stream) -> None:
-        def on_msg(subject: bytes, reply: bytes | None, hdr: int, msg: bytes) -> None:
-            if hdr > 0:
-                stream.process_publish(subject, reply, msg[:hdr], msg[hdr:])
-            else:
-                stream.process_publish(subject, reply, b"", msg)
+    def _sync_direct(self, stream: Stream) -> None:
+        """Join or leave the Direct Get queue group as ``allow_direct`` says, at once."""
+        responder = self._direct.get(stream.name)
+        if stream.config.allow_direct and responder is None:
+            responder = DirectGetResponder(self, stream)
+            responder.subscribe()
+            self._direct[stream.name] = responder
+        elif not stream.config.allow_direct and responder is not None:
+            responder.unsubscribe()
+            del self._direct[stream.name]
 
-        client = _Internal(on_msg)
+    def _subscribe(self, stream: Stream) -> None:
         subs = []
+        sid = b"$JS.STREAM." + stream.name.encode()
         for subject in stream.config.subjects or []:
-            sub = Subscription(client, subject.encode(), None, b"$JS.STREAM." + stream.name.encode())
+            sub = Subscription(stream, subject.encode(), None, sid)
             if self.server.sublist.insert(sub):
                 subs.append(sub)
         self._stream_subs[stream.name] = subs
@@ -213,6 +240,16 @@ class JetStream:
         for sub in self._stream_subs.pop(stream.name, []):
             sub.closed = True
             self.server.sublist.remove(sub)
+
+
+def _check_transform(cfg: StreamConfig) -> None:
+    if cfg.subject_transform is None:
+        return
+    src, dest = cfg.subject_transform.get("src", ""), cfg.subject_transform.get("dest", "")
+    try:
+        SubjectTransform(src, dest)
+    except TransformError as exc:
+        raise api_error("JSStreamCreateErrF", err=f"stream subject transform from '{src}' to '{dest}': {exc}") from None
 
 
 def _invalid(text: str) -> ApiError:

@@ -7,19 +7,24 @@ does); error acks are JSON with ``error`` first.
 
 from __future__ import annotations
 
+import logging
 from typing import TYPE_CHECKING, Any
 
 from ..protocol.gojson import dumps
 from ..store import DedupWindow, StoreError, StoreLimits, StreamStore
+from ..subject_transform import SubjectTransform
 from .errors import ApiError, api_error, wrap_error
 from .headers import parse_uint_header, remove_header, remove_header_status, slice_header
 from .stream_config import StreamConfig, config_json
 from .timefmt import format_ns
 
 if TYPE_CHECKING:
+    from ..server.sublist import Subscription
     from .service import JetStream
 
 __all__ = ["Stream"]
+
+log = logging.getLogger("jsemu.jetstream")
 
 MAX_HEADER_SIZE = 0xFFFF
 MAX_SUBJECT_DETAILS = 100_000  # JSMaxSubjectDetails
@@ -51,6 +56,13 @@ def _limits(cfg: StreamConfig) -> StoreLimits:
     )
 
 
+def _transform_for(cfg: StreamConfig) -> SubjectTransform | None:
+    """The stream's input transform; raises TransformError for one we cannot apply."""
+    if cfg.subject_transform is None:
+        return None
+    return SubjectTransform(cfg.subject_transform.get("src", ""), cfg.subject_transform.get("dest", ""))
+
+
 class Stream:
     """A stream of one account: config, store, dedup window and last message id."""
 
@@ -64,6 +76,7 @@ class Stream:
         self.dedup = DedupWindow(config.duplicate_window, js.clock)
         self.last_msg_id = b""
         self._ack_prefix = self._build_ack_prefix()
+        self._transform = _transform_for(config)
 
     @property
     def name(self) -> str:
@@ -78,10 +91,26 @@ class Stream:
     def update_config(self, config: StreamConfig) -> None:
         """Apply an already validated config; limits take effect at once."""
         self.config = config
+        self._transform = _transform_for(config)
         self.store.update_limits(_limits(config))
         self.dedup.set_window(config.duplicate_window)
 
     # --- publishing -------------------------------------------------------------------
+
+    echo = True  # as a subscriber: the stream receives its subjects like any client
+
+    def deliver(self, sub: Subscription, subject: bytes, reply: bytes | None, hdr: int, msg: bytes) -> bool:
+        """A message on one of the stream's subjects (the publish hot path)."""
+        try:
+            if hdr > 0:
+                ack = self._store_and_ack(subject, msg[:hdr], msg[hdr:])
+            else:
+                ack = self._store_and_ack(subject, b"", msg)
+            if reply and ack is not None and not self.config.no_ack:
+                self.js.send_reply(reply, ack)
+        except Exception:  # a bug here must not cost the publisher its connection
+            log.exception("stream %s failed to store a message on %r", self.config.name, subject)
+        return True
 
     def process_publish(self, subject: bytes, reply: bytes | None, hdr: bytes, payload: bytes) -> None:
         """Store one message published on a stream subject and answer the publisher."""
@@ -96,6 +125,10 @@ class Stream:
     def _store_and_ack(self, subject: bytes, hdr: bytes, payload: bytes) -> bytes | None:
         cfg = self.config
         store = self.store
+        if self._transform is not None:
+            mapped = self._transform.match(subject)
+            if mapped is not None:
+                subject = mapped
         if hdr:
             hdr = remove_header_status(hdr)
         if cfg.sealed:
@@ -144,7 +177,7 @@ class Stream:
         if cfg.retention == "interest":
             # No consumers exist in jsemu yet, so an interest stream keeps nothing but
             # still hands out the sequence (``SkipMsgNoInterest``).
-            seq = store.skip_msg()
+            seq = store.skip_msg(no_interest=True)
             ts = self.js.clock.now_ns()
         else:
             try:

@@ -153,6 +153,34 @@ class Parser:
                 pos = end + 2
                 continue
 
+            if buf.startswith(b"PUB ", pos):
+                # Fast path for the common, well-formed, complete PUB; anything unusual
+                # (tabs, extra spaces, CR in the line, a partial payload) takes the
+                # general path below, which gives the same result.
+                nl = buf.find(b"\r\n", pos + 4)
+                if nl > 0:
+                    arg = buf[pos + 4 : nl]
+                    if (
+                        len(arg) <= mcl
+                        and b"  " not in arg
+                        and arg[:1] != b" "
+                        and arg[-1:] != b" "
+                        and b"\t" not in arg
+                        and b"\n" not in arg
+                        and b"\r" not in arg
+                    ):
+                        parts = arg.split(b" ")
+                        nparts = len(parts)
+                        if nparts == 2 or nparts == 3:
+                            sizeb = parts[-1]
+                            if sizeb.isdigit() and len(sizeb) <= 9:
+                                size = int(sizeb)
+                                end = nl + 2 + size
+                                if size <= self.max_payload and buf[end : end + 2] == b"\r\n":
+                                    yield Pub(parts[0], parts[1] if nparts == 3 else None, -1, buf[nl + 2 : end])
+                                    pos = end + 2
+                                    continue
+
             head = buf[pos : pos + _MAX_KEYWORD].upper()
             kw = _keyword(head)
             if kw is None:

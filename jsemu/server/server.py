@@ -57,6 +57,8 @@ class Server:
         self._info_base: dict[str, Any] = {}
         #: The JetStream service (None when JetStream is off); ``clock`` drives its timestamps.
         self.jetstream: JetStream | None = JetStream(self, clock) if options.jetstream else None
+        # With a JetStream domain, ``$JS.<domain>.API.>`` is mapped onto ``$JS.API.>``.
+        self._domain_api = f"$JS.{options.domain}.API.".encode() if options.jetstream and options.domain else None
 
     # --- lifecycle --------------------------------------------------------------------
 

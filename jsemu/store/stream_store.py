@@ -9,7 +9,7 @@ message costs little Python heap:
   ``_first`` are dead and dropped from the front in amortised O(1).
 * ``_dmap`` holds the interior deleted sequences in ``[first, last]`` (Go's ``dmap``) in a
   ``SortedList``; with it, "next live sequence", "live count from a sequence" and the time
-  search skip over runs of deletes in O(log n).
+  search cross runs of deletes in O(log n) steps instead of walking them.
 * Each subject has a ``_Subj`` with its ordered sequences: a compact ``array('Q')`` while small,
   a ``SortedList`` when large. Subjects are found by a dict (literals) and a ``SubjectTree``
   (wildcards).
@@ -25,7 +25,7 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
 from heapq import merge
-from itertools import islice
+from itertools import compress, islice
 from typing import Protocol, cast
 
 from sortedcontainers import SortedList  # type: ignore[import-untyped]
@@ -59,10 +59,19 @@ _SMALL_MIN = 512
 # Dead slots in front of ``_first`` are dropped once there are this many and they are at least half.
 _TRIM_MIN = 1024
 
-# Wildcard next/prev lookups first walk this many slots (plus one per subject, capped) before
-# asking the subject tree; short walks win when the next match is near, the tree when it is far.
+# Wildcard next/prev lookups first walk the slots, checking at most this many live messages (plus one
+# per subject, capped) and _SCAN_SLOTS slots, before asking the subject tree: a short walk wins when
+# the next match is near, the tree when it is far. Dead slots are skipped _CHUNK at a time in C.
 _SCAN_MIN = 64
 _SCAN_CAP = 4096
+_SCAN_SLOTS = 65536
+_CHUNK = 4096
+
+# _next_live/_prev_live look at this many neighbouring slots before searching the dmap.
+_PROBE = 32
+
+# First chunk of slots _live_from copies (doubling up to _CHUNK): the next live slot is usually close.
+_LIVE_STEP = 16
 
 
 class _SortedSeqs(Protocol):
@@ -303,27 +312,49 @@ class StreamStore:
         return self._msgs > 0 and self._first <= seq <= self._last and self._subj[seq - self._base] is not None
 
     def _next_live(self, x: int) -> int:
-        """Smallest live sequence >= x (x in [first, last]); last+1 if none. O(log^2 n) over delete runs."""
-        if self._subj[x - self._base] is not None:
-            return x
+        """Smallest live sequence >= x (x in [first, last]); last+1 if none.
+
+        Nearby slots are checked directly; a longer run of deletes is crossed by galloping over the
+        dmap, O(log run * log n).
+        """
+        base, subj = self._base, self._subj
+        hi = min(self._last, x + _PROBE - 1)
+        for k in compress(range(x, hi + 1), subj[x - base : hi - base + 1]):
+            return k
+        if hi == self._last:
+            return hi + 1
         d = self._dmap
         i = d.bisect_left(x)  # d[i] == x: every dead slot in [first, last] is in the dmap
-        lo, hi = i, len(d) - 1
-        while lo < hi:
-            m = (lo + hi + 1) >> 1
+        n = len(d)
+        # Find the end of the consecutive run d[i] == x, d[i+1] == x+1, ...
+        step, good = 1, i
+        while good + step < n and d[good + step] == x + (good + step - i):
+            good += step
+            step <<= 1
+        lo, hi_ = good, min(n - 1, good + step)
+        while lo < hi_:
+            m = (lo + hi_ + 1) >> 1
             if d[m] - m == x - i:
                 lo = m
             else:
-                hi = m - 1
+                hi_ = m - 1
         return x + (lo - i) + 1
 
     def _prev_live(self, x: int) -> int:
-        """Largest live sequence <= x (x in [first, last]); first-1 if none."""
-        if self._subj[x - self._base] is not None:
-            return x
+        """Largest live sequence <= x (x in [first, last]); first-1 if none (same approach as _next_live)."""
+        base, subj = self._base, self._subj
+        lo_seq = max(self._first, x - _PROBE + 1)
+        for k in compress(range(x, lo_seq - 1, -1), reversed(subj[lo_seq - base : x - base + 1])):
+            return k
+        if lo_seq == self._first:
+            return lo_seq - 1
         d = self._dmap
         i = d.bisect_left(x)
-        lo, hi = 0, i
+        step, good = 1, i
+        while good - step >= 0 and d[good - step] == x - (i - good + step):
+            good -= step
+            step <<= 1
+        lo, hi = max(0, good - step), good
         while lo < hi:
             m = (lo + hi) >> 1
             if x - d[m] == i - m:
@@ -331,6 +362,20 @@ class StreamStore:
             else:
                 lo = m + 1
         return x - (i - lo) - 1
+
+    def _live_from(self, seq: int) -> Iterator[int]:
+        """Live sequences >= seq, ascending, skipping dead slots in C in growing chunks.
+
+        Only for use before the next mutation. Used where the walk is paid for by first_seq moving
+        past the walked slots, so it stays amortised O(1) per sequence.
+        """
+        base, subj = self._base, self._subj
+        i, end, step = seq - base, len(subj), _LIVE_STEP
+        while i < end:
+            hi = min(end, i + step)
+            yield from compress(range(base + i, base + hi), subj[i:hi])
+            i = hi
+            step = min(step << 1, _CHUNK)
 
     def _reset_empty(self, first: int, last: int) -> None:
         """No messages left: drop every slot and index (Go: new msgs map, fss and empty dmap)."""
@@ -352,9 +397,9 @@ class StreamStore:
             self._reset_empty(self._last + 1, self._last)
             return
         subj = self._subj
-        j = self._first - self._base
-        while subj[j] is None:
-            j += 1
+        j = self._first - self._base + 1
+        if subj[j] is None:  # usually the very next slot is live (discard old, expiry)
+            j = next(self._live_from(self._first)) - self._base
         new_first = self._base + j
         d = self._dmap
         if d:
@@ -646,8 +691,8 @@ class StreamStore:
         if self._first > seq:
             return 0
         if seq <= self._last:
-            base, subj = self._base, self._subj
-            live = [s for s in range(self._first, seq) if subj[s - base] is not None]
+            base = self._base
+            live = list(compress(range(self._first, seq), self._subj[self._first - base : seq - base]))
             return self._remove_batch(live)
         purged = self._msgs
         self._reset_empty(seq, seq - 1)
@@ -677,15 +722,7 @@ class StreamStore:
             # Only keep > 0 and seq == 0 reaches here: drop the oldest msgs-keep messages.
             if keep >= self._msgs:
                 return 0
-            want = self._msgs - keep
-            base, subj = self._base, self._subj
-            out: list[int] = []
-            s = self._first
-            while len(out) < want:
-                if subj[s - base] is not None:
-                    out.append(s)
-                s += 1
-            return self._remove_batch(out)
+            return self._remove_batch(list(islice(self._live_from(self._first), self._msgs - keep)))
 
         matches = [st for _, st in self._tree.match(filt)]
         total = sum(len(st.seqs) for st in matches)
@@ -710,7 +747,11 @@ class StreamStore:
         return self._remove_batch(list(ordered))
 
     def update_limits(self, limits: StoreLimits) -> None:
-        """Go ``UpdateConfig``: new limits apply at once (msgs, bytes, then per subject, then age)."""
+        """Go ``UpdateConfig``: new limits apply at once (msgs, bytes, then per subject, then age).
+
+        Messages already past the old max_age go first, as Go's timer would have removed them.
+        """
+        self._tick()
         old_maxp = self._limits.max_msgs_per_subject
         self._limits = replace(limits)
         self._apply_cached_limits()
@@ -742,8 +783,40 @@ class StreamStore:
             return None
         return self._subj[seq - self._base]
 
-    def _scan_budget(self) -> int:
-        return _SCAN_MIN + min(len(self._fss), _SCAN_CAP)
+    def _scan(self, ftoks: list[bytes], start: int, end: int, step: int) -> tuple[int, int]:
+        """Walk live slots from ``start`` to ``end`` (``step`` +1 or -1) for a wildcard match.
+
+        Dead slots are skipped at C speed (``compress``); the walk gives up after a number of live
+        messages comparable to what the subject-tree lookup would cost, or after _SCAN_SLOTS slots.
+        Returns (match or 0, the first sequence not examined).
+        """
+        base, subj = self._base, self._subj
+        budget = _SCAN_MIN + min(len(self._fss), _SCAN_CAP)
+        if abs(end - start) >= _SCAN_SLOTS:
+            end = start + step * (_SCAN_SLOTS - 1)
+        memo: dict[bytes, bool] = {}
+        pos = start
+        while (pos - end) * step <= 0:
+            chunk_end = pos + step * (_CHUNK - 1)
+            if (chunk_end - end) * step > 0:
+                chunk_end = end
+            if step > 0:
+                live = compress(range(pos, chunk_end + 1), subj[pos - base : chunk_end - base + 1])
+            else:
+                live = compress(range(pos, chunk_end - 1, -1), reversed(subj[chunk_end - base : pos - base + 1]))
+            for k in live:
+                sb = subj[k - base]
+                assert sb is not None
+                hit = memo.get(sb)
+                if hit is None:
+                    hit = memo[sb] = _match_tokens(ftoks, sb)
+                if hit:
+                    return k, k + step
+                budget -= 1
+                if budget <= 0:
+                    return 0, k + step
+            pos = chunk_end + step
+        return 0, pos
 
     def load_next(self, filter: bytes, start: int) -> StoredMsg | None:
         """First message with seq >= start matching ``filter`` (``b""``/``b">"`` = any), Go ``LoadNextMsg``."""
@@ -768,22 +841,9 @@ class StreamStore:
         return self._make(found) if found else None
 
     def _next_wildcard(self, filter: bytes, start: int) -> int:
-        ftoks = filter.split(b".")
-        last, base, subj = self._last, self._base, self._subj
-        end = min(last, start + self._scan_budget() - 1)
-        memo: dict[bytes, bool] = {}
-        for s in range(start, end + 1):
-            sb = subj[s - base]
-            if sb is None:
-                continue
-            hit = memo.get(sb)
-            if hit is None:
-                hit = memo[sb] = _match_tokens(ftoks, sb)
-            if hit:
-                return s
-        if end >= last:
-            return 0
-        start = end + 1
+        found, start = self._scan(filter.split(b"."), start, self._last, 1)
+        if found or start > self._last:
+            return found
         best = 0
         for _, st in self._tree.match(filter):
             seqs = st.seqs
@@ -814,22 +874,9 @@ class StreamStore:
         return self._make(found) if found else None
 
     def _prev_wildcard(self, filter: bytes, start: int) -> int:
-        ftoks = filter.split(b".")
-        first, base, subj = self._first, self._base, self._subj
-        end = max(first, start - self._scan_budget() + 1)
-        memo: dict[bytes, bool] = {}
-        for s in range(start, end - 1, -1):
-            sb = subj[s - base]
-            if sb is None:
-                continue
-            hit = memo.get(sb)
-            if hit is None:
-                hit = memo[sb] = _match_tokens(ftoks, sb)
-            if hit:
-                return s
-        if end <= first:
-            return 0
-        start = end - 1
+        found, start = self._scan(filter.split(b"."), start, self._first, -1)
+        if found or start < self._first:
+            return found
         best = 0
         for _, st in self._tree.match(filter):
             seqs = st.seqs
@@ -856,10 +903,9 @@ class StreamStore:
         if is_literal(filter):
             st = self._fss.get(filter)
             return self._make(st.seqs[-1]) if st is not None else None
-        best = 0
-        for _, st in self._tree.match(filter):
-            s = st.seqs[-1]
-            best = max(best, s)
+        # The newest match overall: a short walk back from the end usually finds it before the
+        # subject tree would have to visit every matching subject.
+        best = self._prev_wildcard(filter, self._last)
         return self._make(best) if best else None
 
     def seq_from_time(self, ts_ns: int) -> int:
@@ -885,7 +931,7 @@ class StreamStore:
         seq = hi + 1
         while lo <= hi:
             mid = lo + (hi - lo) // 2
-            cseq = self._next_live(mid) if mid <= last else mid
+            cseq = self._next_live(mid)
             if cseq > hi:
                 hi = mid - 1
                 continue

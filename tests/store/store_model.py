@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
+import pytest
+
 from jsemu.store import (
     Clock,
     MaxBytesExceeded,
@@ -19,9 +21,27 @@ from jsemu.store import (
     StoreLimits,
     StoreState,
     TooManyResults,
+    stream_store,
 )
 from jsemu.store.stream_store import slice_header
 from jsemu.subjects import subject_matches
+
+
+def shrink_thresholds(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Make the store's size thresholds tiny so its large-store code paths run on a few messages."""
+    for name, value in {
+        "_SMALL_MAX": 3,  # per-subject array -> SortedList
+        "_SMALL_MIN": 2,
+        "_TRIM_MIN": 1,  # drop dead slots in front almost at once
+        "_SCAN_MIN": 1,  # wildcard lookups fall back to the subject tree after one message...
+        "_SCAN_CAP": 0,
+        "_SCAN_SLOTS": 3,  # ...or three slots
+        "_CHUNK": 2,
+        "_PROBE": 1,  # next/prev live go to the dmap after one slot
+        "_LIVE_STEP": 1,
+    }.items():
+        assert hasattr(stream_store, name), name
+        monkeypatch.setattr(stream_store, name, value)
 
 
 @dataclass

@@ -9,10 +9,9 @@ from __future__ import annotations
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from store_model import matches
+from store_model import matches, shrink_thresholds
 
 from jsemu.store import ManualClock, StoreLimits, StreamStore
-from jsemu.store import stream_store as ss_mod
 
 SUBJECTS = [b"a.b", b"a.c", b"b.c", b"a", b"a.b.c"]
 FILTERS = [b"", b">", b"a.*", b"*.c", b"a.>", b"*", b"a.b", b"*.*.c", b"zz"]
@@ -29,11 +28,7 @@ ops_st = st.lists(
 @pytest.fixture(params=["default", "tiny"])
 def thresholds(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
     if request.param == "tiny":
-        monkeypatch.setattr(ss_mod, "_SMALL_MAX", 3)
-        monkeypatch.setattr(ss_mod, "_SMALL_MIN", 2)
-        monkeypatch.setattr(ss_mod, "_TRIM_MIN", 1)
-        monkeypatch.setattr(ss_mod, "_SCAN_MIN", 1)
-        monkeypatch.setattr(ss_mod, "_SCAN_CAP", 0)
+        shrink_thresholds(monkeypatch)
     return str(request.param)
 
 

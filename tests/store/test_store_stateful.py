@@ -13,10 +13,9 @@ import pytest
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
-from store_model import ModelStore
+from store_model import ModelStore, shrink_thresholds
 
 from jsemu.store import ManualClock, StoreError, StoreLimits, StreamStore
-from jsemu.store import stream_store as ss_mod
 
 SUBJECTS = [b"a", b"a.b", b"a.c", b"b.c", b"a.b.c", b"b", b"c.d.e", b"a.b.d"]
 FILTERS = [b"", b">", b"a", b"a.*", b"*.c", b"a.>", b"*", b"*.*.c", b"b.c", b"x", b"*.>", b"a.b", b"a.*.*"]
@@ -197,7 +196,7 @@ class StoreMachine(RuleBasedStateMachine):
 
 
 _SETTINGS = settings(
-    max_examples=110,
+    max_examples=200,
     stateful_step_count=50,
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
@@ -218,8 +217,4 @@ TestStoreTinyThresholds.settings = _SETTINGS
 @pytest.fixture(autouse=True)
 def _tiny_thresholds(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
     if request.cls is TestStoreTinyThresholds:
-        monkeypatch.setattr(ss_mod, "_SMALL_MAX", 3)
-        monkeypatch.setattr(ss_mod, "_SMALL_MIN", 2)
-        monkeypatch.setattr(ss_mod, "_TRIM_MIN", 1)
-        monkeypatch.setattr(ss_mod, "_SCAN_MIN", 1)
-        monkeypatch.setattr(ss_mod, "_SCAN_CAP", 0)
+        shrink_thresholds(monkeypatch)

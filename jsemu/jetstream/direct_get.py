@@ -1,0 +1,389 @@
+"""Direct Get (ADR-31): ``$JS.API.DIRECT.GET.<stream>`` and ``...<stream>.<subject>``.
+
+A stream with ``allow_direct`` answers both subjects as a member of queue group ``_sys_``;
+requests are answered inline, the way nats-server answers client requests
+(``processDirectGetRequest``, ``processDirectGetLastBySubjectRequest``,
+``getDirectRequest`` and ``getDirectMulti`` in ``stream.go``). Replies are header-only
+status messages or data messages whose header block is the stored header followed by the
+server's ``Nats-*`` lines.
+
+The request JSON is decoded leniently, like Go's ``json.Unmarshal``. The common shapes
+(``{"seq":5}``, ``{"last_by_subj":"a"}``) go through Python's C JSON parser; anything that
+parser would read differently from Go (case-folded keys, floats, odd strings) takes the
+exact Go decoder.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Any
+
+from ..protocol.gojson import GoJSONError, decode_request, scan_values
+from ..server.sublist import Subscription
+from ..store import StoredMsg, TooManyResults
+from .headers import slice_header
+from .requests import MSG_GET_REQUEST
+from .timefmt import format_ns, go_unix_nano
+
+if TYPE_CHECKING:
+    from .service import JetStream
+    from .stream import Stream
+
+__all__ = ["DirectGetResponder", "decode_direct_request"]
+
+SYS_GROUP = b"_sys_"
+MAX_MULTI_RESULTS = 1024  # maxAllowedResponses
+
+REQUIRED_API_LEVEL = b"NATS/1.0 412 Required Api Level\r\n\r\n"
+EMPTY_REQUEST = b"NATS/1.0 408 Empty Request\r\n\r\n"
+MALFORMED_REQUEST = b"NATS/1.0 408 Malformed Request\r\n\r\n"
+BAD_REQUEST = b"NATS/1.0 408 Bad Request\r\n\r\n"
+NOT_FOUND = b"NATS/1.0 404 Message Not Found\r\n\r\n"
+NO_RESULTS = b"NATS/1.0 404 No Results\r\n\r\n"
+TOO_MANY_RESULTS = b"NATS/1.0 413 Too Many Results\r\n\r\n"
+
+_API_LEVEL_HDR = b"Nats-Required-Api-Level"
+_UINT64_MAX = (1 << 64) - 1
+_INT64_MAX = (1 << 63) - 1
+_HEADER_CACHE_MAX = 4096
+
+# Keys the fast path understands, with the Python type json.loads gives for a valid value.
+_FAST_UINT = frozenset(("seq", "up_to_seq"))
+_FAST_INT = frozenset(("batch", "max_bytes"))
+_FAST_STR = frozenset(("last_by_subj", "next_by_subj"))
+
+
+def _api_level_too_high(hdr: bytes) -> bool:
+    """``errorOnRequiredApiLevel``: the header is not an integer, or above our level."""
+    value = slice_header(_API_LEVEL_HDR, hdr)
+    if not value:
+        return False
+    from ..server.options import API_LEVEL
+
+    text = value.decode("latin-1")
+    body = text[1:] if text[:1] in "+-" else text
+    if not body or not body.isascii() or not body.isdigit():
+        return True
+    return int(text) > API_LEVEL
+
+
+def _fast_decode(data: bytes) -> dict[str, Any] | None:
+    """Decode with the C parser when the result is certainly what Go would decode; None
+    when the request needs the exact decoder."""
+    try:
+        value = json.loads(data)
+    except (ValueError, RecursionError):
+        return None
+    if not isinstance(value, dict):
+        return None
+    for key, item in value.items():
+        if item is None:
+            return None  # null handling differs per field kind; let the Go decoder decide
+        if key in _FAST_UINT:
+            # Go refuses "-0" for an unsigned field; Python reads it as 0.
+            if type(item) is not int or not 0 <= item <= _UINT64_MAX or (item == 0 and b"-" in data):
+                return None
+        elif key in _FAST_INT:
+            if type(item) is not int or not -_INT64_MAX - 1 <= item <= _INT64_MAX:
+                return None
+        elif key in _FAST_STR:
+            if type(item) is not str or not item.isascii():
+                return None
+        elif key == "no_hdr":
+            if type(item) is not bool:
+                return None
+        else:
+            return None  # times, lists, unknown or differently-cased keys
+    return value
+
+
+def decode_direct_request(data: bytes) -> dict[str, Any]:
+    """``json.Unmarshal`` into ``JSApiMsgGetRequest``: one JSON value, unknown keys ignored.
+    Raises GoJSONError on anything Go rejects."""
+    fast = _fast_decode(data)
+    if fast is not None:
+        return fast
+    spans = list(scan_values(data))
+    if len(spans) != 1:
+        raise GoJSONError("unexpected end of JSON input" if not spans else "invalid character after top-level value")
+    return decode_request(data, MSG_GET_REQUEST, strict=False)
+
+
+def _gen_lines(hdr: bytes, lines: bytes) -> bytes:
+    """``genHeader`` applied line by line: the stored block minus its final CRLF, the new
+    lines, then CRLF."""
+    if len(hdr) > 2:
+        return hdr[:-2] + lines + b"\r\n"
+    return b"NATS/1.0\r\n" + lines + b"\r\n"
+
+
+class DirectGetResponder:
+    """The two ``_sys_`` queue subscriptions of one stream and the request handling."""
+
+    def __init__(self, js: JetStream, stream: Stream, answer_as: str | None = None) -> None:
+        self.js = js
+        self.stream = stream
+        name = stream.name.encode()
+        # ``Nats-Stream`` is the answering stream; the subjects use the requested name
+        # (they differ for a mirror answering for its upstream).
+        target = (answer_as or stream.name).encode()
+        self._stream_line = b"Nats-Stream: " + name + b"\r\nNats-Subject: "
+        self._cache: dict[int, bytes] = {}
+        self.subs = [
+            Subscription(_Handler(self._on_payload), b"$JS.API.DIRECT.GET." + target, SYS_GROUP, b"$JS.DG"),
+            Subscription(_Handler(self._on_subject), b"$JS.API.DIRECT.GET." + target + b".>", SYS_GROUP, b"$JS.DGS"),
+        ]
+
+    def subscribe(self) -> None:
+        for sub in self.subs:
+            sub.closed = False
+            self.js.server.sublist.insert(sub)
+
+    def unsubscribe(self) -> None:
+        for sub in self.subs:
+            sub.closed = True
+            self.js.server.sublist.remove(sub)
+
+    # --- replies ----------------------------------------------------------------------
+
+    def _status(self, reply: bytes, block: bytes) -> None:
+        self.js.server.route(None, reply, None, len(block), block)
+
+    def _single_header(self, sm: StoredMsg) -> bytes:
+        """The ``dg`` header of a stored message; built once per sequence and reused."""
+        cached = self._cache.get(sm.seq)
+        if cached is not None:
+            return cached
+        lines = self._base_lines(sm)
+        block = _gen_lines(sm.hdr, lines)
+        cache = self._cache
+        if len(cache) >= _HEADER_CACHE_MAX:
+            cache.clear()
+        cache[sm.seq] = block
+        return block
+
+    def _base_lines(self, sm: StoredMsg) -> bytes:
+        return (
+            self._stream_line
+            + sm.subject
+            + b"\r\nNats-Sequence: "
+            + str(sm.seq).encode()
+            + b"\r\nNats-Time-Stamp: "
+            + format_ns(sm.ts).encode()
+            + b"\r\n"
+        )
+
+    def _send_msg(self, reply: bytes, sm: StoredMsg, block: bytes | None) -> None:
+        if block is None:
+            self.js.server.route(None, reply, None, -1, sm.data)
+        else:
+            self.js.server.route(None, reply, None, len(block), block + sm.data)
+
+    def _batch_header(self, sm: StoredMsg, np: int, lseq: int) -> bytes:
+        lines = self._base_lines(sm) + b"Nats-Num-Pending: %d\r\nNats-Last-Sequence: %d\r\n" % (np, lseq)
+        return _gen_lines(sm.hdr, lines)
+
+    # --- endpoints --------------------------------------------------------------------
+
+    def _on_payload(self, subject: bytes, reply: bytes | None, hdr_len: int, msg: bytes) -> None:
+        if not reply:
+            return
+        hdr, data = (msg[:hdr_len], msg[hdr_len:]) if hdr_len > 0 else (b"", msg)
+        if hdr and _api_level_too_high(hdr):
+            self._status(reply, REQUIRED_API_LEVEL)
+            return
+        if not data:
+            self._status(reply, EMPTY_REQUEST)
+            return
+        try:
+            req = decode_direct_request(data)
+        except GoJSONError:
+            self._status(reply, MALFORMED_REQUEST)
+            return
+        seq = req.get("seq") or 0
+        last_for = req.get("last_by_subj") or ""
+        next_for = req.get("next_by_subj") or ""
+        multi = req.get("multi_last") or []
+        start_time = req.get("start_time")
+        batch = req.get("batch") or 0
+        if seq == 0 and not last_for and not next_for and not multi and start_time is None:
+            self._status(reply, EMPTY_REQUEST)
+            return
+        if (
+            (seq > 0 and last_for)
+            or (seq > 0 and start_time is not None)
+            or (start_time is not None and last_for)
+            or (last_for and next_for)
+            or (last_for and batch > 0)
+            or (last_for and multi)
+            or (next_for and multi)
+            or ((req.get("up_to_seq") or 0) > 0 and req.get("up_to_time") is not None)
+        ):
+            self._status(reply, BAD_REQUEST)
+            return
+        self._serve(req, reply)
+
+    def _on_subject(self, subject: bytes, reply: bytes | None, hdr_len: int, msg: bytes) -> None:
+        if not reply:
+            return
+        hdr, data = (msg[:hdr_len], msg[hdr_len:]) if hdr_len > 0 else (b"", msg)
+        if hdr and _api_level_too_high(hdr):
+            self._status(reply, REQUIRED_API_LEVEL)
+            return
+        req: dict[str, Any] = {}
+        if data:
+            try:
+                req = decode_direct_request(data)
+            except GoJSONError:
+                self._status(reply, MALFORMED_REQUEST)
+                return
+        # The key is everything after the fifth token separator.
+        parts = subject.split(b".", 5)
+        key = parts[5] if len(parts) > 5 else b""
+        if (
+            not key
+            or any(req.get(k) for k in ("last_by_subj", "next_by_subj", "multi_last", "seq", "batch", "up_to_seq"))
+            or req.get("start_time") is not None
+            or req.get("up_to_time") is not None
+        ):
+            self._status(reply, BAD_REQUEST)
+            return
+        sm = self.stream.store.load_last(key)
+        if sm is None:
+            self._status(reply, NOT_FOUND)
+        elif req.get("no_hdr"):
+            self._send_msg(reply, sm, None)
+        else:
+            self._send_msg(reply, sm, self._single_header(sm))
+
+    # --- reads ------------------------------------------------------------------------
+
+    def _max_bytes(self, req: dict[str, Any]) -> int:
+        mb: int = req.get("max_bytes") or 0
+        return mb if mb else self.js.server.options.max_pending
+
+    def _serve(self, req: dict[str, Any], reply: bytes) -> None:
+        """``getDirectRequest``: single and batch reads."""
+        if req.get("multi_last"):
+            self._serve_multi(req, reply)
+            return
+        store = self.stream.store
+        start_time = req.get("start_time")
+        seq: int = store.seq_from_time(go_unix_nano(start_time)) if start_time is not None else req.get("seq") or 0
+        next_for: str = req.get("next_by_subj") or ""
+        filt = next_for.encode()
+        batch: int = req.get("batch") or 0
+        no_hdr = bool(req.get("no_hdr"))
+        is_batch = batch != 0
+        np = valid_through = 0
+        if is_batch:
+            np = store.num_pending(seq, filt)
+            valid_through = store.last_seq
+        else:
+            batch = 1
+        mb = self._max_bytes(req)
+        sent_bytes = lseq = 0
+        for i in range(batch):
+            if seq > 0 and not next_for:
+                sm = store.load(seq) if i == 0 and not is_batch else store.load_next(b">", seq)
+            elif next_for:
+                sm = store.load_next(filt, seq)
+            else:
+                sm = store.load_last((req.get("last_by_subj") or "").encode())
+            if sm is None:
+                if batch > 1 and i > 0:
+                    break
+                self._status(reply, NOT_FOUND)
+                return
+            seq = sm.seq + 1
+            if no_hdr:
+                block = None
+            elif is_batch:
+                if np > 0:
+                    np -= 1
+                block = self._batch_header(sm, np, lseq)
+            else:
+                block = self._single_header(sm)
+            lseq = sm.seq
+            self._send_msg(reply, sm, block)
+            sent_bytes += len(sm.subject) + len(sm.hdr) + len(sm.data)
+            if sent_bytes >= mb:
+                break
+        if is_batch:
+            if store.last_seq > valid_through:
+                np = store.num_pending(seq, filt)
+            self._status(
+                reply, b"NATS/1.0 204 EOB\r\nNats-Num-Pending: %d\r\nNats-Last-Sequence: %d\r\n\r\n" % (np, lseq)
+            )
+
+    def _serve_multi(self, req: dict[str, Any], reply: bytes) -> None:
+        """``getDirectMulti``: the last message of each matching subject, ascending."""
+        store = self.stream.store
+        mb = self._max_bytes(req)
+        up_to: int = req.get("up_to_seq") or 0
+        up_to_time = req.get("up_to_time")
+        if up_to_time is not None:
+            up_to = store.seq_from_time(go_unix_nano(up_to_time))
+            if up_to <= store.first_seq:
+                self._status(reply, NO_RESULTS)
+                return
+            up_to -= 1
+        if up_to == 0:
+            up_to = store.last_seq
+        filters = [f.encode() for f in req["multi_last"]]
+        try:
+            if store.storage == "file" and up_to > store.last_seq:
+                # The file store looks for the block holding ``up_to`` and finds none.
+                seqs = []
+            else:
+                seqs = store.multi_last_seqs(filters, up_to, MAX_MULTI_RESULTS)
+        except TooManyResults:
+            self._status(reply, TOO_MANY_RESULTS)
+            return
+        if not seqs:
+            self._status(reply, NO_RESULTS)
+            return
+        min_seq: int = req.get("seq") or 0
+        batch: int = req.get("batch") or 0
+        np = len(seqs)
+        lseq = sent = sent_bytes = 0
+        for seq in seqs:
+            np -= 1
+            if seq < min_seq:
+                continue
+            sm = store.load(seq)
+            if sm is None:
+                self._status(reply, NOT_FOUND)
+                return
+            self._send_msg(reply, sm, self._batch_header(sm, np, lseq))
+            lseq = seq
+            sent_bytes += len(sm.subject) + len(sm.hdr) + len(sm.data)
+            if sent_bytes >= mb:
+                break
+            sent += 1
+            if batch > 0 and sent >= batch:
+                break
+        self._status(
+            reply,
+            b"NATS/1.0 204 EOB\r\nNats-Num-Pending: %d\r\nNats-Last-Sequence: %d\r\nNats-UpTo-Sequence: %d\r\n\r\n"
+            % (np, lseq, up_to),
+        )
+
+
+class _Handler:
+    """Adapts a request callback to the subscriber interface (never raises into routing)."""
+
+    __slots__ = ("fn",)
+    echo = True
+
+    def __init__(self, fn: Any) -> None:
+        self.fn = fn
+
+    def deliver(self, sub: Subscription, subject: bytes, reply: bytes | None, hdr: int, msg: bytes) -> bool:
+        try:
+            self.fn(subject, reply, hdr, msg)
+        except Exception:
+            import logging
+
+            logging.getLogger("jsemu.jetstream").exception("direct get failed for %r", subject)
+        return True
