@@ -82,9 +82,15 @@ def build_frames(messages: int, subjects: int, size: int, reply: bool) -> list[b
     step = 10_000
     for start in range(0, messages, step):
         if reply:
-            frames = [b"PUB bench.%d _INBOX.b.a %d\r\n%s\r\n" % (i % subjects, size, payload) for i in range(start, min(start + step, messages))]
+            frames = [
+                b"PUB bench.%d _INBOX.b.a %d\r\n%s\r\n" % (i % subjects, size, payload)
+                for i in range(start, min(start + step, messages))
+            ]
         else:
-            frames = [b"PUB bench.%d %d\r\n%s\r\n" % (i % subjects, size, payload) for i in range(start, min(start + step, messages))]
+            frames = [
+                b"PUB bench.%d %d\r\n%s\r\n" % (i % subjects, size, payload)
+                for i in range(start, min(start + step, messages))
+            ]
         chunks.append(b"".join(frames))
     return chunks
 

@@ -84,10 +84,18 @@ def test_config_applied_to_options() -> None:
     from jsemu.config import apply_config
 
     opts = apply_config(
-        parse_config('port: -1\nhttp: "localhost:8222"\nping_interval: "2m"\nping_max: 3\njetstream {\n domain: hub\n}\n'),
+        parse_config(
+            'port: -1\nhttp: "localhost:8222"\nping_interval: "2m"\nping_max: 3\njetstream {\n domain: hub\n}\n'
+        ),
         jsemu.ServerOptions(),
     )
-    assert (opts.port, opts.http_port, opts.ping_interval, opts.max_pings_out, opts.domain) == (0, 8222, 120.0, 3, "hub")
+    assert (opts.port, opts.http_port, opts.ping_interval, opts.max_pings_out, opts.domain) == (
+        0,
+        8222,
+        120.0,
+        3,
+        "hub",
+    )
 
 
 def _spawn(*args: str) -> tuple[subprocess.Popen[str], int, list[str]]:

@@ -77,6 +77,18 @@ class Stream:
         self.last_msg_id = b""
         self._ack_prefix = self._build_ack_prefix()
         self._transform = _transform_for(config)
+        self._plain, self._plain_max = self._plain_path()
+
+    def _plain_path(self) -> tuple[bool, int]:
+        """Whether a header-less message can skip the publish rules (and up to what size)."""
+        cfg = self.config
+        plain = (
+            self._transform is None
+            and not cfg.sealed
+            and not cfg.allow_msg_counter
+            and cfg.retention != "interest"
+        )
+        return plain, cfg.max_msg_size if cfg.max_msg_size >= 0 else 1 << 62
 
     @property
     def name(self) -> str:
@@ -92,6 +104,7 @@ class Stream:
         """Apply an already validated config; limits take effect at once."""
         self.config = config
         self._transform = _transform_for(config)
+        self._plain, self._plain_max = self._plain_path()
         self.store.update_limits(_limits(config))
         self.dedup.set_window(config.duplicate_window)
 
@@ -102,12 +115,24 @@ class Stream:
     def deliver(self, sub: Subscription, subject: bytes, reply: bytes | None, hdr: int, msg: bytes) -> bool:
         """A message on one of the stream's subjects (the publish hot path)."""
         try:
+            if hdr <= 0 and self._plain and len(msg) <= self._plain_max:
+                # No headers and no rule that could refuse the message: store it directly.
+                try:
+                    seq = self.store.append(subject, b"", msg)[0]
+                except StoreError as exc:
+                    ack = self._error_ack(wrap_error("JSStreamStoreFailedF", exc))
+                else:
+                    self.last_msg_id = b""
+                    ack = self._ack_prefix + b"%d}" % seq
+                if reply and not self.config.no_ack:
+                    self.js.send_reply(reply, ack)
+                return True
             if hdr > 0:
-                ack = self._store_and_ack(subject, msg[:hdr], msg[hdr:])
+                answer = self._store_and_ack(subject, msg[:hdr], msg[hdr:])
             else:
-                ack = self._store_and_ack(subject, b"", msg)
-            if reply and ack is not None and not self.config.no_ack:
-                self.js.send_reply(reply, ack)
+                answer = self._store_and_ack(subject, b"", msg)
+            if reply and answer is not None and not self.config.no_ack:
+                self.js.send_reply(reply, answer)
         except Exception:  # a bug here must not cost the publisher its connection
             log.exception("stream %s failed to store a message on %r", self.config.name, subject)
         return True

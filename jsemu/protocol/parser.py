@@ -27,6 +27,8 @@ yielded lazily, an ``HPUB`` after a ``CONNECT`` in the same chunk sees the new v
 
 from __future__ import annotations
 
+import re
+
 from collections.abc import Iterator
 
 from .ops import Connect, Err, HMsg, Info, Ok, Op, Ping, Pong, ProtocolError, Pub, Sub, Unsub
@@ -63,6 +65,9 @@ for _kw in _KEYWORDS:
     _BY_FIRST.setdefault(_kw[0], ())
     _BY_FIRST[_kw[0]] += (_kw,)
 _MAX_KEYWORD = max(len(kw) for kw in _KEYWORDS)
+
+# A complete, plainly spaced "PUB <subject> [reply] <size>\r\n" control line.
+_FAST_PUB = re.compile(rb"PUB ([^ \t\r\n]+) (?:([^ \t\r\n]+) )?(\d{1,9})\r\n").match
 
 _NEED_MORE = b""  # sentinel returned by _keyword when the chunk ends inside a keyword
 
@@ -153,33 +158,19 @@ class Parser:
                 pos = end + 2
                 continue
 
-            if buf.startswith(b"PUB ", pos):
+            m = _FAST_PUB(buf, pos)
+            if m is not None:
                 # Fast path for the common, well-formed, complete PUB; anything unusual
-                # (tabs, extra spaces, CR in the line, a partial payload) takes the
+                # (tabs, extra spaces, a CR in the line, a partial payload) takes the
                 # general path below, which gives the same result.
-                nl = buf.find(b"\r\n", pos + 4)
-                if nl > 0:
-                    arg = buf[pos + 4 : nl]
-                    if (
-                        len(arg) <= mcl
-                        and b"  " not in arg
-                        and arg[:1] != b" "
-                        and arg[-1:] != b" "
-                        and b"\t" not in arg
-                        and b"\n" not in arg
-                        and b"\r" not in arg
-                    ):
-                        parts = arg.split(b" ")
-                        nparts = len(parts)
-                        if nparts == 2 or nparts == 3:
-                            sizeb = parts[-1]
-                            if sizeb.isdigit() and len(sizeb) <= 9:
-                                size = int(sizeb)
-                                end = nl + 2 + size
-                                if size <= self.max_payload and buf[end : end + 2] == b"\r\n":
-                                    yield Pub(parts[0], parts[1] if nparts == 3 else None, -1, buf[nl + 2 : end])
-                                    pos = end + 2
-                                    continue
+                start = m.end()
+                end = start + int(m.group(3))
+                if end + 2 <= n and buf[end] == 13 and buf[end + 1] == 10 and start - pos - 6 <= mcl:
+                    size = end - start
+                    if size <= self.max_payload:
+                        yield Pub(m.group(1), m.group(2), -1, buf[start:end])
+                        pos = end + 2
+                        continue
 
             head = buf[pos : pos + _MAX_KEYWORD].upper()
             kw = _keyword(head)

@@ -91,17 +91,20 @@ class MatchResult:
 
 
 EMPTY_RESULT = MatchResult()
-_CACHE_MAX = 16384
+# Large enough for the distinct subjects of a busy stream (KV keys, per-entity subjects);
+# identical results share one MatchResult, so an entry costs little more than its key.
+_CACHE_MAX = 1 << 18
 
 
 class Sublist:
     """All subscriptions of one account."""
 
-    __slots__ = ("_cache", "_root", "count")
+    __slots__ = ("_cache", "_root", "_shared", "count")
 
     def __init__(self) -> None:
         self._root = _Level()
         self._cache: dict[bytes, MatchResult] = {}
+        self._shared: dict[tuple[tuple[int, ...], tuple[tuple[int, ...], ...]], MatchResult] = {}
         self.count = 0
 
     def insert(self, sub: Subscription) -> bool:
@@ -137,6 +140,7 @@ class Sublist:
             node.qsubs.setdefault(sub.queue, {})[sub] = None
         self.count += 1
         self._cache.clear()
+        self._shared.clear()
         return True
 
     def remove(self, sub: Subscription) -> bool:
@@ -168,6 +172,7 @@ class Sublist:
                 del node.qsubs[sub.queue]
         self.count -= 1
         self._cache.clear()
+        self._shared.clear()
         for level, token, node in reversed(path):
             if not node.is_empty():
                 break
@@ -191,8 +196,12 @@ class Sublist:
         _match_level(self._root, tokens, 0, result, {})
         if not result.psubs and not result.qsubs:
             result = EMPTY_RESULT
+        else:
+            key = (tuple(map(id, result.psubs)), tuple(tuple(map(id, g)) for g in result.qsubs))
+            result = self._shared.setdefault(key, result)
         if len(self._cache) >= _CACHE_MAX:
             self._cache.clear()
+            self._shared.clear()
         self._cache[subject] = result
         return result
 

@@ -552,10 +552,14 @@ class StreamStore:
             data = bytes(data)
         if not subject:
             raise ValueError("a stream message needs a subject")
-        self._tick()
+        if self._max_age:
+            self._tick()
         lim = self._limits
         hlen, dlen = len(hdr), len(data)
-        size = self._size(len(subject), hlen, dlen)
+        if self._file:
+            size = 22 + len(subject) + dlen + 8 + (4 + hlen if hlen else 0)
+        else:
+            size = len(subject) + hlen + dlen + 16
         # stream.go processJetStreamMsg: the file-store record check comes first, then max_msg_size.
         if self._file and size > _FILE_RECORD_MAX:
             raise MsgTooLarge("file_record")
@@ -614,7 +618,7 @@ class StreamStore:
             if maxp and len(st.seqs) > maxp:
                 self._enforce_per_subject(st)
 
-        if not lim.discard_new:
+        if not lim.discard_new and (lim.max_msgs > 0 or lim.max_bytes > 0):
             self._enforce_msg_limit()
             self._enforce_bytes_limit()
         return seq, ts
