@@ -82,12 +82,7 @@ class Stream:
     def _plain_path(self) -> tuple[bool, int]:
         """Whether a header-less message can skip the publish rules (and up to what size)."""
         cfg = self.config
-        plain = (
-            self._transform is None
-            and not cfg.sealed
-            and not cfg.allow_msg_counter
-            and cfg.retention != "interest"
-        )
+        plain = self._transform is None and not cfg.sealed and not cfg.allow_msg_counter and cfg.retention != "interest"
         return plain, cfg.max_msg_size if cfg.max_msg_size >= 0 else 1 << 62
 
     @property
@@ -136,12 +131,6 @@ class Stream:
         except Exception:  # a bug here must not cost the publisher its connection
             log.exception("stream %s failed to store a message on %r", self.config.name, subject)
         return True
-
-    def process_publish(self, subject: bytes, reply: bytes | None, hdr: bytes, payload: bytes) -> None:
-        """Store one message published on a stream subject and answer the publisher."""
-        ack = self._store_and_ack(subject, hdr, payload)
-        if reply and not self.config.no_ack and ack is not None:
-            self.js.send_reply(reply, ack)
 
     def _error_ack(self, err: ApiError) -> bytes:
         body: dict[str, Any] = {"error": err.as_dict(), "stream": self.config.name, "seq": 0}

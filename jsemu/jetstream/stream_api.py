@@ -23,7 +23,7 @@ from .requests import (
     STREAM_PURGE_REQUEST,
 )
 from .stream import MAX_SUBJECT_DETAILS
-from .stream_config import check_stream_config, config_from_request, copy_metadata, set_static_metadata
+from .stream_config import check_stream_config, config_from_request, set_static_metadata
 from .timefmt import format_ns, go_unix_nano
 
 if TYPE_CHECKING:
@@ -355,7 +355,6 @@ def msg_get(js: JetStream, req: ApiRequest) -> dict[str, Any] | bytes:
 
 __all__ = [
     "account_info",
-    "copy_metadata",
     "msg_delete",
     "msg_get",
     "stream_create",

@@ -10,10 +10,9 @@ import calendar
 import re
 import time
 
-__all__ = ["ZERO_TIME", "format_ns", "go_unix_nano", "parse_rfc3339_ns", "zero_time_ns"]
+__all__ = ["ZERO_TIME", "format_ns", "go_unix_nano", "parse_rfc3339_ns"]
 
 ZERO_TIME = "0001-01-01T00:00:00Z"
-_SECONDS_TO_YEAR1 = 62135596800  # seconds from 0001-01-01 to the Unix epoch
 
 
 def format_ns(ns: int) -> str:
@@ -36,9 +35,8 @@ _RFC3339 = re.compile(
 def parse_rfc3339_ns(text: str) -> int:
     """Parse an RFC 3339 time (as Go's ``time.Time.UnmarshalJSON`` accepts) to Unix ns.
 
-    Raises ValueError for anything else. Times before 1970 come out negative; Go's zero
-    time (year 1) maps to the large negative value it really is, so callers can tell it
-    apart from "not set" by comparing with :func:`zero_time_ns`.
+    Raises ValueError for anything else. Times before 1970 come out negative (Go's zero
+    time, year 1, included); see :func:`go_unix_nano` for what the server compares.
     """
     m = _RFC3339.match(text)
     if m is None:
@@ -59,8 +57,3 @@ def go_unix_nano(ns: int) -> int:
     """``time.Time.UnixNano`` wraps outside 1678..2262; requests far in the future or past
     (including Go's zero time) come out as the wrapped int64 the server compares with."""
     return ((ns + (1 << 63)) % (1 << 64)) - (1 << 63)
-
-
-def zero_time_ns() -> int:
-    """Go's zero ``time.Time`` in Unix nanoseconds."""
-    return -_SECONDS_TO_YEAR1 * 1_000_000_000

@@ -28,7 +28,6 @@ yielded lazily, an ``HPUB`` after a ``CONNECT`` in the same chunk sees the new v
 from __future__ import annotations
 
 import re
-
 from collections.abc import Iterator
 
 from .ops import Connect, Err, HMsg, Info, Ok, Op, Ping, Pong, ProtocolError, Pub, Sub, Unsub
