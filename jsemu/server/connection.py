@@ -263,6 +263,8 @@ class ClientConnection(asyncio.Protocol):
         if self.verbose:
             self.send(OK)
         server = self.server
+        if server.domain_api is not None:
+            subject = server.map_domain(subject)
         if not server.route(self, subject, reply, op.hdr, op.msg) and reply and self.no_responders:
             for sub in server.sublist.match(reply).psubs:
                 if sub.client is self:

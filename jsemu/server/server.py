@@ -20,6 +20,8 @@ from .sublist import Sublist, Subscription
 
 __all__ = ["Server", "ThreadedServer"]
 
+_DOMAIN_API_GROUPS = frozenset((b"STREAM", b"CONSUMER", b"DIRECT", b"META", b"SERVER", b"ACCOUNT"))
+
 
 def _nkey_like(prefix: str) -> str:
     """A 56-character base32 id shaped like an nkey public key (``N...`` or ``X...``)."""
@@ -57,8 +59,8 @@ class Server:
         self._info_base: dict[str, Any] = {}
         #: The JetStream service (None when JetStream is off); ``clock`` drives its timestamps.
         self.jetstream: JetStream | None = JetStream(self, clock) if options.jetstream else None
-        # With a JetStream domain, ``$JS.<domain>.API.>`` is mapped onto ``$JS.API.>``.
-        self._domain_api = f"$JS.{options.domain}.API.".encode() if options.jetstream and options.domain else None
+        #: With a JetStream domain, the prefix of subjects mapped onto the local JetStream API.
+        self.domain_api = f"$JS.{options.domain}.API.".encode() if options.jetstream and options.domain else None
 
     # --- lifecycle --------------------------------------------------------------------
 
@@ -171,6 +173,26 @@ class Server:
         return info
 
     # --- routing ----------------------------------------------------------------------
+
+    def map_domain(self, subject: bytes) -> bytes:
+        """nats-server's JetStream domain mappings (``generateJSMappingTable``):
+        ``$JS.<d>.API.INFO`` and ``$JS.<d>.API.<STREAM|CONSUMER|DIRECT|META|SERVER|ACCOUNT>.>``
+        go to ``$JS.API...``; ``$JS.<d>.API.$KV.>`` and ``.$OBJ.>`` to ``$KV.>`` and ``$OBJ.>``.
+        Anything else under the prefix is left alone."""
+        prefix = self.domain_api
+        if prefix is None or not subject.startswith(prefix):
+            return subject
+        rest = subject[len(prefix) :]
+        if rest == b"INFO":
+            return b"$JS.API.INFO"
+        head, dot, tail = rest.partition(b".")
+        if not dot or not tail:
+            return subject
+        if head in _DOMAIN_API_GROUPS:
+            return b"$JS.API." + rest
+        if head in (b"$KV", b"$OBJ"):
+            return rest
+        return subject
 
     def route(self, producer: object, subject: bytes, reply: bytes | None, hdr: int, msg: bytes) -> bool:
         """Deliver one message to every matching subscription and one member per queue
