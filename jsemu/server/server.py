@@ -203,7 +203,11 @@ class Server:
         for sub in result.psubs:
             if no_echo and sub.client is producer:
                 continue
-            if self._deliver(sub, subject, reply, hdr, msg):
+            if not sub.max and not sub.closed:  # the common case of _deliver, inlined
+                sub.nm += 1
+                if sub.client.deliver(sub, subject, reply, hdr, msg):
+                    delivered = True
+            elif self._deliver(sub, subject, reply, hdr, msg):
                 delivered = True
         for group in result.qsubs:
             n = len(group)

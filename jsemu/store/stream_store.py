@@ -232,6 +232,7 @@ class StreamStore:
         "_max_age",
         "_maxp",
         "_msgs",
+        "_now",
         "_storage",
         "_subj",
         "_tree",
@@ -253,6 +254,7 @@ class StreamStore:
         self._storage = storage
         self._file = storage == "file"
         self._clock: Clock = clock if clock is not None else SystemClock()
+        self._now = self._clock.now_ns
         self._limits = replace(limits) if limits is not None else StoreLimits()
         self._maxp = 0
         self._max_age = 0
@@ -587,7 +589,7 @@ class StreamStore:
                     raise MaxBytesExceeded()
 
         seq = self._last + 1
-        ts = self._clock.now_ns()
+        ts = self._now()
         if self._msgs == 0:
             self._first = seq
             if self._subj:
