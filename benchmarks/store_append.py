@@ -1,6 +1,6 @@
 """Memory and append-throughput check for StreamStore (not collected by pytest).
 
-    /work/venv/bin/python tests/store/bench_store.py [--msgs N] [--subjects S] [--shape foo.N|foo.N.bar]
+    python -m benchmarks.store_append [--msgs N] [--subjects S] [--shape foo.N|foo.N.bar]
 
 Reports appends per second and RSS growth (first, in a fresh process), then in a second pass
 the traced Python heap per stored message (tracemalloc; payloads included, each message has its
