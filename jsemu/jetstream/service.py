@@ -77,16 +77,6 @@ class JetStream:
     def start(self) -> None:
         self.server.sublist.insert(self._api_sub)
 
-    def stop(self) -> None:
-        self.server.sublist.remove(self._api_sub)
-        for subs in self._stream_subs.values():
-            for sub in subs:
-                self.server.sublist.remove(sub)
-        self._stream_subs.clear()
-        for responder in self._direct.values():
-            responder.unsubscribe()
-        self._direct.clear()
-
     # --- replies ----------------------------------------------------------------------
 
     def send_reply(self, reply: bytes, payload: bytes, hdr: bytes = b"") -> None:
