@@ -13,8 +13,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..protocol.gojson import GoJSONError
+from ..protocol.headers import api_level_too_high
+from ..server.options import API_LEVEL
 from .errors import ApiError, api_error
-from .headers import slice_header
 from .requests import decode_request
 
 if TYPE_CHECKING:
@@ -32,7 +33,6 @@ __all__ = [
 
 API_PREFIX = "$JS.API."
 _TYPE_PREFIX = "io.nats.jetstream.api.v1."
-_REQUIRED_API_LEVEL = b"Nats-Required-Api-Level"
 
 
 def response_type(suffix: str) -> str:
@@ -60,19 +60,7 @@ class ApiRequest:
 
     def check_api_level(self) -> None:
         """``errorOnRequiredApiLevel``: a header asking for a newer API than ours."""
-        value = slice_header(_REQUIRED_API_LEVEL, self.hdr)
-        if not value:
-            return
-        from ..server.options import API_LEVEL
-
-        try:
-            text = value.decode("ascii")
-            level = int(text, 10)
-            if text.strip() != text or "_" in text:
-                raise ValueError(text)
-        except (UnicodeDecodeError, ValueError):
-            raise api_error("JSRequiredApiLevelErr") from None
-        if level > API_LEVEL:
+        if self.hdr and api_level_too_high(self.hdr, API_LEVEL):
             raise api_error("JSRequiredApiLevelErr")
 
 

@@ -19,9 +19,11 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from ..protocol.gojson import GoJSONError, decode_request, scan_values
+from ..protocol.headers import api_level_too_high
+from ..server.options import API_LEVEL
 from ..server.sublist import Subscription
 from ..store import StoredMsg, TooManyResults
-from .headers import slice_header
+from .internal import InternalSubscriber
 from .requests import MSG_GET_REQUEST
 from .timefmt import format_ns, go_unix_nano
 
@@ -42,7 +44,6 @@ NOT_FOUND = b"NATS/1.0 404 Message Not Found\r\n\r\n"
 NO_RESULTS = b"NATS/1.0 404 No Results\r\n\r\n"
 TOO_MANY_RESULTS = b"NATS/1.0 413 Too Many Results\r\n\r\n"
 
-_API_LEVEL_HDR = b"Nats-Required-Api-Level"
 _UINT64_MAX = (1 << 64) - 1
 _INT64_MAX = (1 << 63) - 1
 _HEADER_CACHE_MAX = 4096
@@ -51,20 +52,6 @@ _HEADER_CACHE_MAX = 4096
 _FAST_UINT = frozenset(("seq", "up_to_seq"))
 _FAST_INT = frozenset(("batch", "max_bytes"))
 _FAST_STR = frozenset(("last_by_subj", "next_by_subj"))
-
-
-def _api_level_too_high(hdr: bytes) -> bool:
-    """``errorOnRequiredApiLevel``: the header is not an integer, or above our level."""
-    value = slice_header(_API_LEVEL_HDR, hdr)
-    if not value:
-        return False
-    from ..server.options import API_LEVEL
-
-    text = value.decode("latin-1")
-    body = text[1:] if text[:1] in "+-" else text
-    if not body or not body.isascii() or not body.isdigit():
-        return True
-    return int(text) > API_LEVEL
 
 
 def _fast_decode(data: bytes) -> dict[str, Any] | None:
@@ -130,8 +117,10 @@ class DirectGetResponder:
         self._stream_line = b"Nats-Stream: " + name + b"\r\nNats-Subject: "
         self._cache: dict[int, bytes] = {}
         self.subs = [
-            Subscription(_Handler(self._on_payload), b"$JS.API.DIRECT.GET." + target, SYS_GROUP, b"$JS.DG"),
-            Subscription(_Handler(self._on_subject), b"$JS.API.DIRECT.GET." + target + b".>", SYS_GROUP, b"$JS.DGS"),
+            Subscription(InternalSubscriber(self._on_payload), b"$JS.API.DIRECT.GET." + target, SYS_GROUP, b"$JS.DG"),
+            Subscription(
+                InternalSubscriber(self._on_subject), b"$JS.API.DIRECT.GET." + target + b".>", SYS_GROUP, b"$JS.DGS"
+            ),
         ]
 
     def subscribe(self) -> None:
@@ -189,7 +178,7 @@ class DirectGetResponder:
         if not reply:
             return
         hdr, data = (msg[:hdr_len], msg[hdr_len:]) if hdr_len > 0 else (b"", msg)
-        if hdr and _api_level_too_high(hdr):
+        if hdr and api_level_too_high(hdr, API_LEVEL):
             self._status(reply, REQUIRED_API_LEVEL)
             return
         if not data:
@@ -227,7 +216,7 @@ class DirectGetResponder:
         if not reply:
             return
         hdr, data = (msg[:hdr_len], msg[hdr_len:]) if hdr_len > 0 else (b"", msg)
-        if hdr and _api_level_too_high(hdr):
+        if hdr and api_level_too_high(hdr, API_LEVEL):
             self._status(reply, REQUIRED_API_LEVEL)
             return
         req: dict[str, Any] = {}
@@ -368,22 +357,3 @@ class DirectGetResponder:
             b"NATS/1.0 204 EOB\r\nNats-Num-Pending: %d\r\nNats-Last-Sequence: %d\r\nNats-UpTo-Sequence: %d\r\n\r\n"
             % (np, lseq, up_to),
         )
-
-
-class _Handler:
-    """Adapts a request callback to the subscriber interface (never raises into routing)."""
-
-    __slots__ = ("fn",)
-    echo = True
-
-    def __init__(self, fn: Any) -> None:
-        self.fn = fn
-
-    def deliver(self, sub: Subscription, subject: bytes, reply: bytes | None, hdr: int, msg: bytes) -> bool:
-        try:
-            self.fn(subject, reply, hdr, msg)
-        except Exception:
-            import logging
-
-            logging.getLogger("jsemu.jetstream").exception("direct get failed for %r", subject)
-        return True

@@ -7,8 +7,6 @@ like any published message.
 
 from __future__ import annotations
 
-import logging
-from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from ..protocol.gojson import dumps
@@ -21,6 +19,7 @@ from . import stream_api as _stream_api  # noqa: F401 - registers the handlers
 from .api import API_PREFIX, ApiRequest, QuietError, find_handler
 from .direct_get import DirectGetResponder
 from .errors import ApiError, api_error
+from .internal import InternalSubscriber
 from .stream import Stream
 from .stream_config import StreamConfig, check_stream_config, copy_metadata
 
@@ -29,29 +28,7 @@ if TYPE_CHECKING:
 
 __all__ = ["JetStream"]
 
-log = logging.getLogger("jsemu.jetstream")
-
-DeliverFn = Callable[[bytes, bytes | None, int, bytes], bool | None]
 _DIRECT_GET = b"$JS.API.DIRECT.GET"
-
-
-class _Internal:
-    """A subscriber inside the server: hands each message to a callback."""
-
-    __slots__ = ("fn",)
-    echo = True
-
-    def __init__(self, fn: DeliverFn) -> None:
-        self.fn = fn
-
-    def deliver(self, sub: Subscription, subject: bytes, reply: bytes | None, hdr: int, msg: bytes) -> bool:
-        """The callback may return False to say the message was not for it (so the
-        publisher can still get no-responders)."""
-        try:
-            return self.fn(subject, reply, hdr, msg) is not False
-        except Exception:  # a bug here must not cost the publisher its connection
-            log.exception("internal handler failed for %r", subject)
-        return True
 
 
 class JetStream:
@@ -68,7 +45,7 @@ class JetStream:
         self._direct: dict[str, DirectGetResponder] = {}
         self.api_total = 0
         self.api_errors = 0
-        self._api_sub = Subscription(_Internal(self._on_api), b"$JS.API.>", None, b"$JS.API")
+        self._api_sub = Subscription(InternalSubscriber(self._on_api), b"$JS.API.>", None, b"$JS.API")
 
     @property
     def server_name(self) -> str:

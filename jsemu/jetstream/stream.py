@@ -11,10 +11,10 @@ import logging
 from typing import TYPE_CHECKING, Any
 
 from ..protocol.gojson import dumps
+from ..protocol.headers import parse_uint_header, remove_header, remove_header_status, slice_header
 from ..store import DedupWindow, StoreError, StoreLimits, StreamStore
 from ..subject_transform import SubjectTransform
 from .errors import ApiError, api_error, wrap_error
-from .headers import parse_uint_header, remove_header, remove_header_status, slice_header
 from .stream_config import StreamConfig, config_json
 from .timefmt import format_ns
 

@@ -30,6 +30,7 @@ from typing import Protocol, cast
 
 from sortedcontainers import SortedList  # type: ignore[import-untyped]
 
+from ..protocol.headers import slice_header
 from .clock import Clock, SystemClock
 from .errors import (
     MaxBytesExceeded,
@@ -173,45 +174,6 @@ def _match_tokens(ftoks: list[bytes], subject: bytes) -> bool:
         if ft != _STAR and ft != stoks[i]:
             return False
     return ns == len(ftoks)
-
-
-def _header_key_index(key: bytes, hdr: bytes) -> int:
-    """Port of Go ``getHeaderKeyIndex`` (client.go), quirks included."""
-    klen, hlen = len(key), len(hdr)
-    offset = 0
-    while True:
-        found = hdr.find(key, offset)
-        if found < 0 or found - offset < 2:
-            return -1
-        index = found
-        if index >= hlen - 1 or hdr[index - 1] != 0x0A or hdr[index - 2] != 0x0D:
-            offset = index + klen
-            continue
-        if index + klen >= hlen:
-            return -1
-        if hdr[index + klen] != 0x3A:
-            offset = index + klen
-            continue
-        return index
-
-
-def slice_header(key: bytes, hdr: bytes) -> bytes | None:
-    """Port of Go ``sliceHeader``: the value of header ``key`` or None (used for Nats-Rollup)."""
-    if not hdr:
-        return None
-    index = _header_key_index(key, hdr)
-    if index == -1:
-        return None
-    index += len(key) + 1
-    hlen = len(hdr)
-    while index < hlen and hdr[index] == 0x20:
-        index += 1
-    start = index
-    while index < hlen:
-        if hdr[index] == 0x0D and index < hlen - 1 and hdr[index + 1] == 0x0A:
-            break
-        index += 1
-    return hdr[start:index]
 
 
 class StreamStore:

@@ -6,7 +6,14 @@ The quirks of ``getHeaderKeyIndex`` are kept on purpose: the server's answers de
 
 from __future__ import annotations
 
-__all__ = ["EMPTY_HDR", "parse_uint_header", "remove_header", "remove_header_status", "slice_header"]
+__all__ = [
+    "EMPTY_HDR",
+    "api_level_too_high",
+    "parse_uint_header",
+    "remove_header",
+    "remove_header_status",
+    "slice_header",
+]
 
 EMPTY_HDR = b"NATS/1.0\r\n\r\n"
 _PREFIX = b"NATS/1.0"
@@ -84,3 +91,18 @@ def remove_header(hdr: bytes, key: bytes) -> bytes:
         hdr = hdr[:start] + hdr[end + 2 :]
         if len(hdr) <= len(EMPTY_HDR):
             return b""
+
+
+_API_LEVEL_HDR = b"Nats-Required-Api-Level"
+
+
+def api_level_too_high(hdr: bytes, level: int) -> bool:
+    """``errorOnRequiredApiLevel``: a ``Nats-Required-Api-Level`` header that is not an
+    integer (``strconv.Atoi``: optional sign, ASCII digits), or asks for more than ``level``."""
+    value = slice_header(_API_LEVEL_HDR, hdr)
+    if not value:
+        return False
+    body = value[1:] if value[:1] in (b"+", b"-") else value
+    if not body or not all(0x30 <= b <= 0x39 for b in body):
+        return True
+    return int(value) > level

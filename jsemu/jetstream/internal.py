@@ -1,0 +1,37 @@
+"""Subscribers inside the server (API dispatch, Direct Get responders)."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+
+from ..server.sublist import Subscription
+
+__all__ = ["DeliverFn", "InternalSubscriber"]
+
+log = logging.getLogger("jsemu.jetstream")
+
+#: (subject, reply, header length or -1, message); may return False for "not mine".
+DeliverFn = Callable[[bytes, bytes | None, int, bytes], bool | None]
+
+
+class InternalSubscriber:
+    """Hands each message to a callback, like a client connection receives it.
+
+    The callback may return False to say the message was not for it, so the publisher can
+    still get no-responders. An exception is logged and swallowed: a bug in a handler must
+    not cost the publisher its connection (the test suite fails on any such log record).
+    """
+
+    __slots__ = ("fn",)
+    echo = True
+
+    def __init__(self, fn: DeliverFn) -> None:
+        self.fn = fn
+
+    def deliver(self, sub: Subscription, subject: bytes, reply: bytes | None, hdr: int, msg: bytes) -> bool:
+        try:
+            return self.fn(subject, reply, hdr, msg) is not False
+        except Exception:
+            log.exception("internal handler failed for %r", subject)
+        return True
