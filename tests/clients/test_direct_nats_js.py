@@ -19,7 +19,6 @@ stream name, for each storage; the two objects must be equal. The Node setup (``
 
 from __future__ import annotations
 
-import asyncio
 import json
 import uuid
 from collections.abc import Iterator
@@ -41,30 +40,8 @@ STORAGES = pytest.mark.parametrize("storage", ["file", "memory"])
 
 
 async def run_direct_check(node: str, url: str, stream: str, storage: str) -> dict[str, Any]:
-    """Run ``direct_check.mjs`` against ``url``; its JSON result, or a test failure with its stderr."""
-    proc = await asyncio.create_subprocess_exec(
-        node,
-        str(SCRIPT),
-        url,
-        stream,
-        storage,
-        cwd=JS_DIR,
-        stdin=asyncio.subprocess.DEVNULL,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
-    )
-    try:
-        out, err = await asyncio.wait_for(proc.communicate(), RUN_TIMEOUT)
-    except TimeoutError:
-        proc.kill()
-        await proc.wait()
-        pytest.fail(f"direct_check.mjs against {url} did not finish in {RUN_TIMEOUT} s", pytrace=False)
-    if proc.returncode != 0:
-        pytest.fail(
-            f"direct_check.mjs against {url} exited {proc.returncode}:\n{err.decode(errors='replace')}", pytrace=False
-        )
-    result: dict[str, Any] = json.loads(out)
-    return result
+    """Run ``direct_check.mjs`` against ``url``."""
+    return await kv_nats_js.run_script(node, SCRIPT.name, url, stream, storage)
 
 
 #: storage -> (stream, result) of the run against the real server, shared by both tests of a storage.

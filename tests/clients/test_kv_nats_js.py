@@ -86,14 +86,14 @@ def node() -> str:
     return exe
 
 
-async def run_check(node: str, url: str, bucket: str, mode: str) -> dict[str, Any]:
-    """Run ``kv_check.mjs`` against ``url``; its JSON result, or a test failure with its stderr."""
+async def run_script(node: str, script: str, url: str, *args: str) -> dict[str, Any]:
+    """Run a check script of ``tests/clients/js`` against ``url``; its JSON result, or a
+    test failure with its stderr."""
     proc = await asyncio.create_subprocess_exec(
         node,
-        str(SCRIPT),
+        str(JS_DIR / script),
         url,
-        bucket,
-        mode,
+        *args,
         cwd=JS_DIR,
         stdin=asyncio.subprocess.DEVNULL,
         stdout=asyncio.subprocess.PIPE,
@@ -104,13 +104,16 @@ async def run_check(node: str, url: str, bucket: str, mode: str) -> dict[str, An
     except TimeoutError:
         proc.kill()
         await proc.wait()
-        pytest.fail(f"kv_check.mjs against {url} did not finish in {RUN_TIMEOUT} s", pytrace=False)
+        pytest.fail(f"{script} against {url} did not finish in {RUN_TIMEOUT} s", pytrace=False)
     if proc.returncode != 0:
-        pytest.fail(
-            f"kv_check.mjs against {url} exited {proc.returncode}:\n{err.decode(errors='replace')}", pytrace=False
-        )
+        pytest.fail(f"{script} against {url} exited {proc.returncode}:\n{err.decode(errors='replace')}", pytrace=False)
     result: dict[str, Any] = json.loads(out)
     return result
+
+
+async def run_check(node: str, url: str, bucket: str, mode: str) -> dict[str, Any]:
+    """Run ``kv_check.mjs`` against ``url``."""
+    return await run_script(node, SCRIPT.name, url, bucket, mode)
 
 
 #: mode -> (bucket, result) of the run against the real server, shared by both tests of a mode.
