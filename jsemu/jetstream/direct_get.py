@@ -22,7 +22,7 @@ from ..protocol.gojson import GoJSONError, decode_request, scan_values
 from ..protocol.headers import api_level_too_high
 from ..server.options import API_LEVEL
 from ..server.sublist import Subscription
-from ..store import StoredMsg, TooManyResults
+from ..store import StoredMsg, StreamStore, TooManyResults
 from .internal import InternalSubscriber
 from .requests import MSG_GET_REQUEST
 from .timefmt import format_ns, go_unix_nano
@@ -105,21 +105,43 @@ def _gen_lines(hdr: bytes, lines: bytes) -> bytes:
 
 
 class DirectGetResponder:
-    """The two ``_sys_`` queue subscriptions of one stream and the request handling."""
+    """The two ``_sys_`` queue subscriptions of one stream peer and the request handling.
 
-    def __init__(self, js: JetStream, stream: Stream, answer_as: str | None = None) -> None:
+    ``store`` is the store this member reads: the stream's own for an R1 stream, a
+    peer's copy for a replica. ``answer_as`` is the stream whose subjects it answers:
+    the upstream's name for a mirror with ``mirror_direct``.
+    """
+
+    def __init__(
+        self,
+        js: JetStream,
+        stream: Stream,
+        store: StreamStore,
+        peer: str,
+        answer_as: str | None = None,
+    ) -> None:
         self.js = js
         self.stream = stream
+        self.store = store
+        self.peer = peer
         name = stream.name.encode()
-        # ``Nats-Stream`` is the answering stream; the subjects use the requested name
-        # (they differ for a mirror answering for its upstream).
-        target = (answer_as or stream.name).encode()
+        #: The stream whose Direct Get subjects this member answers.
+        self.answers_for = answer_as or stream.name
+        target = self.answers_for.encode()
+        #: Which member this is, for the answers log and responder policies.
+        self.label = f"{stream.name}/{peer}"
+        self._answers = js.answers
         self._stream_line = b"Nats-Stream: " + name + b"\r\nNats-Subject: "
         self._cache: dict[int, bytes] = {}
         self.subs = [
-            Subscription(InternalSubscriber(self._on_payload), b"$JS.API.DIRECT.GET." + target, SYS_GROUP, b"$JS.DG"),
             Subscription(
-                InternalSubscriber(self._on_subject), b"$JS.API.DIRECT.GET." + target + b".>", SYS_GROUP, b"$JS.DGS"
+                InternalSubscriber(self._on_payload, self), b"$JS.API.DIRECT.GET." + target, SYS_GROUP, b"$JS.DG"
+            ),
+            Subscription(
+                InternalSubscriber(self._on_subject, self),
+                b"$JS.API.DIRECT.GET." + target + b".>",
+                SYS_GROUP,
+                b"$JS.DGS",
             ),
         ]
 
@@ -177,6 +199,7 @@ class DirectGetResponder:
     def _on_payload(self, subject: bytes, reply: bytes | None, hdr_len: int, msg: bytes) -> None:
         if not reply:
             return
+        self._answers.append((subject, self))
         hdr, data = (msg[:hdr_len], msg[hdr_len:]) if hdr_len > 0 else (b"", msg)
         if hdr and api_level_too_high(hdr, API_LEVEL):
             self._status(reply, REQUIRED_API_LEVEL)
@@ -215,6 +238,7 @@ class DirectGetResponder:
     def _on_subject(self, subject: bytes, reply: bytes | None, hdr_len: int, msg: bytes) -> None:
         if not reply:
             return
+        self._answers.append((subject, self))
         hdr, data = (msg[:hdr_len], msg[hdr_len:]) if hdr_len > 0 else (b"", msg)
         if hdr and api_level_too_high(hdr, API_LEVEL):
             self._status(reply, REQUIRED_API_LEVEL)
@@ -237,7 +261,7 @@ class DirectGetResponder:
         ):
             self._status(reply, BAD_REQUEST)
             return
-        sm = self.stream.store.load_last(key)
+        sm = self.store.load_last(key)
         if sm is None:
             self._status(reply, NOT_FOUND)
         elif req.get("no_hdr"):
@@ -256,7 +280,7 @@ class DirectGetResponder:
         if req.get("multi_last"):
             self._serve_multi(req, reply)
             return
-        store = self.stream.store
+        store = self.store
         start_time = req.get("start_time")
         seq: int = store.seq_from_time(go_unix_nano(start_time)) if start_time is not None else req.get("seq") or 0
         next_for: str = req.get("next_by_subj") or ""
@@ -307,7 +331,7 @@ class DirectGetResponder:
 
     def _serve_multi(self, req: dict[str, Any], reply: bytes) -> None:
         """``getDirectMulti``: the last message of each matching subject, ascending."""
-        store = self.stream.store
+        store = self.store
         mb = self._max_bytes(req)
         up_to: int = req.get("up_to_seq") or 0
         up_to_time = req.get("up_to_time")

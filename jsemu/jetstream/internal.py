@@ -23,11 +23,13 @@ class InternalSubscriber:
     not cost the publisher its connection (the test suite fails on any such log record).
     """
 
-    __slots__ = ("fn",)
+    __slots__ = ("fn", "owner")
     echo = True
 
-    def __init__(self, fn: DeliverFn) -> None:
+    def __init__(self, fn: DeliverFn, owner: object = None) -> None:
         self.fn = fn
+        #: What the subscription serves (a Direct Get responder), for queue policies.
+        self.owner = owner
 
     def deliver(self, sub: Subscription, subject: bytes, reply: bytes | None, hdr: int, msg: bytes) -> bool:
         try:

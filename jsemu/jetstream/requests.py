@@ -69,6 +69,8 @@ COMPRESSION = GoEnum("server.StoreCompression", _compression)
 PERSIST_MODE = GoEnum("server.PersistModeType", _exact_enum("default", "async", extra={'""': "default"}))
 
 _TRANSFORM = GoStruct("SubjectTransformConfig", {"src": T_STRING, "dest": T_STRING})
+_PLACEMENT = GoStruct("Placement", {"cluster": T_STRING, "tags": GoSlice(T_STRING), "preferred": T_STRING})
+
 _SOURCE = GoStruct(
     "StreamSource",
     {
@@ -100,9 +102,7 @@ STREAM_CONFIG_REQUEST = GoStruct(
         "num_replicas": T_INT,
         "no_ack": T_BOOL,
         "duplicate_window": T_DURATION,
-        "placement": GoPointer(
-            GoStruct("Placement", {"cluster": T_STRING, "tags": GoSlice(T_STRING), "preferred": T_STRING})
-        ),
+        "placement": GoPointer(_PLACEMENT),
         "mirror": GoPointer(_SOURCE),
         "sources": GoSlice(GoPointer(_SOURCE)),
         "compression": COMPRESSION,
@@ -153,3 +153,5 @@ MSG_GET_REQUEST = GoStruct(
         "no_hdr": T_BOOL,
     },
 )
+
+STEPDOWN_REQUEST = GoStruct("JSApiLeaderStepdownRequest", {"placement": GoPointer(_PLACEMENT)})

@@ -7,12 +7,14 @@ like any published message.
 
 from __future__ import annotations
 
+import hashlib
+from collections import deque
 from typing import TYPE_CHECKING
 
 from ..protocol.gojson import dumps
 from ..server.options import API_LEVEL
 from ..server.sublist import Subscription
-from ..store import Clock, SystemClock
+from ..store import Clock, ControlledClock
 from ..subject_transform import SubjectTransform, TransformError
 from ..subjects import subjects_collide
 from . import stream_api as _stream_api  # noqa: F401 - registers the handlers
@@ -20,6 +22,8 @@ from .api import API_PREFIX, ApiRequest, QuietError, find_handler
 from .direct_get import DirectGetResponder
 from .errors import ApiError, api_error
 from .internal import InternalSubscriber
+from .mirror import MirrorLink
+from .replicas import Peer
 from .stream import Stream
 from .stream_config import StreamConfig, check_stream_config, copy_metadata
 
@@ -29,6 +33,15 @@ if TYPE_CHECKING:
 __all__ = ["JetStream"]
 
 _DIRECT_GET = b"$JS.API.DIRECT.GET"
+#: How many Direct Get answers the log keeps (who answered which request).
+ANSWER_LOG_SIZE = 100_000
+_HASH_DIGITS = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+
+
+def peer_hash(name: str) -> str:
+    """``getHash``: the 8-character peer id nats-server derives from a server name."""
+    digest = hashlib.sha256(name.encode()).digest()
+    return "".join(_HASH_DIGITS[b % 62] for b in digest[:8])
 
 
 class JetStream:
@@ -38,11 +51,21 @@ class JetStream:
 
     def __init__(self, server: Server, clock: Clock | None = None) -> None:
         self.server = server
-        self.clock: Clock = clock or SystemClock()
+        self.clock: Clock = clock or ControlledClock()
         self.domain = server.options.domain or ""
         self.streams: dict[str, Stream] = {}
         self._stream_subs: dict[str, list[Subscription]] = {}
-        self._direct: dict[str, DirectGetResponder] = {}
+        #: Mirrors whose upstream does not exist (yet), by upstream name.
+        self._orphans: dict[str, list[MirrorLink]] = {}
+        #: (request subject, responder) for each Direct Get request answered, newest last.
+        self.answers: deque[tuple[bytes, DirectGetResponder]] = deque(maxlen=ANSWER_LOG_SIZE)
+        options = server.options
+        self.clustered = options.cluster_size > 1
+        self.cluster_name = (options.cluster_name or "jsemu") if self.clustered else ""
+        #: The simulated cluster's servers; a standalone server is its only peer.
+        self.peer_names = (
+            [f"n{i}" for i in range(1, options.cluster_size + 1)] if self.clustered else [server.server_name]
+        )
         self.api_total = 0
         self.api_errors = 0
         self._api_sub = Subscription(InternalSubscriber(self._on_api), b"$JS.API.>", None, b"$JS.API")
@@ -96,6 +119,18 @@ class JetStream:
 
     # --- streams ----------------------------------------------------------------------
 
+    def peer_hash(self, name: str) -> str:
+        return peer_hash(name)
+
+    def alternates(self, stream: Stream) -> list[dict[str, str]]:
+        """``streamAlternates``: the stream and the mirrors that answer its Direct Gets."""
+        out = [{"name": stream.name, "cluster": self.cluster_name}]
+        for other in self.streams.values():
+            link = other.mirror_link
+            if link is not None and link.upstream is stream and other.config.mirror_direct:
+                out.append({"name": other.name, "cluster": self.cluster_name})
+        return out
+
     def lookup_config(self, name: str) -> StreamConfig | None:
         stream = self.streams.get(name)
         return stream.config if stream is not None else None
@@ -107,11 +142,11 @@ class JetStream:
             s for s in self.streams.values() if any(subjects_collide(subject, subj) for subj in s.config.subjects or [])
         ]
 
-    def add_stream(self, config: StreamConfig, pedantic: bool = False) -> Stream:
-        """``addStreamWithAssignment`` for a standalone server."""
+    def add_stream(self, config: StreamConfig, pedantic: bool = False, start_mirror: bool = True) -> Stream:
+        """``addStreamWithAssignment``; a mirror starts copying at once unless ``start_mirror``
+        is False (then :meth:`start_mirror` does it)."""
         cfg = check_stream_config(config, self.lookup_config, pedantic)
-        if cfg.num_replicas > 1:
-            raise api_error("JSStreamReplicasNotSupportedErr")
+        self._check_replicas(cfg)
         existing = self.streams.get(cfg.name)
         if existing is not None:
             copy_metadata(cfg, existing.config)
@@ -122,19 +157,53 @@ class JetStream:
             if any(subjects_collide(a, b) for a in cfg.subjects or [] for b in other.config.subjects or []):
                 raise api_error("JSStreamSubjectOverlapErr")
         _check_transform(cfg)
-        stream = Stream(self, cfg, self.clock.now_ns())
+        stream = Stream(self, cfg, self.clock.now_ns(), self.peer_names[: cfg.num_replicas])
+        stream.raft_group = self._raft_group(cfg)
         self.streams[cfg.name] = stream
         self._subscribe(stream)
-        self._sync_direct(stream)
+        self.sync_responders(stream)
+        if cfg.mirror is not None:
+            stream.mirror_link = MirrorLink(self, stream)
+            if start_mirror:
+                self.start_mirror(stream)
+        for link in self._orphans.pop(cfg.name, []):
+            link.attach(stream)
         return stream
+
+    def start_mirror(self, stream: Stream) -> None:
+        """Create the mirror's consumer on its upstream, or wait for the upstream to exist."""
+        link = stream.mirror_link
+        if link is None or link.upstream is not None or self.streams.get(stream.name) is not stream:
+            return
+        upstream = (
+            self.streams.get(link.upstream_name) if (stream.config.mirror or {}).get("external") is None else None
+        )
+        if upstream is not None:
+            link.attach(upstream)
+        else:
+            waiting = self._orphans.setdefault(link.upstream_name, [])
+            if link not in waiting:
+                waiting.append(link)
+
+    def _check_replicas(self, cfg: StreamConfig) -> None:
+        if cfg.num_replicas > 1 and not self.clustered:
+            raise api_error("JSStreamReplicasNotSupportedErr")
+        if cfg.num_replicas > len(self.peer_names):
+            raise api_error("JSClusterNoPeersErrF", err="no suitable peers for placement")
+
+    def _raft_group(self, cfg: StreamConfig) -> str:
+        """``groupNameForStream``: S-R<n><storage>-<random>; only R>1 streams show it."""
+        suffix = "".join(self.server.rng.choice(_HASH_DIGITS) for _ in range(8))
+        return f"S-R{cfg.num_replicas}{'M' if cfg.storage == 'memory' else 'F'}-{suffix}"
 
     def update_stream(self, stream: Stream, cfg: StreamConfig, pedantic: bool = False) -> None:
         """``configUpdateCheck`` then apply; ``cfg`` already passed ``check_stream_config``."""
         old = stream.config
         if cfg.name != old.name:
             raise _invalid("stream configuration name must match original")
-        if cfg.num_replicas > 1:
-            raise api_error("JSStreamReplicasNotSupportedErr")
+        self._check_replicas(cfg)
+        if cfg.num_replicas != old.num_replicas:
+            raise _invalid("jsemu can not change the replica count of a stream")
         if cfg.storage != old.storage:
             raise _invalid("stream configuration update can not change storage type")
         if cfg.retention != old.retention and "workqueue" in (old.retention, cfg.retention):
@@ -174,25 +243,57 @@ class JetStream:
         if cfg.subjects != old.subjects:
             self._unsubscribe(stream)
             self._subscribe(stream)
-        self._sync_direct(stream)
+        link = stream.mirror_link
+        if link is not None and cfg.mirror_direct and not old.mirror_direct and link.upstream is not None:
+            link.joined = True  # an update that turns mirror_direct on joins at once
+        self.sync_responders(stream)
 
     def delete_stream(self, stream: Stream) -> None:
         self._unsubscribe(stream)
-        responder = self._direct.pop(stream.name, None)
-        if responder is not None:
-            responder.unsubscribe()
+        for peer in stream.replicas.peers:
+            _leave(peer)
+        for link in list(stream.watchers):
+            link.detach()
+            self._orphans.setdefault(stream.name, []).append(link)
+        own = stream.mirror_link
+        if own is not None:
+            own.detach()
+            orphans = self._orphans.get(own.upstream_name, [])
+            if own in orphans:
+                orphans.remove(own)
         self.streams.pop(stream.name, None)
 
-    def _sync_direct(self, stream: Stream) -> None:
-        """Join or leave the Direct Get queue group as ``allow_direct`` says, at once."""
-        responder = self._direct.get(stream.name)
-        if stream.config.allow_direct and responder is None:
-            responder = DirectGetResponder(self, stream)
-            responder.subscribe()
-            self._direct[stream.name] = responder
-        elif not stream.config.allow_direct and responder is not None:
-            responder.unsubscribe()
-            del self._direct[stream.name]
+    def sync_responders(self, stream: Stream) -> None:
+        """Make the stream's Direct Get members match its state, at once: each online peer
+        answers for the stream while ``allow_direct`` is on, and for the upstream while it
+        is a mirror with ``mirror_direct`` that has joined. A stream without any online peer
+        has no leader and so takes no publishes either."""
+        cfg = stream.config
+        link = stream.mirror_link
+        upstream = link.upstream_name if link is not None and link.joined and cfg.mirror_direct else None
+        for peer in stream.replicas.peers:
+            want_own = cfg.allow_direct and not peer.offline
+            want_up = upstream is not None and not peer.offline
+            own = next((r for r in peer.responders if r.answers_for == stream.name), None)
+            up = next((r for r in peer.responders if r.answers_for != stream.name), None)
+            if want_own and own is None:
+                self._join(peer, DirectGetResponder(self, stream, peer.store, peer.name))
+            elif not want_own and own is not None:
+                _leave(peer, own)
+            if want_up and up is None:
+                assert upstream is not None
+                self._join(peer, DirectGetResponder(self, stream, peer.store, peer.name, answer_as=upstream))
+            elif not want_up and up is not None:
+                _leave(peer, up)
+        leaderless = stream.replicas.leaderless
+        if leaderless and self._stream_subs.get(stream.name):
+            self._unsubscribe(stream)
+        elif not leaderless and stream.name not in self._stream_subs and self.streams.get(stream.name) is stream:
+            self._subscribe(stream)
+
+    def _join(self, peer: Peer, responder: DirectGetResponder) -> None:
+        responder.subscribe()
+        peer.responders.append(responder)
 
     def _subscribe(self, stream: Stream) -> None:
         subs = []
@@ -207,6 +308,13 @@ class JetStream:
         for sub in self._stream_subs.pop(stream.name, []):
             sub.closed = True
             self.server.sublist.remove(sub)
+
+
+def _leave(peer: Peer, responder: DirectGetResponder | None = None) -> None:
+    """Take one (or every) Direct Get member of ``peer`` out of its queue group."""
+    for member in [responder] if responder is not None else list(peer.responders):
+        member.unsubscribe()
+        peer.responders.remove(member)
 
 
 def _check_transform(cfg: StreamConfig) -> None:

@@ -15,11 +15,13 @@ from ..protocol.headers import parse_uint_header, remove_header, remove_header_s
 from ..store import DedupWindow, StoreError, StoreLimits, StreamStore
 from ..subject_transform import SubjectTransform
 from .errors import ApiError, api_error, wrap_error
+from .replicas import Peer, ReplicaSet, ReplicatedStore
 from .stream_config import StreamConfig, config_json
 from .timefmt import format_ns
 
 if TYPE_CHECKING:
     from ..server.sublist import Subscription
+    from .mirror import MirrorLink
     from .service import JetStream
 
 __all__ = ["Stream"]
@@ -64,15 +66,31 @@ def _transform_for(cfg: StreamConfig) -> SubjectTransform | None:
 
 
 class Stream:
-    """A stream of one account: config, store, dedup window and last message id."""
+    """A stream of one account: config, store, dedup window and last message id.
 
-    def __init__(self, js: JetStream, config: StreamConfig, created_ns: int) -> None:
+    ``store`` is the leader peer's store; ``replicas`` holds every peer (one for R1).
+    """
+
+    def __init__(self, js: JetStream, config: StreamConfig, created_ns: int, peer_names: list[str]) -> None:
         self.js = js
         self.config = config
         self.created_ns = created_ns
-        self.store = StreamStore(
-            _limits(config), js.clock, storage=config.storage or "file", first_seq=config.first_seq
-        )
+        store_class = StreamStore if len(peer_names) == 1 else ReplicatedStore
+        peers = [
+            Peer(
+                name,
+                store_class(_limits(config), js.clock, storage=config.storage or "file", first_seq=config.first_seq),
+                created_ns,
+            )
+            for name in peer_names
+        ]
+        self.replicas = ReplicaSet(self, peers)
+        self.raft_group = ""
+        self.store: StreamStore = peers[0].store
+        #: Mirrors copying from this stream, woken after each stored message.
+        self.watchers: list[MirrorLink] = []
+        #: This stream's own consumer of its upstream, when it is a mirror.
+        self.mirror_link: MirrorLink | None = None
         self.dedup = DedupWindow(config.duplicate_window, js.clock)
         self.last_msg_id = b""
         self._ack_prefix = self._build_ack_prefix()
@@ -119,6 +137,8 @@ class Stream:
                 else:
                     self.last_msg_id = b""
                     ack = self._ack_prefix + b"%d}" % seq
+                    if self.watchers:
+                        self.wake_watchers()
                 if reply and not self.config.no_ack:
                     self.js.send_reply(reply, ack)
                 return True
@@ -205,7 +225,14 @@ class Stream:
             store.purge_ex(subject, 0, 1)
         elif rollup_all:
             store.purge_ex(None, 0, 1)
+        if self.watchers:
+            self.wake_watchers()
         return self._ack_prefix + str(seq).encode() + b"}"
+
+    def wake_watchers(self) -> None:
+        """Let the mirrors of this stream copy what is new."""
+        for link in list(self.watchers):
+            link.pump()
 
     def _check_headers(self, subject: bytes, hdr: bytes) -> ApiError | None:
         """The header rules that come before dedup, in the server's order."""
@@ -285,7 +312,47 @@ class Stream:
         }
         if domain and self.js.domain:
             out["domain"] = self.js.domain
-        if cluster:
-            out["cluster"] = {"leader": self.js.server_name}
+        if cluster or self.js.clustered:
+            out["cluster"] = self.cluster_json()
+        if self.mirror_link is not None:
+            out["mirror"] = self.mirror_link.info_json()
+        if cluster and self.js.clustered and self.config.allow_direct:
+            alternates = self.js.alternates(self)
+            if alternates:
+                out["alternates"] = alternates
         out["ts"] = format_ns(self.js.clock.now_ns())
+        return out
+
+    def cluster_json(self) -> dict[str, Any]:
+        """``ClusterInfo``: the leader alone standalone or for R1; the followers for R>1."""
+        js = self.js
+        replicas = self.replicas
+        if not js.clustered:
+            return {"leader": js.server_name}
+        out: dict[str, Any] = {"name": js.cluster_name}
+        if len(replicas.peers) == 1:
+            if not replicas.leaderless:
+                out["leader"] = replicas.leader.name
+            return out
+        out["raft_group"] = self.raft_group
+        if not replicas.leaderless:
+            out["leader"] = replicas.leader.name
+            out["leader_since"] = format_ns(replicas.leader_since_ns)
+        out["system_account"] = True
+        out["traffic_account"] = "$SYS"
+        now = js.clock.now_ns()
+        followers = []
+        for peer in sorted(replicas.peers, key=lambda p: p.name):
+            if peer is replicas.leader and not replicas.leaderless:
+                continue
+            lag = replicas.lag(peer)
+            info: dict[str, Any] = {"name": peer.name, "current": lag == 0}
+            if peer.offline:
+                info["offline"] = True
+            info["active"] = replicas.active_ns(peer, now)
+            if lag:
+                info["lag"] = lag
+            info["peer"] = js.peer_hash(peer.name)
+            followers.append(info)
+        out["replicas"] = followers
         return out

@@ -16,6 +16,7 @@ from .errors import ApiError, api_error, wrap_error
 from .requests import (
     MSG_DELETE_REQUEST,
     MSG_GET_REQUEST,
+    STEPDOWN_REQUEST,
     STREAM_CONFIG_REQUEST,
     STREAM_INFO_REQUEST,
     STREAM_LIST_REQUEST,
@@ -98,12 +99,15 @@ def stream_create(js: JetStream, req: ApiRequest) -> dict[str, Any]:
             raise api_error("JSStreamInvalidConfigF", err="stream configuration for create can not be sealed")
         if cfg.mirror_direct and cfg.mirror is None:
             raise api_error("JSStreamInvalidConfigF", err="stream has no mirror but does have mirror direct")
-        stream = js.add_stream(cfg, pedantic)
+        stream = js.add_stream(cfg, pedantic, start_mirror=False)
     except ApiError as err:
         return error_response(kind, err)
     out: dict[str, Any] = {"type": response_type(kind)}
+    # The reply shows the stream before a mirror's consumer has made contact, as the
+    # server's does (its mirror starts asynchronously after the reply).
     out.update(stream.info_json(domain=False, cluster=False))
     out["did_create"] = True
+    js.start_mirror(stream)
     return out
 
 
@@ -365,3 +369,41 @@ __all__ = [
     "stream_purge",
     "stream_update",
 ]
+
+
+# --- leader step-down (simulated cluster) -------------------------------------------------
+
+
+@api("STREAM.LEADER.STEPDOWN.*")
+def stream_leader_stepdown(js: JetStream, req: ApiRequest) -> dict[str, Any]:
+    """``jsStreamLeaderStepDownRequest``: needs a cluster; an R1 stream keeps its leader."""
+    kind = "stream_leader_stepdown_response"
+    try:
+        if not js.clustered:
+            raise api_error("JSClusterRequiredErr")
+        stream = js.streams.get(req.token(6))
+        if stream is None:
+            raise api_error("JSStreamNotFoundErr")
+        req.check_api_level()
+        replicas = stream.replicas
+        if replicas.leaderless:
+            raise api_error("JSClusterNotAvailErr")
+        if len(replicas.peers) == 1:
+            return {"type": response_type(kind), "success": True}
+        preferred = ""
+        if is_json_object_or_array(req.data):
+            values = req.decode(STEPDOWN_REQUEST)
+            preferred = ((values.get("placement") or {}).get("preferred")) or ""
+        if preferred:
+            names = [p.name for p in replicas.peers]
+            if preferred == replicas.leader.name:
+                raise api_error("JSClusterNoPeersErrF", err=f'preferred server "{preferred}" is already leader')
+            if preferred not in names or replicas.peer(preferred).offline:
+                raise api_error("JSClusterNoPeersErrF", err=f'preferred server "{preferred}" not known')
+        try:
+            replicas.step_down(preferred or None)
+        except ValueError as exc:
+            raise api_error("JSRaftGeneralErrF", err=str(exc)) from None
+    except ApiError as err:
+        return error_response(kind, err)
+    return {"type": response_type(kind), "success": True}

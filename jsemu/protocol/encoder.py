@@ -49,6 +49,12 @@ def encode_hmsg(subject: bytes, sid: bytes, reply: bytes | None, hdr_len: int, m
     return head + msg + b"\r\n"
 
 
+def status_header(code: int, description: str = "") -> bytes:
+    """A header-only status block, ``NATS/1.0 <code>[ <description>]``."""
+    line = f"NATS/1.0 {code} {description}".rstrip() if description else f"NATS/1.0 {code}"
+    return line.encode() + b"\r\n\r\n"
+
+
 def encode_no_responders(inbox: bytes, sid: bytes, subject: bytes) -> bytes:
     """The 503 status a requester gets when nobody is subscribed (2.12+ adds Nats-Subject)."""
     hdr = b"NATS/1.0 503\r\nNats-Subject: " + subject + b"\r\n\r\n"

@@ -93,6 +93,27 @@ def remove_header(hdr: bytes, key: bytes) -> bytes:
             return b""
 
 
+def remove_header_prefix(hdr: bytes, prefix: bytes) -> bytes:
+    """``removeHeaderIfPrefixPresent``: remove every line whose key starts with ``prefix``
+    (case-sensitive); an emptied header disappears."""
+    index = 0
+    while index < len(hdr):
+        start = hdr.find(prefix, index)
+        if start < 0:
+            return hdr
+        if start < 1 or hdr[start - 1] != 0x0A:
+            index = start + len(prefix)
+            continue
+        end = hdr.find(b"\r\n", start + len(prefix))
+        if end < 0:
+            return hdr
+        hdr = hdr[:start] + hdr[end + 2 :]
+        index = start
+        if len(hdr) <= len(EMPTY_HDR):
+            return b""
+    return hdr
+
+
 _API_LEVEL_HDR = b"Nats-Required-Api-Level"
 
 

@@ -265,7 +265,16 @@ class ClientConnection(asyncio.Protocol):
         server = self.server
         if server.domain_api is not None:
             subject = server.map_domain(subject)
-        if not server.route(self, subject, reply, op.hdr, op.msg) and reply and self.no_responders:
+        if server.faults.rules and server.faults.intercept(self, subject, reply, op.hdr, op.msg):
+            return
+        self.publish_routed(subject, reply, op.hdr, op.msg)
+
+    def publish_routed(self, subject: bytes, reply: bytes | None, hdr: int, msg: bytes) -> None:
+        """Route a checked publish; no-responders goes back to this client if nobody took it."""
+        if self.closed:
+            return
+        server = self.server
+        if not server.route(self, subject, reply, hdr, msg) and reply and self.no_responders:
             for sub in server.sublist.match(reply).psubs:
                 if sub.client is self:
                     self.send(encode_no_responders(reply, sub.sid, subject))

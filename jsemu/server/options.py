@@ -32,8 +32,14 @@ class ServerOptions:
     domain: str | None = None
     store_dir: str | None = None
     http_port: int | None = None
+    #: Servers in the simulated JetStream cluster; 1 is a standalone server (R1 only, as
+    #: nats-server without a cluster). With more, streams may have up to this many replicas.
+    cluster_size: int = 1
+    cluster_name: str | None = None
 
     def validate(self) -> None:
         """Reject what nats-server rejects at start-up (same wording)."""
+        if self.cluster_size < 1:
+            raise ValueError("cluster_size must be at least 1")
         if self.max_payload > self.max_pending:
             raise ValueError(f"max_payload ({self.max_payload}) cannot be higher than max_pending ({self.max_pending})")

@@ -14,8 +14,12 @@ from typing import Any, Self
 from .. import __version__
 from ..jetstream.service import JetStream
 from ..store import Clock
+from ..testing.control import ControlPlane
+from ..testing.control_api import ControlApi
 from .connection import ClientConnection
+from .faults import FaultInjector
 from .options import API_LEVEL, NATS_VERSION, PROTO_VERSION, ServerOptions
+from .queue_policy import QueuePolicies
 from .sublist import Sublist, Subscription
 
 __all__ = ["Server", "ThreadedServer"]
@@ -47,6 +51,10 @@ class Server:
         self.server_name = options.server_name or f"jsemu-{self.server_id}"
         self.sublist = Sublist()
         self.rng = random.Random()
+        #: How queue group members are picked (random unless a test sets a policy).
+        self.queue_policies = QueuePolicies(self.rng)
+        #: Rules that drop, delay or answer client messages instead of routing them.
+        self.faults = FaultInjector(self)
         self.connections: dict[int, ClientConnection] = {}
         self._cid = 4  # nats-server hands its first client id 5 (internal clients come first)
         self._dirty: list[ClientConnection] = []
@@ -59,6 +67,9 @@ class Server:
         self._info_base: dict[str, Any] = {}
         #: The JetStream service (None when JetStream is off); ``clock`` drives its timestamps.
         self.jetstream: JetStream | None = JetStream(self, clock) if options.jetstream else None
+        #: What tests can do to this server that a real one can't (``$JSEMU.API`` too).
+        self.control = ControlPlane(self)
+        self._control_api = ControlApi(self, self.control)
         #: With a JetStream domain, the prefix of subjects mapped onto the local JetStream API.
         self.domain_api = f"$JS.{options.domain}.API.".encode() if options.jetstream and options.domain else None
 
@@ -75,6 +86,7 @@ class Server:
         self._info_base = self._build_info()
         if self.jetstream is not None:
             self.jetstream.start()
+        self._control_api.start()
         return self
 
     async def stop(self) -> None:
@@ -211,7 +223,10 @@ class Server:
                 delivered = True
         for group in result.qsubs:
             n = len(group)
-            start = self.rng.randrange(n) if n > 1 else 0
+            if self.queue_policies.rules:
+                start = self.queue_policies.start(subject, group)
+            else:
+                start = self.rng.randrange(n) if n > 1 else 0
             for i in range(n):
                 sub = group[(start + i) % n]
                 if no_echo and sub.client is producer:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .clock import Clock, ManualClock, SystemClock
+from .clock import Clock, ControlledClock, ManualClock, SystemClock
 from .dedup import DedupWindow
 from .errors import (
     MaxBytesExceeded,
@@ -19,6 +19,7 @@ from .subject_tree import SubjectTree
 
 __all__ = [
     "Clock",
+    "ControlledClock",
     "DedupWindow",
     "ManualClock",
     "MaxBytesExceeded",

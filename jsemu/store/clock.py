@@ -9,7 +9,7 @@ from __future__ import annotations
 import time
 from typing import Protocol, runtime_checkable
 
-__all__ = ["Clock", "ManualClock", "SystemClock"]
+__all__ = ["Clock", "ControlledClock", "ManualClock", "SystemClock"]
 
 
 @runtime_checkable
@@ -48,3 +48,58 @@ class ManualClock:
 
     def __repr__(self) -> str:
         return f"ManualClock({self._now})"
+
+
+class ControlledClock:
+    """Wall-clock time that a test (or the control plane) can freeze, step and set.
+
+    Until told otherwise it is the system clock. ``freeze`` stops it where it is,
+    ``advance`` and ``set`` move it (frozen or not), ``resume`` lets it run again from
+    wherever it was moved to.
+    """
+
+    __slots__ = ("_frozen_at", "_offset")
+
+    def __init__(self) -> None:
+        self._offset = 0
+        self._frozen_at: int | None = None
+
+    def now_ns(self) -> int:
+        frozen = self._frozen_at
+        return time.time_ns() + self._offset if frozen is None else frozen
+
+    @property
+    def frozen(self) -> bool:
+        return self._frozen_at is not None
+
+    def freeze(self, at_ns: int | None = None) -> int:
+        """Stop the clock (at ``at_ns`` if given); returns the frozen time."""
+        self._frozen_at = self.now_ns() if at_ns is None else at_ns
+        return self._frozen_at
+
+    def resume(self) -> None:
+        """Run again from the current reading."""
+        if self._frozen_at is not None:
+            self._offset = self._frozen_at - time.time_ns()
+            self._frozen_at = None
+
+    def advance(self, ns: int) -> int:
+        if self._frozen_at is not None:
+            self._frozen_at += ns
+        else:
+            self._offset += ns
+        return self.now_ns()
+
+    def set(self, ns: int) -> None:
+        if self._frozen_at is not None:
+            self._frozen_at = ns
+        else:
+            self._offset = ns - time.time_ns()
+
+    def reset(self) -> None:
+        """Back to plain wall-clock time."""
+        self._offset = 0
+        self._frozen_at = None
+
+    def __repr__(self) -> str:
+        return f"ControlledClock(frozen={self.frozen}, now={self.now_ns()})"

@@ -502,8 +502,10 @@ class StreamStore:
 
     # ------------------------------------------------------------------ writes
 
-    def append(self, subject: bytes, hdr: bytes, data: bytes) -> tuple[int, int]:
+    def append(self, subject: bytes, hdr: bytes, data: bytes, ts: int = 0) -> tuple[int, int]:
         """Store a message, enforcing limits like memstore ``storeRawMsg`` with ``discardNewCheck``.
+
+        ``ts`` (ns) is the message's timestamp when it is a copy (replicas, mirrors); 0 means now.
 
         Returns (seq, ts). Raises MsgTooLarge, or with discard new MaxMsgsPerSubjectExceeded /
         MaxMsgsExceeded / MaxBytesExceeded under exactly Go's conditions.
@@ -551,7 +553,8 @@ class StreamStore:
                     raise MaxBytesExceeded()
 
         seq = self._last + 1
-        ts = self._now()
+        if not ts:
+            ts = self._now()
         if self._msgs == 0:
             self._first = seq
             if self._subj:

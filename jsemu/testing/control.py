@@ -1,0 +1,299 @@
+"""The control plane: what a test can do to a running jsemu server that a real one can't.
+
+Modelled on moto's ``/moto-api``: plain methods on ``server.control`` for tests in the
+same process, and the same methods over NATS requests on ``$JSEMU.API.<METHOD>`` (see
+:mod:`jsemu.testing.control_api`) for a server running as a separate process.
+
+* replication: pause / resume a stream peer or a mirror, hold it N messages behind,
+  catch it up;
+* faults: take a peer down or up, leader step-down, and drop / delay / answer with a
+  status the next N client messages matching a subject filter;
+* responders: who in the Direct Get queue group answers (random with a seed, round
+  robin, or prefer a peer or a mirror);
+* clock: freeze, advance, set, resume (max_age, ``start_time`` and ``up_to_time``
+  follow it);
+* inspect: which responder answered each Direct Get; the peers of a stream; reset.
+
+Call the methods from the server's event loop thread (or over ``$JSEMU.API``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from ..jetstream.replicas import ReplicationError
+from ..server.queue_policy import Prefer, RandomPick, RoundRobin
+from ..store import ControlledClock, ManualClock
+
+if TYPE_CHECKING:
+    from ..jetstream.mirror import MirrorLink
+    from ..jetstream.replicas import ReplicaSet
+    from ..jetstream.service import JetStream
+    from ..jetstream.stream import Stream
+    from ..server.server import Server
+
+__all__ = ["ControlError", "ControlPlane", "DirectGetAnswer"]
+
+DIRECT_GET_FILTER = "$JS.API.DIRECT.GET.>"
+
+
+class ControlError(ValueError):
+    """A control request that names nothing that exists or can not be carried out."""
+
+
+@dataclass(frozen=True)
+class DirectGetAnswer:
+    """One Direct Get request and the member of the queue group that answered it."""
+
+    subject: str  # the request subject
+    stream: str  # the stream that answered (a mirror's own name)
+    peer: str  # the peer (server) of that stream
+    answers_for: str  # the stream named in the request subject
+
+    def as_dict(self) -> dict[str, str]:
+        return {"subject": self.subject, "stream": self.stream, "peer": self.peer, "answers_for": self.answers_for}
+
+
+class ControlPlane:
+    def __init__(self, server: Server) -> None:
+        self.server = server
+
+    # --- lookups ----------------------------------------------------------------------
+
+    @property
+    def js(self) -> JetStream:
+        js = self.server.jetstream
+        if js is None:
+            raise ControlError("JetStream is not enabled")
+        return js
+
+    def _stream(self, name: str) -> Stream:
+        stream = self.js.streams.get(name)
+        if stream is None:
+            raise ControlError(f"no stream {name!r}")
+        return stream
+
+    def _replicas(self, stream: str) -> ReplicaSet:
+        return self._stream(stream).replicas
+
+    def _mirror(self, stream: str) -> MirrorLink:
+        link = self._stream(stream).mirror_link
+        if link is None:
+            raise ControlError(f"stream {stream!r} is not a mirror; name a peer to pause a replica")
+        return link
+
+    # --- replication ------------------------------------------------------------------
+
+    def pause(self, stream: str, peer: str | None = None) -> None:
+        """Stop a follower (``peer``) or a mirror (no ``peer``) from applying anything new."""
+        if peer is None:
+            self._mirror(stream).pause()
+        else:
+            _wrap(self._replicas(stream).pause, peer)
+
+    def resume(self, stream: str, peer: str | None = None) -> None:
+        """Let a paused or held follower or mirror run again; it catches up at once."""
+        if peer is None:
+            self._mirror(stream).resume()
+        else:
+            _wrap(self._replicas(stream).resume, peer)
+
+    catch_up = resume
+
+    def set_lag(self, stream: str, messages: int, peer: str | None = None) -> None:
+        """Keep a follower or a mirror exactly ``messages`` behind from now on (0: in step)."""
+        if peer is None:
+            link = self._mirror(stream)
+            if messages < 0:
+                raise ControlError("lag can not be negative")
+            link.set_lag(messages)
+        else:
+            _wrap(self._replicas(stream).set_lag, peer, messages)
+
+    def peers(self, stream: str) -> list[dict[str, Any]]:
+        """Each peer of the stream: name, leader, applied, lag, paused, held lag, offline."""
+        replicas = self._replicas(stream)
+        return [
+            {
+                "name": p.name,
+                "leader": p is replicas.leader and not replicas.leaderless,
+                "lag": replicas.lag(p),
+                "paused": p.paused,
+                "hold": p.hold,
+                "offline": p.offline,
+                "last_seq": p.store.last_seq,
+            }
+            for p in replicas.peers
+        ]
+
+    def mirror_state(self, stream: str) -> dict[str, Any]:
+        link = self._mirror(stream)
+        return {
+            "upstream": link.upstream_name,
+            "attached": link.upstream is not None,
+            "last_seq": link.sseq,
+            "lag": link.pending(),
+            "paused": link.paused,
+            "hold": link.hold,
+            "direct": link.joined and self._stream(stream).config.mirror_direct,
+        }
+
+    # --- faults -----------------------------------------------------------------------
+
+    def peer_down(self, stream: str, peer: str) -> None:
+        """Take a peer offline: its Direct Get responders leave; a leader is replaced."""
+        replicas = self._replicas(stream)
+        _wrap(replicas.set_offline, peer, True)
+
+    def peer_up(self, stream: str, peer: str) -> None:
+        replicas = self._replicas(stream)
+        _wrap(replicas.set_offline, peer, False)
+
+    def step_down(self, stream: str, to: str | None = None) -> str:
+        """Move the stream's leadership (to ``to`` if given); returns the new leader."""
+        leader: str = _wrap(self._replicas(stream).step_down, to).name
+        return leader
+
+    def fault(
+        self,
+        filter: str,
+        action: str,
+        count: int = 1,
+        delay: float = 0.0,
+        status: int = 503,
+        description: str = "",
+    ) -> int:
+        """Apply ``action`` (drop, delay, status) to the next ``count`` client messages
+        matching ``filter`` (0: until cleared); returns the rule's id."""
+        try:
+            rule = self.server.faults.add(filter, action, count, delay=delay, status=status, description=description)
+        except ValueError as exc:
+            raise ControlError(str(exc)) from None
+        return rule.id
+
+    def drop(self, filter: str, count: int = 1) -> int:
+        return self.fault(filter, "drop", count)
+
+    def delay(self, filter: str, seconds: float, count: int = 1) -> int:
+        return self.fault(filter, "delay", count, delay=seconds)
+
+    def answer_status(self, filter: str, status: int, description: str = "", count: int = 1) -> int:
+        return self.fault(filter, "status", count, status=status, description=description)
+
+    def faults(self) -> list[dict[str, object]]:
+        return [f.as_dict() for f in self.server.faults.rules]
+
+    def clear_fault(self, id: int) -> bool:
+        return self.server.faults.remove(id)
+
+    def clear_faults(self) -> None:
+        self.server.faults.clear()
+
+    # --- responders -------------------------------------------------------------------
+
+    def responder_policy(
+        self, policy: str, prefer: list[str] | str | None = None, filter: str = DIRECT_GET_FILTER
+    ) -> None:
+        """How queue group members are picked for subjects matching ``filter``:
+        ``random`` (the server's way), ``round_robin`` or ``prefer`` (``prefer`` lists
+        stream names, peer names or ``stream/peer`` labels, best first)."""
+        rng = self.server.rng
+        policies = self.server.queue_policies
+        if policy == "random":
+            policies.set(filter, None if filter == DIRECT_GET_FILTER else RandomPick(rng))
+        elif policy == "round_robin":
+            policies.set(filter, RoundRobin())
+        elif policy == "prefer":
+            targets = [prefer] if isinstance(prefer, str) else list(prefer or [])
+            if not targets:
+                raise ControlError("policy prefer needs at least one stream or peer to prefer")
+            policies.set(filter, Prefer(targets, rng))
+        else:
+            raise ControlError(f"unknown policy {policy!r}: use random, round_robin or prefer")
+
+    def seed(self, seed: int) -> None:
+        """Seed the random choices (queue group members, raft group names)."""
+        self.server.rng.seed(seed)
+
+    # --- clock ------------------------------------------------------------------------
+
+    def _clock(self) -> ControlledClock | ManualClock:
+        clock = self.js.clock
+        if not isinstance(clock, ControlledClock | ManualClock):
+            raise ControlError(f"the server's clock ({type(clock).__name__}) can not be controlled")
+        return clock
+
+    def now(self) -> int:
+        return self.js.clock.now_ns()
+
+    def freeze_clock(self, at_ns: int | None = None) -> int:
+        clock = self._clock()
+        if isinstance(clock, ManualClock):
+            if at_ns is not None:
+                clock.set(at_ns)
+            return clock.now_ns()
+        return clock.freeze(at_ns)
+
+    def advance_clock(self, ns: int = 0, seconds: float = 0.0) -> int:
+        clock = self._clock()
+        clock.advance(ns + round(seconds * 1_000_000_000))
+        return clock.now_ns()
+
+    def set_clock(self, ns: int) -> int:
+        clock = self._clock()
+        clock.set(ns)
+        return clock.now_ns()
+
+    def resume_clock(self) -> int:
+        clock = self._clock()
+        if isinstance(clock, ControlledClock):
+            clock.resume()
+        return clock.now_ns()
+
+    # --- inspect ----------------------------------------------------------------------
+
+    def answers(self, clear: bool = False) -> list[DirectGetAnswer]:
+        """Who answered each Direct Get request, oldest first."""
+        log = self.js.answers
+        out = [
+            DirectGetAnswer(subject.decode("utf-8", "replace"), r.stream.name, r.peer, r.answers_for)
+            for subject, r in log
+        ]
+        if clear:
+            log.clear()
+        return out
+
+    def clear_answers(self) -> None:
+        self.js.answers.clear()
+
+    def reset(self, streams: bool = False) -> None:
+        """Undo every control: faults, policies, answers, paused / held / offline peers and
+        mirrors, the clock; with ``streams`` also delete every stream."""
+        server = self.server
+        server.faults.clear()
+        server.queue_policies.clear()
+        js = server.jetstream
+        if js is None:
+            return
+        js.answers.clear()
+        for stream in list(js.streams.values()):
+            replicas = stream.replicas
+            for peer in replicas.peers:
+                if peer.offline:
+                    replicas.set_offline(peer.name, False)
+            replicas.catch_up_all()
+            if stream.mirror_link is not None:
+                stream.mirror_link.resume()
+        if isinstance(js.clock, ControlledClock):
+            js.clock.reset()
+        if streams:
+            for stream in list(js.streams.values()):
+                js.delete_stream(stream)
+
+
+def _wrap(fn: Any, *args: Any) -> Any:
+    try:
+        return fn(*args)
+    except ReplicationError as exc:
+        raise ControlError(str(exc)) from None
