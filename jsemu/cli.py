@@ -44,6 +44,14 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("-m", "--http_port", "-http_port", dest="http_port", type=int)
     serve.add_argument("--max_payload", "-max_payload", dest="max_payload", type=int)
     serve.add_argument("-c", "--config", "-config", dest="config", help="nats-server configuration file (subset)")
+    serve.add_argument(
+        "--cluster-size",
+        dest="cluster_size",
+        type=int,
+        default=None,
+        help="simulate a JetStream cluster of this many servers (streams up to R<size>); 1 is standalone",
+    )
+    serve.add_argument("--cluster-name", dest="cluster_name", default=None, help="name of the simulated cluster")
     for flag in ("-D", "-V", "-DV", "-VV", "-DVV", "--debug", "--trace", "-l", "--log"):
         takes_value = flag in ("-l", "--log")
         serve.add_argument(flag, action="store" if takes_value else "store_true", help=argparse.SUPPRESS)
@@ -64,6 +72,10 @@ async def serve(options: ServerOptions) -> None:
     _log("INF", f"  ID:       {server.server_id}")
     if options.jetstream:
         _log("INF", "Starting JetStream")
+        if options.cluster_size > 1:
+            peers = ", ".join(server.jetstream.peer_names) if server.jetstream else ""
+            _log("INF", f"  Simulated cluster {options.cluster_name or 'jsemu'!r}: {peers}")
+    _log("INF", "  Control plane on $JSEMU.API.> (see jsemu.testing.control)")
     _log("INF", f"Listening for client connections on {options.host}:{server.port}")
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
@@ -99,6 +111,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         options.http_port = args.http_port
     if args.max_payload:
         options.max_payload = args.max_payload
+    if args.cluster_size is not None:
+        options.cluster_size = args.cluster_size
+    if args.cluster_name:
+        options.cluster_name = args.cluster_name
     try:
         options.validate()
     except ValueError as exc:

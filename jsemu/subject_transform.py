@@ -12,6 +12,12 @@ __all__ = ["SubjectTransform", "TransformError"]
 
 _WILDCARD_FN = re.compile(r"^\{\{\s*[wW]ildcard\s*\(\s*(\d+)\s*\)\s*\}\}$")
 _DOLLAR = re.compile(r"^\$(\d+)$")
+_FUNCTION = re.compile(r"^\{\{\s*([A-Za-z]+)\s*\(")
+#: Mapping functions nats-server knows (``indexPlaceHolders``); jsemu applies only wildcard.
+_GO_FUNCTIONS = frozenset(
+    ("wildcard", "partition", "splitfromleft", "splitfromright", "slicefromleft", "slicefromright")
+    + ("split", "left", "right", "random")
+)
 
 
 class TransformError(ValueError):
@@ -37,6 +43,9 @@ class SubjectTransform:
                     raise TransformError(f"invalid wildcard reference {tok}")
                 out.append(wildcards[index - 1])
             elif tok.startswith("{{"):
+                fn = _FUNCTION.match(tok)
+                if fn is None or fn.group(1).lower() not in _GO_FUNCTIONS:
+                    raise TransformError(f"invalid mapping destination: unknown function in {tok}")
                 raise TransformError(f"unsupported mapping function {tok}")
             elif tok == ">":
                 if not self._fwc:

@@ -139,3 +139,28 @@ def test_serve_accepts_go_style_flags() -> None:
     proc.terminate()
     assert proc.wait(10) == 0
     assert port > 0
+
+
+async def test_serve_simulated_cluster_controlled_over_nats() -> None:
+    """``jsemu serve --cluster-size 3`` in its own process: R3 streams, and the control
+    plane reached over ``$JSEMU.API``."""
+    import json
+
+    import nats
+
+    proc, port, lines = _spawn("-p", "-1", "-a", "127.0.0.1", "--cluster-size", "3", "--cluster-name", "C")
+    try:
+        assert any("Simulated cluster 'C': n1, n2, n3" in line for line in lines)
+        nc = await nats.connect(f"nats://127.0.0.1:{port}")
+        cfg = {"name": "S", "subjects": ["s"], "num_replicas": 3, "allow_direct": True, "storage": "memory"}
+        created = json.loads((await nc.request("$JS.API.STREAM.CREATE.S", json.dumps(cfg).encode())).data)
+        assert created["cluster"]["name"] == "C"
+        assert json.loads((await nc.request("$JSEMU.API.PAUSE", b'{"stream":"S","peer":"n2"}')).data)["ok"]
+        await nc.request("s", b"v")
+        await nc.request("$JSEMU.API.RESPONDER_POLICY", b'{"policy":"prefer","prefer":"n2"}')
+        stale = await nc.request("$JS.API.DIRECT.GET.S", b'{"last_by_subj":"s"}')
+        assert stale.headers == {"Status": "404", "Description": "Message Not Found"}
+        await nc.close()
+    finally:
+        proc.terminate()
+        assert proc.wait(10) == 0

@@ -23,7 +23,7 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING, Any
 
-from ..protocol.headers import remove_header_prefix
+from ..protocol.headers import remove_header_prefix, slice_header
 from ..store import StoredMsg, StoreError
 from ..subject_transform import SubjectTransform, TransformError
 from .timefmt import go_unix_nano
@@ -67,12 +67,15 @@ class MirrorLink:
         self.hold: int | None = None  # keep this many messages pending
         self.last_contact_ns = 0  # 0: never heard from the upstream
         self.joined = False  # member of the upstream's Direct Get group
+        self.started = False  # the mirror has tried to create its consumer
+        self.consumer_created = False  # it has (its filter shows in the info from then on)
 
     # --- attaching --------------------------------------------------------------------
 
     def attach(self, upstream: Stream) -> None:
         """Create the consumer: pick the start as the server does, then catch up."""
         self.upstream = upstream
+        self.started = self.consumer_created = True
         upstream.watchers.append(self)
         ustore, mstore = upstream.store, self.mirror.store
         mstate = mstore.state()
@@ -176,11 +179,25 @@ class MirrorLink:
             hdr = remove_header_prefix(remove_header_prefix(hdr, b"Nats-Expected-"), b"Nats-Batch-")
         try:
             store.append(subject, hdr, sm.data, ts=sm.ts)
+            if hdr:
+                self._rollup(subject, hdr)
         except StoreError as exc:
             # Go logs and loses the message (for example discard new on a full mirror).
             log.warning("mirror %s could not store upstream seq %d: %s", self.mirror.name, sm.seq, exc)
             if store.last_seq < sm.seq:
                 store.skip_msgs(store.last_seq + 1, sm.seq - store.last_seq)
+
+    def _rollup(self, subject: bytes, hdr: bytes) -> None:
+        """A copied ``Nats-Rollup`` purges in the mirror only if the mirror allows rollups."""
+        rollup = slice_header(b"Nats-Rollup", hdr)
+        cfg = self.mirror.config
+        if not rollup or not cfg.allow_rollup_hdrs or cfg.deny_purge:
+            return
+        value = rollup.lower()
+        if value == b"sub":
+            self.mirror.store.purge_ex(subject, 0, 1)
+        elif value == b"all":
+            self.mirror.store.purge_ex(None, 0, 1)
 
     # --- control and info -------------------------------------------------------------
 
@@ -213,7 +230,9 @@ class MirrorLink:
             if self.upstream is not None and not self.paused:
                 since = min(since, HEARTBEAT_NS)  # idle heartbeats keep a running mirror fresh
             out["active"] = since
-        if self.spec.get("filter_subject"):
+        if self.started and not self.consumer_created:
+            out["error"] = {"code": 404, "err_code": 10059, "description": "stream not found"}
+        if self.spec.get("filter_subject") and self.consumer_created:
             out["filter_subject"] = self.spec["filter_subject"]
         if self.spec.get("subject_transforms"):
             out["subject_transforms"] = [

@@ -16,7 +16,7 @@ from ..server.options import API_LEVEL
 from ..server.sublist import Subscription
 from ..store import Clock, ControlledClock
 from ..subject_transform import SubjectTransform, TransformError
-from ..subjects import subjects_collide
+from ..subjects import is_valid_subject, subjects_collide
 from . import stream_api as _stream_api  # noqa: F401 - registers the handlers
 from .api import API_PREFIX, ApiRequest, QuietError, find_handler
 from .direct_get import DirectGetResponder
@@ -157,6 +157,7 @@ class JetStream:
             if any(subjects_collide(a, b) for a in cfg.subjects or [] for b in other.config.subjects or []):
                 raise api_error("JSStreamSubjectOverlapErr")
         _check_transform(cfg)
+        _check_mirror_filters(cfg)
         stream = Stream(self, cfg, self.clock.now_ns(), self.peer_names[: cfg.num_replicas])
         stream.raft_group = self._raft_group(cfg)
         self.streams[cfg.name] = stream
@@ -175,6 +176,7 @@ class JetStream:
         link = stream.mirror_link
         if link is None or link.upstream is not None or self.streams.get(stream.name) is not stream:
             return
+        link.started = True
         upstream = (
             self.streams.get(link.upstream_name) if (stream.config.mirror or {}).get("external") is None else None
         )
@@ -244,7 +246,11 @@ class JetStream:
             self._unsubscribe(stream)
             self._subscribe(stream)
         link = stream.mirror_link
-        if link is not None and cfg.mirror_direct and not old.mirror_direct and link.upstream is not None:
+        if link is not None and cfg.mirror is None:
+            # An update without the mirror promotes the stream: it stops following.
+            self._forget_link(link)
+            stream.mirror_link = None
+        elif link is not None and cfg.mirror_direct and not old.mirror_direct:
             link.joined = True  # an update that turns mirror_direct on joins at once
         self.sync_responders(stream)
 
@@ -255,13 +261,15 @@ class JetStream:
         for link in list(stream.watchers):
             link.detach()
             self._orphans.setdefault(stream.name, []).append(link)
-        own = stream.mirror_link
-        if own is not None:
-            own.detach()
-            orphans = self._orphans.get(own.upstream_name, [])
-            if own in orphans:
-                orphans.remove(own)
+        if stream.mirror_link is not None:
+            self._forget_link(stream.mirror_link)
         self.streams.pop(stream.name, None)
+
+    def _forget_link(self, link: MirrorLink) -> None:
+        link.detach()
+        orphans = self._orphans.get(link.upstream_name, [])
+        if link in orphans:
+            orphans.remove(link)
 
     def sync_responders(self, stream: Stream) -> None:
         """Make the stream's Direct Get members match its state, at once: each online peer
@@ -315,6 +323,32 @@ def _leave(peer: Peer, responder: DirectGetResponder | None = None) -> None:
     for member in [responder] if responder is not None else list(peer.responders):
         member.unsubscribe()
         peer.responders.remove(member)
+
+
+def _check_mirror_filters(cfg: StreamConfig) -> None:
+    """``addStreamWithAssignment``'s checks of a mirror's filter and transforms."""
+    mirror = cfg.mirror
+    if mirror is None:
+        return
+    transforms = mirror.get("subject_transforms") or []
+    if not transforms:
+        filt = mirror.get("filter_subject") or ""
+        if filt and not is_valid_subject(filt):
+            raise api_error("JSStreamCreateErrF", err=f"subject filter '{filt}' for the mirror invalid subject")
+        return
+    for tr in transforms:
+        src, dest = (tr or {}).get("src", ""), (tr or {}).get("dest", "")
+        if src and not is_valid_subject(src):
+            raise api_error(
+                "JSStreamCreateErrF", err=f"invalid subject transform source '{src}' for the mirror: invalid subject"
+            )
+        if dest:
+            try:
+                SubjectTransform(src or ">", dest)
+            except TransformError as exc:
+                raise api_error(
+                    "JSStreamCreateErrF", err=f"subject transform from '{src}' to '{dest}' for the mirror: {exc}"
+                ) from None
 
 
 def _check_transform(cfg: StreamConfig) -> None:

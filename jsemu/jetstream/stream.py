@@ -221,12 +221,12 @@ class Stream:
         self.last_msg_id = msg_id
         if msg_id:
             self.dedup.record(msg_id, seq, ts)
+        if self.watchers:
+            self.wake_watchers()  # mirrors see the message before a rollup purges older ones
         if rollup_sub:
             store.purge_ex(subject, 0, 1)
         elif rollup_all:
             store.purge_ex(None, 0, 1)
-        if self.watchers:
-            self.wake_watchers()
         return self._ack_prefix + str(seq).encode() + b"}"
 
     def wake_watchers(self) -> None:

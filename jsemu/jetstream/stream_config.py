@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..server.options import API_LEVEL, NATS_VERSION
+from ..subject_transform import SubjectTransform, TransformError
 from ..subjects import is_valid_subject, subject_is_literal, subject_is_subset_match, subjects_collide
 from .errors import ApiError, api_error
 from .timefmt import format_ns
@@ -126,7 +127,8 @@ def _source_json(src: dict[str, Any] | None) -> dict[str, Any] | None:
     out: dict[str, Any] = {"name": src.get("name", "")}
     _omit(out, "opt_start_seq", src.get("opt_start_seq"))
     if src.get("opt_start_time") is not None:
-        out["opt_start_time"] = format_ns(src["opt_start_time"])
+        start = src["opt_start_time"]
+        out["opt_start_time"] = format_ns(start, getattr(start, "offset", 0))
     _omit(out, "filter_subject", src.get("filter_subject"))
     if src.get("subject_transforms"):
         out["subject_transforms"] = [_transform_json(t or {}) for t in src["subject_transforms"]]
@@ -462,6 +464,12 @@ def _check_mirror_and_sources(cfg: StreamConfig, lookup: Callable[[str], StreamC
             src = (tr or {}).get("src", "")
             if src and not is_valid_subject(src):
                 raise api_error("JSMirrorInvalidSubjectFilter", err=f"invalid subject {src}")
+            dest = (tr or {}).get("dest", "")
+            if dest:  # ValidateMapping
+                try:
+                    SubjectTransform(src or ">", dest)
+                except TransformError as exc:
+                    raise api_error("JSMirrorInvalidTransformDestination", err=str(exc)) from None
             for j, other in enumerate(transforms):
                 if i != j and subjects_collide(src, (other or {}).get("src", "")):
                     raise api_error("JSMirrorOverlappingSubjectFilters")
@@ -491,6 +499,34 @@ def _check_mirror_and_sources(cfg: StreamConfig, lookup: Callable[[str], StreamC
             origin = lookup(src["name"])
             if origin is not None and 0 < cfg.max_msg_size < origin.max_msg_size:
                 raise api_error("JSSourceMaxMessageSizeTooBigErr")
+    _check_cycles(cfg, lookup)
+
+
+def _check_cycles(cfg: StreamConfig, lookup: Callable[[str], StreamConfig | None]) -> None:
+    """The server's walk over sources and mirrors: a stream may not (indirectly) feed itself."""
+    to_visit = [cfg]
+    visited: set[str] = set()
+    while to_visit:
+        current = to_visit.pop(0)
+        visited.add(current.name)
+        for src in current.sources or []:
+            if src is None or src.get("external") is not None:
+                continue
+            if src.get("name") in visited:
+                filt = src.get("filter_subject") or ""
+                if not filt or any(subjects_collide(subj, filt) for subj in current.subjects or []):
+                    raise _invalid("detected cycle")
+            else:
+                other = lookup(src.get("name", ""))
+                if other is not None:
+                    to_visit.append(other)
+        mirror = current.mirror
+        if mirror is not None and mirror.get("external") is None:
+            if mirror.get("name") in visited:
+                raise _invalid("detected cycle")
+            other = lookup(mirror.get("name", ""))
+            if other is not None:
+                to_visit.append(other)
 
 
 def _source_index_name(src: dict[str, Any]) -> str:

@@ -15,16 +15,21 @@ __all__ = ["ZERO_TIME", "format_ns", "go_unix_nano", "parse_rfc3339_ns"]
 ZERO_TIME = "0001-01-01T00:00:00Z"
 
 
-def format_ns(ns: int) -> str:
-    """Go's ``time.Time.MarshalJSON`` for a UTC time; 0 is Go's zero time."""
+def format_ns(ns: int, offset: int = 0) -> str:
+    """Go's ``time.Time.MarshalJSON``: UTC, or the wall time at ``offset`` seconds east
+    of UTC with a ``±hh:mm`` zone; 0 is Go's zero time."""
     if ns == 0:
         return ZERO_TIME
     secs, frac = divmod(ns, 1_000_000_000)
-    t = time.gmtime(secs)
+    t = time.gmtime(secs + offset)
     base = f"{t.tm_year:04d}-{t.tm_mon:02d}-{t.tm_mday:02d}T{t.tm_hour:02d}:{t.tm_min:02d}:{t.tm_sec:02d}"
     if frac:
         base += "." + f"{frac:09d}".rstrip("0")
-    return base + "Z"
+    if not offset:
+        return base + "Z"
+    sign = "-" if offset < 0 else "+"
+    hours, minutes = divmod(abs(offset) // 60, 60)
+    return f"{base}{sign}{hours:02d}:{minutes:02d}"
 
 
 _RFC3339 = re.compile(

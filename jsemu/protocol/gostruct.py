@@ -1500,14 +1500,32 @@ def _parse_rfc3339_layout(avalue: bytes) -> int:
     return _unix_ns(year, month, day, hour, minute, sec, nsec, offset)
 
 
+class GoTime(int):
+    """Unix nanoseconds that remember the UTC offset they were written with (seconds),
+    because a ``time.Time`` echoed back keeps its zone: ``...T00:00:00+02:00``."""
+
+    offset: int = 0
+
+
+_ZONE_TAIL = re.compile(rb"([+-])(\d\d):(\d\d)\Z")
+
+
 def parse_go_time(text: str) -> int:
-    """``time.Time.UnmarshalText`` (RFC 3339, as Go parses it) to Unix nanoseconds;
-    raises :class:`GoJSONError` with Go's ``time.ParseError`` text."""
+    """``time.Time.UnmarshalText`` (RFC 3339, as Go parses it) to Unix nanoseconds (a
+    :class:`GoTime` when the zone is not UTC); raises :class:`GoJSONError` with Go's
+    ``time.ParseError`` text."""
     b = _go_bytes(text)
-    fast = _parse_rfc3339_fast(b)
-    if fast is not None:
-        return fast
-    try:
-        return _parse_rfc3339_layout(b)
-    except _TimeParseError as exc:
-        raise GoJSONError(exc.text) from None
+    ns = _parse_rfc3339_fast(b)
+    if ns is None:
+        try:
+            ns = _parse_rfc3339_layout(b)
+        except _TimeParseError as exc:
+            raise GoJSONError(exc.text) from None
+    zone = _ZONE_TAIL.search(b)
+    if zone is not None:
+        offset = (int(zone.group(2)) * 60 + int(zone.group(3))) * 60 * (-1 if zone.group(1) == b"-" else 1)
+        if offset:
+            t = GoTime(ns)
+            t.offset = offset
+            return t
+    return ns
