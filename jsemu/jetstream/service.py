@@ -7,7 +7,6 @@ like any published message.
 
 from __future__ import annotations
 
-import hashlib
 from collections import deque
 from typing import TYPE_CHECKING
 
@@ -21,11 +20,14 @@ from . import stream_api as _stream_api  # noqa: F401 - registers the handlers
 from .api import API_PREFIX, ApiRequest, QuietError, find_handler
 from .direct_get import DirectGetResponder
 from .errors import ApiError, api_error
+from .gohash import go_hash
 from .internal import InternalSubscriber
 from .mirror import MirrorLink
 from .replicas import Peer
+from .sources import SourceLink
 from .stream import Stream
-from .stream_config import StreamConfig, check_stream_config, copy_metadata
+from .stream_config import StreamConfig, check_stream_config, compose_iname, copy_metadata
+from .upstream import UpstreamLink
 
 if TYPE_CHECKING:
     from ..server.server import Server
@@ -35,13 +37,7 @@ __all__ = ["JetStream"]
 _DIRECT_GET = b"$JS.API.DIRECT.GET"
 #: How many Direct Get answers the log keeps (who answered which request).
 ANSWER_LOG_SIZE = 100_000
-_HASH_DIGITS = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-
-
-def peer_hash(name: str) -> str:
-    """``getHash``: the 8-character peer id nats-server derives from a server name."""
-    digest = hashlib.sha256(name.encode()).digest()
-    return "".join(_HASH_DIGITS[b % 62] for b in digest[:8])
+_RAFT_DIGITS = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 
 
 class JetStream:
@@ -56,7 +52,7 @@ class JetStream:
         self.streams: dict[str, Stream] = {}
         self._stream_subs: dict[str, list[Subscription]] = {}
         #: Mirrors whose upstream does not exist (yet), by upstream name.
-        self._orphans: dict[str, list[MirrorLink]] = {}
+        self._orphans: dict[str, list[UpstreamLink]] = {}
         #: (request subject, responder) for each Direct Get request answered, newest last.
         self.answers: deque[tuple[bytes, DirectGetResponder]] = deque(maxlen=ANSWER_LOG_SIZE)
         options = server.options
@@ -120,7 +116,7 @@ class JetStream:
     # --- streams ----------------------------------------------------------------------
 
     def peer_hash(self, name: str) -> str:
-        return peer_hash(name)
+        return go_hash(name)
 
     def alternates(self, stream: Stream) -> list[dict[str, str]]:
         """``streamAlternates``: the stream and the mirrors that answer its Direct Gets."""
@@ -142,9 +138,9 @@ class JetStream:
             s for s in self.streams.values() if any(subjects_collide(subject, subj) for subj in s.config.subjects or [])
         ]
 
-    def add_stream(self, config: StreamConfig, pedantic: bool = False, start_mirror: bool = True) -> Stream:
-        """``addStreamWithAssignment``; a mirror starts copying at once unless ``start_mirror``
-        is False (then :meth:`start_mirror` does it)."""
+    def add_stream(self, config: StreamConfig, pedantic: bool = False, start_links: bool = True) -> Stream:
+        """``addStreamWithAssignment``; a mirror or the sources start copying at once unless
+        ``start_links`` is False (then :meth:`start_links` does it)."""
         cfg = check_stream_config(config, self.lookup_config, pedantic)
         self._check_replicas(cfg)
         existing = self.streams.get(cfg.name)
@@ -159,33 +155,37 @@ class JetStream:
         _check_transform(cfg)
         _check_mirror_filters(cfg)
         stream = Stream(self, cfg, self.clock.now_ns(), self.peer_names[: cfg.num_replicas])
-        stream.raft_group = self._raft_group(cfg)
+        if cfg.num_replicas > 1:
+            stream.raft_group = self._raft_group(cfg)
         self.streams[cfg.name] = stream
         self._subscribe(stream)
         self.sync_responders(stream)
         if cfg.mirror is not None:
             stream.mirror_link = MirrorLink(self, stream)
-            if start_mirror:
-                self.start_mirror(stream)
+        stream.source_links = [SourceLink(self, stream, spec) for spec in cfg.sources or [] if spec is not None]
+        if start_links:
+            self.start_links(stream)
         for link in self._orphans.pop(cfg.name, []):
             link.attach(stream)
         return stream
 
-    def start_mirror(self, stream: Stream) -> None:
-        """Create the mirror's consumer on its upstream, or wait for the upstream to exist."""
-        link = stream.mirror_link
-        if link is None or link.upstream is not None or self.streams.get(stream.name) is not stream:
+    def start_links(self, stream: Stream) -> None:
+        """Create the consumers of a mirror or of the sources on their upstreams; a link
+        whose upstream does not exist waits for it."""
+        if self.streams.get(stream.name) is not stream:
             return
-        link.started = True
-        upstream = (
-            self.streams.get(link.upstream_name) if (stream.config.mirror or {}).get("external") is None else None
-        )
-        if upstream is not None:
-            link.attach(upstream)
-        else:
-            waiting = self._orphans.setdefault(link.upstream_name, [])
-            if link not in waiting:
-                waiting.append(link)
+        links: list[UpstreamLink] = [stream.mirror_link] if stream.mirror_link is not None else []
+        for link in links + list(stream.source_links):
+            if link.upstream is not None:
+                continue
+            link.started = True
+            upstream = self.streams.get(link.upstream_name) if link.spec.get("external") is None else None
+            if upstream is not None:
+                link.attach(upstream)
+            else:
+                waiting = self._orphans.setdefault(link.upstream_name, [])
+                if link not in waiting:
+                    waiting.append(link)
 
     def _check_replicas(self, cfg: StreamConfig) -> None:
         if cfg.num_replicas > 1 and not self.clustered:
@@ -195,7 +195,7 @@ class JetStream:
 
     def _raft_group(self, cfg: StreamConfig) -> str:
         """``groupNameForStream``: S-R<n><storage>-<random>; only R>1 streams show it."""
-        suffix = "".join(self.server.rng.choice(_HASH_DIGITS) for _ in range(8))
+        suffix = "".join(self.server.rng.choice(_RAFT_DIGITS) for _ in range(8))
         return f"S-R{cfg.num_replicas}{'M' if cfg.storage == 'memory' else 'F'}-{suffix}"
 
     def update_stream(self, stream: Stream, cfg: StreamConfig, pedantic: bool = False) -> None:
@@ -252,6 +252,7 @@ class JetStream:
             stream.mirror_link = None
         elif link is not None and cfg.mirror_direct and not old.mirror_direct:
             link.joined = True  # an update that turns mirror_direct on joins at once
+        self._update_sources(stream)
         self.sync_responders(stream)
 
     def delete_stream(self, stream: Stream) -> None:
@@ -263,9 +264,24 @@ class JetStream:
             self._orphans.setdefault(stream.name, []).append(link)
         if stream.mirror_link is not None:
             self._forget_link(stream.mirror_link)
+        for source in stream.source_links:
+            self._forget_link(source)
         self.streams.pop(stream.name, None)
 
-    def _forget_link(self, link: MirrorLink) -> None:
+    def _update_sources(self, stream: Stream) -> None:
+        """Keep the consumers of sources that stay (by their index name), start new ones."""
+        current = {link.iname: link for link in stream.source_links}
+        wanted = [spec for spec in stream.config.sources or [] if spec is not None]
+        links = []
+        for spec in wanted:
+            link = current.pop(compose_iname(spec), None)
+            links.append(link if link is not None else SourceLink(self, stream, spec))
+        for gone in current.values():
+            self._forget_link(gone)
+        stream.source_links = links
+        self.start_links(stream)
+
+    def _forget_link(self, link: UpstreamLink) -> None:
         link.detach()
         orphans = self._orphans.get(link.upstream_name, [])
         if link in orphans:

@@ -23,6 +23,8 @@ if TYPE_CHECKING:
     from ..server.sublist import Subscription
     from .mirror import MirrorLink
     from .service import JetStream
+    from .sources import SourceLink
+    from .upstream import UpstreamLink
 
 __all__ = ["Stream"]
 
@@ -87,10 +89,12 @@ class Stream:
         self.replicas = ReplicaSet(self, peers)
         self.raft_group = ""
         self.store: StreamStore = peers[0].store
-        #: Mirrors copying from this stream, woken after each stored message.
-        self.watchers: list[MirrorLink] = []
+        #: Mirrors and sources copying from this stream, woken after each stored message.
+        self.watchers: list[UpstreamLink] = []
         #: This stream's own consumer of its upstream, when it is a mirror.
         self.mirror_link: MirrorLink | None = None
+        #: Its consumers of the streams it sources from, in config order.
+        self.source_links: list[SourceLink] = []
         self.dedup = DedupWindow(config.duplicate_window, js.clock)
         self.last_msg_id = b""
         self._ack_prefix = self._build_ack_prefix()
@@ -156,10 +160,16 @@ class Stream:
         body: dict[str, Any] = {"error": err.as_dict(), "stream": self.config.name, "seq": 0}
         return dumps(body).encode()
 
-    def _store_and_ack(self, subject: bytes, hdr: bytes, payload: bytes) -> bytes | None:
+    def store_sourced(self, subject: bytes, hdr: bytes, payload: bytes) -> None:
+        """A message from one of the streams this one sources (``processJetStreamMsg``
+        with ``sourced``): the origin already validated it, so only the stream's own rules
+        (sealed, size, dedup, limits) apply; a refused message is lost, as in Go."""
+        self._store_and_ack(subject, hdr, payload, sourced=True)
+
+    def _store_and_ack(self, subject: bytes, hdr: bytes, payload: bytes, sourced: bool = False) -> bytes | None:
         cfg = self.config
         store = self.store
-        if self._transform is not None:
+        if self._transform is not None and not sourced:
             mapped = self._transform.match(subject)
             if mapped is not None:
                 subject = mapped
@@ -177,7 +187,7 @@ class Stream:
         msg_id = b""
         rollup_sub = rollup_all = False
         if hdr:
-            error = self._check_headers(subject, hdr)
+            error = None if sourced else self._check_headers(subject, hdr)
             if error is not None:
                 return self._error_ack(error)
             msg_id = slice_header(_MSG_ID, hdr) or b""
@@ -191,6 +201,8 @@ class Stream:
                     api_error("JSStreamWrongLastMsgIDErrF", id=self.last_msg_id.decode("utf-8", "replace"))
                 )
             rollup = slice_header(_ROLLUP, hdr)
+            if rollup and sourced and (not cfg.allow_rollup_hdrs or cfg.deny_purge):
+                rollup = None  # stored as it is; the rollup only applies where it is allowed
             if rollup:
                 if not cfg.allow_rollup_hdrs or cfg.deny_purge:
                     return self._error_ack(api_error("JSStreamRollupFailedF", err="rollup not permitted"))
@@ -316,6 +328,8 @@ class Stream:
             out["cluster"] = self.cluster_json()
         if self.mirror_link is not None:
             out["mirror"] = self.mirror_link.info_json()
+        if self.source_links:
+            out["sources"] = [link.info_json() for link in self.source_links]
         if cluster and self.js.clustered and self.config.allow_direct:
             alternates = self.js.alternates(self)
             if alternates:

@@ -99,15 +99,15 @@ def stream_create(js: JetStream, req: ApiRequest) -> dict[str, Any]:
             raise api_error("JSStreamInvalidConfigF", err="stream configuration for create can not be sealed")
         if cfg.mirror_direct and cfg.mirror is None:
             raise api_error("JSStreamInvalidConfigF", err="stream has no mirror but does have mirror direct")
-        stream = js.add_stream(cfg, pedantic, start_mirror=False)
+        stream = js.add_stream(cfg, pedantic, start_links=False)
     except ApiError as err:
         return error_response(kind, err)
     out: dict[str, Any] = {"type": response_type(kind)}
-    # The reply shows the stream before a mirror's consumer has made contact, as the
+    # The reply shows the stream before a mirror's or source's consumer has made contact, as the
     # server's does (its mirror starts asynchronously after the reply).
     out.update(stream.info_json(domain=False, cluster=False))
     out["did_create"] = True
-    js.start_mirror(stream)
+    js.start_links(stream)
     return out
 
 

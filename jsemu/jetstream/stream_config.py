@@ -18,6 +18,7 @@ from ..server.options import API_LEVEL, NATS_VERSION
 from ..subject_transform import SubjectTransform, TransformError
 from ..subjects import is_valid_subject, subject_is_literal, subject_is_subset_match, subjects_collide
 from .errors import ApiError, api_error
+from .gohash import go_hash
 from .timefmt import format_ns
 
 __all__ = [
@@ -489,7 +490,7 @@ def _check_mirror_and_sources(cfg: StreamConfig, lookup: Callable[[str], StreamC
     for src in cfg.sources or []:
         if src is None or not is_valid_asset_name(src.get("name", "")):
             raise api_error("JSSourceInvalidStreamName")
-        iname = _source_index_name(src)
+        iname = compose_iname(src)
         if iname in seen:
             raise api_error("JSSourceDuplicateDetected")
         seen.add(iname)
@@ -529,15 +530,20 @@ def _check_cycles(cfg: StreamConfig, lookup: Callable[[str], StreamConfig | None
                 to_visit.append(other)
 
 
-def _source_index_name(src: dict[str, Any]) -> str:
-    """``composeIName``: name, external api prefix and filters identify a source."""
-    name = str(src.get("name", ""))
-    ext = src.get("external")
-    if ext is not None and ext.get("api"):
-        name += ":" + ext["api"]
-    transforms = src.get("subject_transforms") or []
-    if transforms:
-        name += " " + " ".join(f"{(t or {}).get('src', '')}:{(t or {}).get('dest', '')}" for t in transforms)
+def compose_iname(spec: dict[str, Any]) -> str:
+    """``composeIName``: "<name>[:<api hash>][:C=<consumer hash>] <filters> <destinations>"
+    identifies a source (duplicates are refused; the ``Nats-Stream-Source`` header uses it)."""
+    name = str(spec.get("name", ""))
+    external = spec.get("external")
+    if external is not None:
+        name += ":" + go_hash(external.get("api", ""))
+    consumer = spec.get("consumer")
+    if consumer is not None:
+        name += ":C=" + go_hash(consumer.get("name", ""))
+    transforms = spec.get("subject_transforms") or []
+    if not transforms:
+        source, destination = spec.get("filter_subject") or ">", ">"
     else:
-        name += " " + (src.get("filter_subject") or ">") + ":"
-    return name
+        source = "\f".join((t or {}).get("src") or ">" for t in transforms)
+        destination = "\f".join((t or {}).get("dest") or ">" for t in transforms)
+    return f"{name} {source} {destination}"

@@ -267,18 +267,21 @@ class ClientConnection(asyncio.Protocol):
             subject = server.map_domain(subject)
         if server.faults.rules and server.faults.intercept(self, subject, reply, op.hdr, op.msg):
             return
-        self.publish_routed(subject, reply, op.hdr, op.msg)
+        if not server.route(self, subject, reply, op.hdr, op.msg) and reply and self.no_responders:
+            self._send_no_responders(subject, reply)
+
+    def _send_no_responders(self, subject: bytes, reply: bytes) -> None:
+        for sub in self.server.sublist.match(reply).psubs:
+            if sub.client is self:
+                self.send(encode_no_responders(reply, sub.sid, subject))
+                break
 
     def publish_routed(self, subject: bytes, reply: bytes | None, hdr: int, msg: bytes) -> None:
-        """Route a checked publish; no-responders goes back to this client if nobody took it."""
+        """Route a publish that a fault rule held back (the connection may be gone by now)."""
         if self.closed:
             return
-        server = self.server
-        if not server.route(self, subject, reply, hdr, msg) and reply and self.no_responders:
-            for sub in server.sublist.match(reply).psubs:
-                if sub.client is self:
-                    self.send(encode_no_responders(reply, sub.sid, subject))
-                    break
+        if not self.server.route(self, subject, reply, hdr, msg) and reply and self.no_responders:
+            self._send_no_responders(subject, reply)
 
     def _process_sub(self, op: Sub) -> None:
         self.last_in = self.read_time

@@ -4,8 +4,8 @@ Modelled on moto's ``/moto-api``: plain methods on ``server.control`` for tests 
 same process, and the same methods over NATS requests on ``$JSEMU.API.<METHOD>`` (see
 :mod:`jsemu.testing.control_api`) for a server running as a separate process.
 
-* replication: pause / resume a stream peer or a mirror, hold it N messages behind,
-  catch it up;
+* replication: pause / resume a stream peer, a mirror or a source, hold it N messages
+  behind, catch it up;
 * faults: take a peer down or up, leader step-down, and drop / delay / answer with a
   status the next N client messages matching a subject filter;
 * responders: who in the Direct Get queue group answers (random with a seed, round
@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from ..jetstream.replicas import ReplicaSet
     from ..jetstream.service import JetStream
     from ..jetstream.stream import Stream
+    from ..jetstream.upstream import UpstreamLink
     from ..server.server import Server
 
 __all__ = ["ControlError", "ControlPlane", "DirectGetAnswer"]
@@ -83,31 +84,40 @@ class ControlPlane:
             raise ControlError(f"stream {stream!r} is not a mirror; name a peer to pause a replica")
         return link
 
+    def _link(self, stream: str, source: str | None) -> UpstreamLink:
+        """The mirror of ``stream``, or its consumer of the source stream ``source``."""
+        if source is None:
+            return self._mirror(stream)
+        for link in self._stream(stream).source_links:
+            if link.upstream_name == source:
+                return link
+        raise ControlError(f"stream {stream!r} has no source {source!r}")
+
     # --- replication ------------------------------------------------------------------
 
-    def pause(self, stream: str, peer: str | None = None) -> None:
-        """Stop a follower (``peer``) or a mirror (no ``peer``) from applying anything new."""
+    def pause(self, stream: str, peer: str | None = None, source: str | None = None) -> None:
+        """Stop a follower (``peer``), a mirror (neither) or the copying from one of the
+        stream's sources (``source``) from applying anything new."""
         if peer is None:
-            self._mirror(stream).pause()
+            self._link(stream, source).pause()
         else:
             _wrap(self._replicas(stream).pause, peer)
 
-    def resume(self, stream: str, peer: str | None = None) -> None:
-        """Let a paused or held follower or mirror run again; it catches up at once."""
+    def resume(self, stream: str, peer: str | None = None, source: str | None = None) -> None:
+        """Let a paused or held follower, mirror or source run again; it catches up at once."""
         if peer is None:
-            self._mirror(stream).resume()
+            self._link(stream, source).resume()
         else:
             _wrap(self._replicas(stream).resume, peer)
 
     catch_up = resume
 
-    def set_lag(self, stream: str, messages: int, peer: str | None = None) -> None:
-        """Keep a follower or a mirror exactly ``messages`` behind from now on (0: in step)."""
+    def set_lag(self, stream: str, messages: int, peer: str | None = None, source: str | None = None) -> None:
+        """Keep a follower, mirror or source exactly ``messages`` behind from now on."""
+        if messages < 0:
+            raise ControlError("lag can not be negative")
         if peer is None:
-            link = self._mirror(stream)
-            if messages < 0:
-                raise ControlError("lag can not be negative")
-            link.set_lag(messages)
+            self._link(stream, source).set_lag(messages)
         else:
             _wrap(self._replicas(stream).set_lag, peer, messages)
 
@@ -283,8 +293,9 @@ class ControlPlane:
                 if peer.offline:
                     replicas.set_offline(peer.name, False)
             replicas.catch_up_all()
-            if stream.mirror_link is not None:
-                stream.mirror_link.resume()
+            for link in [stream.mirror_link, *stream.source_links]:
+                if link is not None:
+                    link.resume()
         if isinstance(js.clock, ControlledClock):
             js.clock.reset()
         if streams:

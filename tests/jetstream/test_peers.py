@@ -333,3 +333,28 @@ async def test_control_errors_and_reset(cluster: tuple[jsemu.Server, Client]) ->
     assert await _publish(nc, "s.a", b"x") == {"stream": "S", "seq": 1}
     ctl.reset(streams=True)
     assert srv.jetstream.streams == {}
+
+
+# --- sources ------------------------------------------------------------------------------
+
+
+async def test_paused_source_holds_back_one_upstream() -> None:
+    async with jsemu.Server() as srv:
+        nc = await nats.connect(srv.url)
+        ctl = srv.control
+        await _create(nc, name="A", subjects=["a.>"])
+        await _create(nc, name="B", subjects=["b.>"])
+        await _create(nc, name="X", sources=[{"name": "A"}, {"name": "B"}], allow_direct=True)
+        ctl.pause("X", source="B")
+        await _publish(nc, "b.1", b"b1")
+        await _publish(nc, "a.1", b"a1")
+        assert await _last(nc, "X", "a.1") == ("X", "1", b"a1")
+        info = await _json(nc, "$JS.API.STREAM.INFO.X")
+        assert [(s["name"], s["lag"]) for s in info["sources"]] == [("A", 0), ("B", 1)]
+        ctl.resume("X", source="B")
+        msg = await _request(nc, "$JS.API.DIRECT.GET.X", {"last_by_subj": "b.1"})
+        assert msg.headers is not None
+        assert (msg.headers["Nats-Sequence"], msg.headers["Nats-Stream-Source"]) == ("2", "B 1 > > b.1")
+        with pytest.raises(ControlError, match="has no source 'C'"):
+            ctl.pause("X", source="C")
+        await nc.close()
