@@ -39,8 +39,12 @@ class SubjectTransform:
             m = _DOLLAR.match(tok) or _WILDCARD_FN.match(tok)
             if m:
                 index = int(m.group(1))
+                if not wildcards and not self._fwc:
+                    raise TransformError(f"invalid mapping destination: wildcard index out of range in {tok}")
                 if not 1 <= index <= len(wildcards):
-                    raise TransformError(f"invalid wildcard reference {tok}")
+                    raise TransformError(
+                        f"invalid mapping destination: wildcard index out of range in {tok}: [{index}]"
+                    )
                 out.append(wildcards[index - 1])
             elif tok.startswith("{{"):
                 fn = _FUNCTION.match(tok)

@@ -198,8 +198,11 @@ class JetStream:
         suffix = "".join(self.server.rng.choice(_RAFT_DIGITS) for _ in range(8))
         return f"S-R{cfg.num_replicas}{'M' if cfg.storage == 'memory' else 'F'}-{suffix}"
 
-    def update_stream(self, stream: Stream, cfg: StreamConfig, pedantic: bool = False) -> None:
-        """``configUpdateCheck`` then apply; ``cfg`` already passed ``check_stream_config``."""
+    def update_stream(
+        self, stream: Stream, cfg: StreamConfig, pedantic: bool = False, start_links: bool = True
+    ) -> None:
+        """``configUpdateCheck`` then apply; ``cfg`` already passed ``check_stream_config``.
+        New sources start copying at once unless ``start_links`` is False."""
         old = stream.config
         if cfg.name != old.name:
             raise _invalid("stream configuration name must match original")
@@ -253,6 +256,8 @@ class JetStream:
         elif link is not None and cfg.mirror_direct and not old.mirror_direct:
             link.joined = True  # an update that turns mirror_direct on joins at once
         self._update_sources(stream)
+        if start_links:
+            self.start_links(stream)
         self.sync_responders(stream)
 
     def delete_stream(self, stream: Stream) -> None:
@@ -275,11 +280,12 @@ class JetStream:
         links = []
         for spec in wanted:
             link = current.pop(compose_iname(spec), None)
+            if link is not None and link.upstream is None:
+                link.started = False  # its consumer is set up anew after the update
             links.append(link if link is not None else SourceLink(self, stream, spec))
         for gone in current.values():
             self._forget_link(gone)
         stream.source_links = links
-        self.start_links(stream)
 
     def _forget_link(self, link: UpstreamLink) -> None:
         link.detach()
@@ -342,7 +348,26 @@ def _leave(peer: Peer, responder: DirectGetResponder | None = None) -> None:
 
 
 def _check_mirror_filters(cfg: StreamConfig) -> None:
-    """``addStreamWithAssignment``'s checks of a mirror's filter and transforms."""
+    """``addStreamWithAssignment``'s checks of a mirror's and the sources' filters and
+    transforms."""
+    for src in cfg.sources or []:
+        transforms = (src or {}).get("subject_transforms") or []
+        filters = (
+            [(src or {}).get("filter_subject") or ""] if not transforms else [t.get("src", "") for t in transforms]
+        )
+        for filt in filters:
+            if filt and not is_valid_subject(filt):
+                raise api_error("JSStreamCreateErrF", err=f"subject filter '{filt}' for the source: invalid subject")
+        for tr in transforms:
+            src_subject, dest = tr.get("src", ""), tr.get("dest", "")
+            if dest:
+                try:
+                    SubjectTransform(src_subject or ">", dest)
+                except TransformError as exc:
+                    raise api_error(
+                        "JSStreamCreateErrF",
+                        err=f"subject transform from '{src_subject}' to '{dest}' for the source: {exc}",
+                    ) from None
     mirror = cfg.mirror
     if mirror is None:
         return

@@ -126,11 +126,12 @@ def stream_update(js: JetStream, req: ApiRequest) -> dict[str, Any]:
         if stream is None:
             raise api_error("JSStreamNotFoundErr")
         set_static_metadata(cfg)
-        js.update_stream(stream, cfg, pedantic)
+        js.update_stream(stream, cfg, pedantic, start_links=False)
     except ApiError as err:
         return error_response(kind, err)
     out: dict[str, Any] = {"type": response_type(kind)}
     out.update(stream.info_json(cluster=False))
+    js.start_links(stream)  # new sources make contact after the reply, as in the server
     return out
 
 

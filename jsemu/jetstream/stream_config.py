@@ -16,7 +16,13 @@ from typing import Any
 
 from ..server.options import API_LEVEL, NATS_VERSION
 from ..subject_transform import SubjectTransform, TransformError
-from ..subjects import is_valid_subject, subject_is_literal, subject_is_subset_match, subjects_collide
+from ..subjects import (
+    is_valid_literal_subject,
+    is_valid_subject,
+    subject_is_literal,
+    subject_is_subset_match,
+    subjects_collide,
+)
 from .errors import ApiError, api_error
 from .gohash import go_hash
 from .timefmt import format_ns
@@ -487,6 +493,7 @@ def _check_mirror_and_sources(cfg: StreamConfig, lookup: Callable[[str], StreamC
     if cfg.sources and cfg.allow_msg_schedules:
         raise api_error("JSSourceWithMsgSchedulesErr")
     seen: set[str] = set()
+    consumer_names: set[str] = set()
     for src in cfg.sources or []:
         if src is None or not is_valid_asset_name(src.get("name", "")):
             raise api_error("JSSourceInvalidStreamName")
@@ -496,11 +503,76 @@ def _check_mirror_and_sources(cfg: StreamConfig, lookup: Callable[[str], StreamC
         seen.add(iname)
         if src.get("filter_subject") and src.get("subject_transforms"):
             raise api_error("JSSourceMultipleFiltersNotAllowed")
+        transforms = [t or {} for t in src.get("subject_transforms") or []]
+        for tr in transforms:
+            tsrc, dest = tr.get("src", ""), tr.get("dest", "")
+            if tsrc and not is_valid_subject(tsrc):
+                raise api_error("JSSourceInvalidSubjectFilter", err=f"invalid subject {tsrc}")
+            if dest:  # ValidateMapping
+                try:
+                    SubjectTransform(tsrc or ">", dest)
+                except TransformError as exc:
+                    raise api_error("JSSourceInvalidTransformDestination", err=str(exc)) from None
+        for i, tr in enumerate(transforms):
+            for j, other in enumerate(transforms):
+                if i != j and subject_is_subset_match(tr.get("src", ""), other.get("src", "")):
+                    raise api_error("JSSourceOverlappingSubjectFilters")
+        consumer = src.get("consumer")
+        if consumer is not None:
+            deliver = consumer.get("deliver_subject", "")
+            if (
+                not is_valid_asset_name(consumer.get("name", ""))
+                or not subject_is_literal(deliver)
+                or not is_valid_subject(deliver)
+                or src.get("opt_start_seq")
+                or src.get("opt_start_time") is not None
+                or src.get("filter_subject")
+            ):
+                raise api_error("JSSourceDurableConsumerCfgInvalid")
+            cname = str(src.get("name", ""))
+            if src.get("external") is not None:
+                cname += ":" + go_hash(src["external"].get("api", ""))
+            cname += " " + consumer.get("name", "")
+            if cname in consumer_names:
+                raise api_error("JSSourceDurableConsumerDuplicateDetected")
+            consumer_names.add(cname)
         if src.get("external") is None:
             origin = lookup(src["name"])
             if origin is not None and 0 < cfg.max_msg_size < origin.max_msg_size:
                 raise api_error("JSSourceMaxMessageSizeTooBigErr")
+    _check_external_prefixes(cfg, lookup)
     _check_cycles(cfg, lookup)
+
+
+def _check_external_prefixes(cfg: StreamConfig, lookup: Callable[[str], StreamConfig | None]) -> None:
+    """The delivery and API prefixes of external mirrors and sources, in the server's order."""
+    deliver_prefixes: list[str] = []
+    api_prefixes: list[str] = []
+    origin_subjects: list[str] = []
+    for spec in [cfg.mirror, *(cfg.sources or [])]:
+        if spec is None:
+            continue
+        external = spec.get("external")
+        if external is None:
+            origin = lookup(spec.get("name", ""))
+            if origin is not None:
+                origin_subjects.extend(origin.subjects or [])
+            continue
+        if external.get("deliver"):
+            deliver_prefixes.append(external["deliver"])
+        if external.get("api"):
+            api_prefixes.append(external["api"])
+    for prefix in deliver_prefixes:
+        if not is_valid_literal_subject(prefix):
+            raise api_error("JSStreamInvalidExternalDeliverySubjErrF", prefix=prefix)
+        for subject in origin_subjects:
+            if subjects_collide(subject, f"{prefix}.{subject}"):
+                raise api_error("JSStreamExternalDelPrefixOverlapsErrF", prefix=prefix, subject=subject)
+    for prefix in api_prefixes:
+        if not is_valid_literal_subject(prefix):
+            raise _invalid(f"stream external api prefix {_go_quote(prefix)} must be a valid subject without wildcards")
+        if subjects_collide(prefix, "$JS.API"):
+            raise api_error("JSStreamExternalApiOverlapErrF", prefix=prefix, subject="$JS.API")
 
 
 def _check_cycles(cfg: StreamConfig, lookup: Callable[[str], StreamConfig | None]) -> None:

@@ -30,6 +30,9 @@ class UpstreamLink:
     """Position, filters, pausing and info of one consumer of an upstream stream."""
 
     kind = "link"
+    #: Whether setting up the consumer counts as contact (mirrors); a source hears from
+    #: its upstream with the first message or heartbeat.
+    contact_on_setup = True
 
     def __init__(self, js: JetStream, target: Stream, spec: dict[str, Any]) -> None:
         self.js = js
@@ -51,6 +54,7 @@ class UpstreamLink:
         self.paused = False
         self.hold: int | None = None  # keep this many messages pending
         self.last_contact_ns = 0  # 0: never heard from the upstream
+        self.attached_ns = 0
         self.started = False  # the consumer has been asked for
         self.consumer_created = False  # and made (the filter shows in the info from then on)
 
@@ -62,7 +66,9 @@ class UpstreamLink:
         self.started = self.consumer_created = True
         upstream.watchers.append(self)
         self._start(upstream)
-        self.last_contact_ns = self.js.clock.now_ns()
+        self.attached_ns = self.js.clock.now_ns()
+        if self.contact_on_setup:
+            self.last_contact_ns = self.attached_ns
         self.pump()
 
     def _start(self, upstream: Stream) -> None:
@@ -147,6 +153,9 @@ class UpstreamLink:
     def _copy(self, sm: StoredMsg) -> None:
         raise NotImplementedError
 
+    def _info_seq(self, out: dict[str, Any]) -> None:
+        """Sources add the upstream sequence of the last stored message (``seq``)."""
+
     # --- control and info -------------------------------------------------------------
 
     def pause(self) -> None:
@@ -171,16 +180,22 @@ class UpstreamLink:
         if external is not None:
             out["external"] = {"api": external.get("api", ""), "deliver": external.get("deliver", "")}
         out["lag"] = self.pending()
-        if self.last_contact_ns == 0:
+        self._info_seq(out)
+        last = self.last_contact_ns
+        if not last and self.upstream is not None and self.attached_ns:
+            now = self.js.clock.now_ns()
+            if now - self.attached_ns >= HEARTBEAT_NS:
+                last = self.attached_ns + HEARTBEAT_NS  # the first idle heartbeat
+        if last == 0:
             out["active"] = -1
         else:
-            since = max(1, self.js.clock.now_ns() - self.last_contact_ns)
+            since = max(1, self.js.clock.now_ns() - last)
             if self.upstream is not None and not self.paused:
                 since = min(since, HEARTBEAT_NS)  # idle heartbeats keep a running link fresh
             out["active"] = since
         if self.started and not self.consumer_created:
             out["error"] = {"code": 404, "err_code": 10059, "description": "stream not found"}
-        if self.spec.get("filter_subject") and self.consumer_created:
+        if self.spec.get("filter_subject") and (self.consumer_created or self.kind == "source"):
             out["filter_subject"] = self.spec["filter_subject"]
         if self.spec.get("subject_transforms"):
             out["subject_transforms"] = [
