@@ -7,8 +7,9 @@ like any published message.
 
 from __future__ import annotations
 
+import json
 from collections import deque
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..protocol.gojson import dumps
 from ..server.options import API_LEVEL
@@ -111,7 +112,32 @@ class JetStream:
             body = dumps(response).encode()
         if reply:
             self.send_reply(reply, body)
+        trace = self.server.trace
+        if trace is not None:
+            trace.append(("api", text, data, body))
         return True
+
+    def api_call(self, subject: str, payload: Any = None) -> dict[str, Any]:
+        """Run one ``$JS.API`` request in-process, as if a client had sent it, and return
+        the decoded reply (used to pre-create streams and buckets without a connection)."""
+        if isinstance(payload, bytes):
+            data = payload
+        else:
+            data = json.dumps(payload).encode() if payload is not None else b""
+        tokens = subject.split(".")
+        handler = find_handler(tokens[2:]) if subject.startswith(API_PREFIX) else None
+        if handler is None:
+            raise ValueError(f"no JetStream API handler for {subject!r}")
+        response = handler(self, ApiRequest(subject, tokens, None, b"", data))
+        if response is None:
+            return {}
+        if isinstance(response, bytes):
+            decoded: dict[str, Any] = json.loads(response)
+            return decoded
+        self.api_total += 1
+        if "error" in response and not isinstance(response, QuietError):
+            self.api_errors += 1
+        return dict(response)
 
     # --- streams ----------------------------------------------------------------------
 

@@ -163,7 +163,10 @@ class ClientConnection(asyncio.Protocol):
         if self.closed:
             return
         self.read_time = self.server.loop_time()  # one clock read per read, not per op
+        trace = self.server.trace
         for op in self.parser.feed(data):
+            if trace is not None:
+                trace.append(("op", self.cid, op))  # formatted only if somebody looks
             cls = op.__class__
             if cls is Pub:
                 self._process_pub(op)  # type: ignore[arg-type]

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import concurrent.futures
 import os
 import random
 import sys
 import threading
+from collections import deque
 from collections.abc import Callable
 from typing import Any, Self
 
@@ -53,6 +55,8 @@ class Server:
         self.rng = random.Random()
         #: How queue group members are picked (random unless a test sets a policy).
         self.queue_policies = QueuePolicies(self.rng)
+        #: The last client ops and API calls (``start_trace``); None while not tracing.
+        self.trace: deque[tuple[Any, ...]] | None = None
         #: Rules that drop, delay or answer client messages instead of routing them.
         self.faults = FaultInjector(self)
         self.connections: dict[int, ClientConnection] = {}
@@ -74,6 +78,11 @@ class Server:
         self.domain_api = f"$JS.{options.domain}.API.".encode() if options.jetstream and options.domain else None
 
     # --- lifecycle --------------------------------------------------------------------
+
+    def start_trace(self, size: int = 200) -> None:
+        """Keep the last ``size`` client protocol ops and JetStream API calls, for showing
+        what the server saw when a test fails (see :func:`jsemu.testing.trace.format_trace`)."""
+        self.trace = deque(self.trace or (), maxlen=size)
 
     async def start(self) -> Self:
         self._loop = asyncio.get_running_loop()
@@ -278,6 +287,25 @@ class Server:
             dirty = self._dirty
 
 
+class _ThreadSafeControl:
+    """``ControlPlane`` methods, marshalled onto a :class:`ThreadedServer`'s loop."""
+
+    def __init__(self, threaded: ThreadedServer) -> None:
+        self._threaded = threaded
+
+    def __getattr__(self, name: str) -> Callable[..., Any]:
+        method = getattr(self._threaded.server.control, name)
+        if not callable(method):
+            raise AttributeError(name)  # noqa: TRY004 - not a method: no such attribute here
+
+        def call(*args: Any, **kwargs: Any) -> Any:
+            return self._threaded.call(method, *args, **kwargs)
+
+        call.__name__ = name
+        call.__doc__ = method.__doc__
+        return call
+
+
 class ThreadedServer:
     """A :class:`Server` running on an event loop in a background thread."""
 
@@ -312,6 +340,27 @@ class ThreadedServer:
     @property
     def port(self) -> int:
         return self.server.port
+
+    def call(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+        """Run ``fn`` on the server's loop thread and return its result (or raise its error):
+        the safe way to touch the server from the thread that started it."""
+        if threading.current_thread() is self._thread:
+            return fn(*args, **kwargs)
+        future: concurrent.futures.Future[Any] = concurrent.futures.Future()
+
+        def run() -> None:
+            try:
+                future.set_result(fn(*args, **kwargs))
+            except BaseException as exc:  # noqa: BLE001 - handed to the caller
+                future.set_exception(exc)
+
+        self._loop.call_soon_threadsafe(run)
+        return future.result(timeout=30)
+
+    @property
+    def control(self) -> _ThreadSafeControl:
+        """The server's control plane, each call run on the server's loop thread."""
+        return _ThreadSafeControl(self)
 
     def stop(self) -> None:
         if self._loop.is_running():

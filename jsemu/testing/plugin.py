@@ -1,0 +1,206 @@
+"""pytest plugin (entry point ``pytest11``): jsemu servers as fixtures.
+
+Fixtures (all function scoped; every server listens on a free port and uses no files, so
+tests run in parallel under pytest-xdist):
+
+* ``jsemu_server``: an async fixture, a :class:`jsemu.Server` started inside the test's
+  event loop (needs pytest-asyncio, as async nats-py tests do anyway);
+* ``jsemu_url``: that server's ``nats://`` URL;
+* ``jsemu_thread_server``: a :class:`jsemu.ThreadedServer` for synchronous tests (its
+  ``control`` runs each call on the server's thread);
+* ``jsemu_factory``: ``await jsemu_factory(streams=[...], kv=[...], frozen_clock=ns,
+  cluster_size=3, seed=7, **ServerOptions)`` for servers set up in one line.
+
+For a session-scoped server, :func:`reset_server` empties it cheaply between tests.
+
+When a test fails, its report gets a "jsemu server trace" section with the last client
+protocol ops and JetStream API calls each of its servers saw (``--jsemu-trace N`` sets how
+many, 0 turns it off).
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from typing import Any
+
+import pytest
+
+from ..server.options import ServerOptions
+from ..server.server import Server, ThreadedServer
+from .trace import format_trace
+
+try:  # pytest-asyncio provides async fixtures; without it only the sync fixtures work
+    import pytest_asyncio
+
+    _async_fixture: Any = pytest_asyncio.fixture
+except ImportError:  # pragma: no cover - exercised only without pytest-asyncio
+    _async_fixture = pytest.fixture
+
+__all__ = ["create_kv", "prepare_server", "reset_server"]
+
+_SERVERS_KEY = pytest.StashKey[list[Server]]()
+_DEFAULT_TRACE = 200
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("jsemu")
+    group.addoption(
+        "--jsemu-trace",
+        type=int,
+        default=_DEFAULT_TRACE,
+        help="protocol ops and API calls of jsemu fixture servers shown for a failed test (0: off)",
+    )
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[None]:
+    outcome = yield
+    report: pytest.TestReport = outcome.get_result()  # type: ignore[attr-defined]
+    if report.when != "call" or not report.failed:
+        return
+    servers: list[Server] = item.stash.get(_SERVERS_KEY, [])
+    for i, server in enumerate(servers):
+        if server.trace:
+            title = "jsemu server trace" + (f" ({i + 1})" if i else "") + f": {server.url}"
+            report.sections.append((title, format_trace(server.trace)))
+
+
+def _register(request: pytest.FixtureRequest, server: Server) -> None:
+    size = request.config.getoption("--jsemu-trace", _DEFAULT_TRACE)
+    if size:
+        server.start_trace(size)
+    request.node.stash.setdefault(_SERVERS_KEY, []).append(server)
+
+
+# --- setting a server up ----------------------------------------------------------------
+
+
+def create_kv(server: Server, bucket: str | dict[str, Any]) -> dict[str, Any]:
+    """Create a KV bucket's stream as nats-py's ``create_key_value`` does (``history``,
+    ``ttl`` in seconds, ``max_bytes``, ``max_value_size``, ``storage``, ``replicas``)."""
+    spec = {"bucket": bucket} if isinstance(bucket, str) else dict(bucket)
+    name = spec.pop("bucket")
+    ttl = float(spec.pop("ttl", 0) or 0)
+    window = min(120.0, ttl) if ttl else 120.0
+    config = {
+        "name": f"KV_{name}",
+        "subjects": [f"$KV.{name}.>"],
+        "allow_direct": spec.pop("direct", True),
+        "allow_rollup_hdrs": True,
+        "allow_msg_ttl": True,
+        "deny_delete": True,
+        "discard": "new",
+        "duplicate_window": int(window * 1_000_000_000),
+        "max_age": int(ttl * 1_000_000_000),
+        "max_bytes": spec.pop("max_bytes", -1),
+        "max_consumers": -1,
+        "max_msg_size": spec.pop("max_value_size", -1),
+        "max_msgs": -1,
+        "max_msgs_per_subject": spec.pop("history", 1),
+        "num_replicas": spec.pop("replicas", 1),
+        "storage": spec.pop("storage", "file"),
+    }
+    if spec:
+        raise TypeError(f"unknown KV bucket options: {', '.join(sorted(spec))}")
+    return _create_stream(server, config)
+
+
+def _create_stream(server: Server, config: dict[str, Any]) -> dict[str, Any]:
+    if server.jetstream is None:
+        raise ValueError("JetStream is off on this server")
+    reply = server.jetstream.api_call(f"$JS.API.STREAM.CREATE.{config.get('name', '')}", config)
+    if "error" in reply:
+        raise ValueError(f"can not create stream {config.get('name')!r}: {reply['error']['description']}")
+    return reply
+
+
+def prepare_server(
+    server: Server,
+    *,
+    streams: list[dict[str, Any]] = (),  # type: ignore[assignment]
+    kv: list[str | dict[str, Any]] = (),  # type: ignore[assignment]
+    frozen_clock: int | bool | None = None,
+    seed: int | None = None,
+) -> Server:
+    """Pre-create streams (JSON API configs) and KV buckets, freeze the clock (at the given
+    Unix ns, or now for ``True``) and seed the random choices, on a started server."""
+    if seed is not None:
+        server.control.seed(seed)
+    if frozen_clock is not None and frozen_clock is not False:
+        server.control.freeze_clock(None if frozen_clock is True else int(frozen_clock))
+    for config in streams:
+        _create_stream(server, config)
+    for bucket in kv:
+        create_kv(server, bucket)
+    return server
+
+
+def reset_server(server: Server) -> None:
+    """Back to a fresh state without restarting: every stream gone, faults, policies,
+    answers and the clock reset (for session-scoped servers)."""
+    server.control.reset(streams=True)
+    if server.trace is not None:
+        server.trace.clear()
+
+
+_SETUP_KEYS = frozenset(inspect.signature(prepare_server).parameters) - {"server"}
+
+
+def _split(kwargs: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    setup = {k: kwargs.pop(k) for k in list(kwargs) if k in _SETUP_KEYS}
+    return setup, kwargs
+
+
+# --- fixtures ---------------------------------------------------------------------------
+
+
+@_async_fixture  # type: ignore[untyped-decorator]
+async def jsemu_server(request: pytest.FixtureRequest) -> AsyncIterator[Server]:
+    """A jsemu server started in the test's event loop (JetStream on, a free port)."""
+    server = Server(ServerOptions())
+    await server.start()
+    _register(request, server)
+    try:
+        yield server
+    finally:
+        await server.stop()
+
+
+@pytest.fixture
+def jsemu_url(jsemu_server: Server) -> str:
+    return jsemu_server.url
+
+
+@pytest.fixture
+def jsemu_thread_server(request: pytest.FixtureRequest) -> Iterator[ThreadedServer]:
+    """A jsemu server on its own loop in a background thread, for synchronous tests."""
+    threaded = Server.in_thread()
+    _register(request, threaded.server)
+    try:
+        yield threaded
+    finally:
+        threaded.stop()
+
+
+@_async_fixture  # type: ignore[untyped-decorator]
+async def jsemu_factory(request: pytest.FixtureRequest) -> AsyncIterator[Callable[..., Awaitable[Server]]]:
+    """``await jsemu_factory(**options)``: started servers, stopped after the test.
+
+    Options are :class:`ServerOptions` fields (``cluster_size``, ``domain``, ...) plus
+    ``streams``, ``kv``, ``frozen_clock`` and ``seed`` (see :func:`prepare_server`)."""
+    servers: list[Server] = []
+
+    async def make(**kwargs: Any) -> Server:
+        setup, options = _split(dict(kwargs))
+        server = Server(ServerOptions(**options))
+        await server.start()
+        servers.append(server)
+        _register(request, server)
+        return prepare_server(server, **setup)
+
+    try:
+        yield make
+    finally:
+        for server in servers:
+            await server.stop()
