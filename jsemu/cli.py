@@ -76,6 +76,8 @@ async def serve(options: ServerOptions) -> None:
             peers = ", ".join(server.jetstream.peer_names) if server.jetstream else ""
             _log("INF", f"  Simulated cluster {options.cluster_name or 'jsemu'!r}: {peers}")
     _log("INF", "  Control plane on $JSEMU.API.> (see jsemu.testing.control)")
+    if server.monitor is not None:
+        _log("INF", f"Starting http monitor on {options.host}:{server.monitor.port}")
     _log("INF", f"Listening for client connections on {options.host}:{server.port}")
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()

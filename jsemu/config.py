@@ -107,6 +107,12 @@ def apply_config(conf: dict[str, Any], options: ServerOptions) -> ServerOptions:
             options.store_dir = str(js["store_dir"])
         if "domain" in js:
             options.domain = str(js["domain"])
+        for key in ("max_memory_store", "max_mem_store", "max_mem"):
+            if key in js:
+                options.max_memory_store = int(js[key])
+        for key in ("max_file_store", "max_file"):
+            if key in js:
+                options.max_file_store = int(js[key])
     elif isinstance(js, bool):
         options.jetstream = js
     return options

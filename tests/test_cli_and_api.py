@@ -164,3 +164,19 @@ async def test_serve_simulated_cluster_controlled_over_nats() -> None:
     finally:
         proc.terminate()
         assert proc.wait(10) == 0
+
+
+def test_serve_monitoring_port_like_nats_server() -> None:
+    import json
+    import urllib.request
+
+    proc, port, lines = _spawn("-p", "-1", "-a", "127.0.0.1", "-m", "-1")
+    try:
+        monitor = [re.search(r"Starting http monitor on 127\.0\.0\.1:(\d+)", line) for line in lines]
+        http_port = int(next(m for m in monitor if m).group(1))
+        with urllib.request.urlopen(f"http://127.0.0.1:{http_port}/varz", timeout=5) as r:
+            varz = json.loads(r.read())
+        assert (varz["port"], varz["http_port"]) == (port, http_port)
+    finally:
+        proc.terminate()
+        assert proc.wait(10) == 0

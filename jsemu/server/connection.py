@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import asyncio
 import random
+import time
 from typing import TYPE_CHECKING, Any
 
 from ..protocol import gojson
@@ -104,17 +105,23 @@ class ClientConnection(asyncio.Protocol):
         "echo",
         "first_pong_sent",
         "headers",
+        "in_bytes",
+        "in_msgs",
         "last_in",
         "no_responders",
         "opts",
         "out",
+        "out_bytes",
+        "out_msgs",
         "parser",
         "pedantic",
         "ping_handle",
         "pings_out",
         "read_time",
+        "rtt",
         "rtt_start",
         "server",
+        "start_ns",
         "subs",
         "transport",
         "verbose",
@@ -143,6 +150,10 @@ class ClientConnection(asyncio.Protocol):
         self.read_time = 0.0
         self.ping_handle: asyncio.TimerHandle | None = None
         self.rtt_start: float | None = None
+        #: Last measured round-trip time (seconds), for /connz.
+        self.rtt = 0.0
+        self.start_ns = time.time_ns()
+        self.in_msgs = self.in_bytes = self.out_msgs = self.out_bytes = 0
         self.client_ip = ""
         self.client_port = 0
 
@@ -178,6 +189,8 @@ class ClientConnection(asyncio.Protocol):
                 self._process_ping()
             elif cls is Pong:
                 self.pings_out = 0
+                if self.rtt_start is not None:
+                    self.rtt = max(0.0, self.read_time - self.rtt_start)
             elif cls is Connect:
                 self._process_connect(op)  # type: ignore[arg-type]
             elif cls is Ok:
@@ -253,6 +266,8 @@ class ClientConnection(asyncio.Protocol):
 
     def _process_pub(self, op: Pub) -> None:
         self.last_in = self.read_time
+        self.in_msgs += 1
+        self.in_bytes += len(op.msg)
         subject = op.subject
         if self.pedantic and not is_valid_literal_subject(subject.decode("latin-1")):
             self.send(encode_err("Invalid Publish Subject"))
@@ -328,6 +343,8 @@ class ClientConnection(asyncio.Protocol):
     def deliver(self, sub: Subscription, subject: bytes, reply: bytes | None, hdr: int, msg: bytes) -> bool:
         if self.closed:
             return False
+        self.out_msgs += 1
+        self.out_bytes += len(msg)
         if hdr <= 0:
             self.send(encode_msg(subject, sub.sid, reply, msg))
         elif self.headers:

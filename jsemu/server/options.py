@@ -31,6 +31,10 @@ class ServerOptions:
     jetstream: bool = True
     domain: str | None = None
     store_dir: str | None = None
+    #: JetStream's memory and file storage limits (bytes); -1: nats-server's defaults
+    #: (75% of the machine's memory, 75% of the free disk). Reported, not enforced.
+    max_memory_store: int = -1
+    max_file_store: int = -1
     http_port: int | None = None
     #: Servers in the simulated JetStream cluster; 1 is a standalone server (R1 only, as
     #: nats-server without a cluster). With more, streams may have up to this many replicas.

@@ -9,6 +9,7 @@ import os
 import random
 import sys
 import threading
+import time
 from collections import deque
 from collections.abc import Callable
 from typing import Any, Self
@@ -20,6 +21,7 @@ from ..testing.control import ControlPlane
 from ..testing.control_api import ControlApi
 from .connection import ClientConnection
 from .faults import FaultInjector
+from .monitor import Monitor
 from .options import API_LEVEL, NATS_VERSION, PROTO_VERSION, ServerOptions
 from .queue_policy import QueuePolicies
 from .sublist import Sublist, Subscription
@@ -60,6 +62,10 @@ class Server:
         #: Rules that drop, delay or answer client messages instead of routing them.
         self.faults = FaultInjector(self)
         self.connections: dict[int, ClientConnection] = {}
+        self.total_connections = 0
+        #: in msgs, in bytes, out msgs, out bytes of connections that have closed (for /varz).
+        self.closed_stats = [0, 0, 0, 0]
+        self.start_ns = time.time_ns()
         self._cid = 4  # nats-server hands its first client id 5 (internal clients come first)
         self._dirty: list[ClientConnection] = []
         #: Seconds the producer of the current read should pause (consumers falling behind).
@@ -71,6 +77,8 @@ class Server:
         self._info_base: dict[str, Any] = {}
         #: The JetStream service (None when JetStream is off); ``clock`` drives its timestamps.
         self.jetstream: JetStream | None = JetStream(self, clock) if options.jetstream else None
+        #: The HTTP monitoring port (``http_port``), while running.
+        self.monitor: Monitor | None = None
         #: What tests can do to this server that a real one can't (``$JSEMU.API`` too).
         self.control = ControlPlane(self)
         self._control_api = ControlApi(self, self.control)
@@ -96,9 +104,15 @@ class Server:
         if self.jetstream is not None:
             self.jetstream.start()
         self._control_api.start()
+        if opts.http_port:  # 0 or None: no monitoring port; -1: a random one
+            self.monitor = Monitor(self)
+            await self.monitor.start(opts.host, opts.http_port)
         return self
 
     async def stop(self) -> None:
+        if self.monitor is not None:
+            await self.monitor.stop()
+            self.monitor = None
         if self._listener is not None:
             self._listener.close()
         for conn in list(self.connections.values()):
@@ -153,9 +167,15 @@ class Server:
 
     def add_connection(self, conn: ClientConnection) -> None:
         self.connections[conn.cid] = conn
+        self.total_connections += 1
 
     def remove_connection(self, conn: ClientConnection) -> None:
-        self.connections.pop(conn.cid, None)
+        if self.connections.pop(conn.cid, None) is not None:
+            closed = self.closed_stats
+            closed[0] += conn.in_msgs
+            closed[1] += conn.in_bytes
+            closed[2] += conn.out_msgs
+            closed[3] += conn.out_bytes
 
     def request_stall(self, seconds: float) -> None:
         self.stall = max(self.stall, seconds)

@@ -1,0 +1,370 @@
+"""The HTTP monitoring port (``-m``): ``/varz``, ``/jsz``, ``/connz``, ``/healthz``.
+
+The JSON has nats-server's shapes and key order (``monitor.go``), indented like its
+``json.MarshalIndent`` output, for the fields that clients, harnesses and dashboards read.
+Values that describe the Go runtime (``mem``, ``cpu``, ``gomaxprocs``) describe this
+process instead. A tiny HTTP/1.1 responder on asyncio: one request per connection.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import resource
+import shutil
+import sys
+import tempfile
+import time
+from typing import TYPE_CHECKING, Any
+from urllib.parse import parse_qs, urlsplit
+
+from .. import __version__
+from ..jetstream.stream_config import config_json
+from ..jetstream.timefmt import format_ns
+from .options import API_LEVEL, NATS_VERSION, PROTO_VERSION
+
+if TYPE_CHECKING:
+    from .server import Server
+
+__all__ = ["Monitor", "go_duration", "uptime"]
+
+_CONNZ_LIMIT = 1024
+#: nats-server 2.15.1's feature flags, as /varz reports them.
+_FEATURE_FLAGS = {
+    "js_ack_fc_v2": False,
+    "js_api_reply_v2": False,
+    "js_raft_delete_range": True,
+    "js_snapshot_sources": False,
+}
+
+
+def uptime(seconds: float) -> str:
+    """``myUptime``: ``1d2h3m4s`` with leading zero units left out."""
+    total = int(seconds)
+    days, rest = divmod(total, 86400)
+    hours, rest = divmod(rest, 3600)
+    minutes, secs = divmod(rest, 60)
+    if days:
+        return f"{days}d{hours}h{minutes}m{secs}s"
+    if hours:
+        return f"{hours}h{minutes}m{secs}s"
+    if minutes:
+        return f"{minutes}m{secs}s"
+    return f"{secs}s"
+
+
+def go_duration(seconds: float) -> str:
+    """Go's ``time.Duration.String`` for the short durations /connz shows (``806µs``)."""
+    ns = int(seconds * 1e9)
+    if ns == 0:
+        return "0s"
+    if ns < 1_000:
+        return f"{ns}ns"
+    if ns < 1_000_000:
+        return f"{_trim(ns / 1_000)}µs"
+    if ns < 1_000_000_000:
+        return f"{_trim(ns / 1_000_000)}ms"
+    return f"{_trim(ns / 1_000_000_000)}s"
+
+
+def _trim(value: float) -> str:
+    return f"{value:.3f}".rstrip("0").rstrip(".")
+
+
+class Monitor:
+    """Serves the monitoring endpoints of one server."""
+
+    def __init__(self, server: Server) -> None:
+        self.server = server
+        self.requests: dict[str, int] = {}
+        self._listener: asyncio.base_events.Server | None = None
+        self.port = 0
+
+    async def start(self, host: str, port: int) -> None:
+        self._listener = await asyncio.start_server(self._handle, host, max(port, 0), reuse_address=True)
+        self.port = self._listener.sockets[0].getsockname()[1]
+
+    async def stop(self) -> None:
+        if self._listener is not None:
+            self._listener.close()
+            await self._listener.wait_closed()
+            self._listener = None
+
+    # --- HTTP -------------------------------------------------------------------------
+
+    async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), timeout=10)
+            parts = head.split(b"\r\n", 1)[0].decode("latin-1").split()
+            if len(parts) != 3:
+                status, ctype, body = "400 Bad Request", "text/plain; charset=utf-8", b"400 Bad Request\n"
+            else:
+                status, ctype, body = self.respond(parts[1])
+            writer.write(
+                f"HTTP/1.1 {status}\r\nContent-Type: {ctype}\r\nContent-Length: {len(body)}\r\n"
+                "Connection: close\r\n\r\n".encode()
+                + body
+            )
+            await writer.drain()
+        except (asyncio.IncompleteReadError, asyncio.LimitOverrunError, TimeoutError, ConnectionError):
+            pass
+        finally:
+            writer.close()
+
+    def respond(self, target: str) -> tuple[str, str, bytes]:
+        """(status line, content type, body) for a request target like ``/jsz?streams=true``."""
+        url = urlsplit(target)
+        query = {k: v[-1] for k, v in parse_qs(url.query).items()}
+        path = url.path.rstrip("/") or "/"
+        handlers = {"/varz": self.varz, "/jsz": self.jsz, "/connz": self.connz, "/healthz": self.healthz}
+        handler = handlers.get(path)
+        if handler is None:
+            return "404 Not Found", "text/plain; charset=utf-8", b"404 page not found\n"
+        self.requests[path] = self.requests.get(path, 0) + 1
+        # /healthz is marshalled flat, the others indented (as nats-server does).
+        indent = None if path == "/healthz" else 2
+        separators = (",", ":") if indent is None else None
+        text = json.dumps(handler(query), indent=indent, separators=separators, ensure_ascii=False)
+        # Go's encoder escapes these three (they only occur inside strings).
+        text = text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+        body = text.encode()
+        return "200 OK", "application/json", body
+
+    # --- endpoints --------------------------------------------------------------------
+
+    def _now(self) -> str:
+        return format_ns(_wall_ns())
+
+    def _jetstream_config(self) -> dict[str, Any]:
+        opts = self.server.options
+        store_dir = os.path.join(opts.store_dir, "jetstream") if opts.store_dir else ""
+        max_memory = opts.max_memory_store
+        if max_memory <= 0:
+            max_memory = int(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") * 0.75)
+        max_storage = opts.max_file_store
+        if max_storage <= 0:
+            max_storage = int(shutil.disk_usage(opts.store_dir or tempfile.gettempdir()).free * 0.75)
+        return {
+            "max_memory": max_memory,
+            "max_storage": max_storage,
+            "store_dir": store_dir,
+            "sync_interval": 120_000_000_000,
+            **({"domain": opts.domain} if opts.domain else {}),
+            "strict": True,
+        }
+
+    def _jetstream_stats(self) -> dict[str, Any]:
+        js = self.server.jetstream
+        memory = storage = reserved_memory = reserved_storage = 0
+        ha = 0
+        if js is not None:
+            for stream in js.streams.values():
+                if stream.config.storage == "memory":
+                    memory += stream.store.bytes
+                    reserved_memory += max(0, stream.config.max_bytes)
+                else:
+                    storage += stream.store.bytes
+                    reserved_storage += max(0, stream.config.max_bytes)
+                if stream.config.num_replicas > 1:
+                    ha += 1
+        return {
+            "memory": memory,
+            "storage": storage,
+            "reserved_memory": reserved_memory,
+            "reserved_storage": reserved_storage,
+            "accounts": 1 if js is not None else 0,
+            "ha_assets": ha,
+            "api": {
+                "level": API_LEVEL,
+                "total": js.api_total if js is not None else 0,
+                "errors": js.api_errors if js is not None else 0,
+            },
+        }
+
+    def varz(self, query: dict[str, str]) -> dict[str, Any]:
+        server = self.server
+        opts = server.options
+        conns = list(server.connections.values())
+        closed = server.closed_stats
+        in_msgs = closed[0] + sum(c.in_msgs for c in conns)
+        in_bytes = closed[1] + sum(c.in_bytes for c in conns)
+        out_msgs = closed[2] + sum(c.out_msgs for c in conns)
+        out_bytes = closed[3] + sum(c.out_bytes for c in conns)
+        out: dict[str, Any] = {
+            "server_id": server.server_id,
+            "server_name": server.server_name,
+            "version": NATS_VERSION,
+            "proto": PROTO_VERSION,
+            "git_commit": f"jsemu-{__version__}",
+            "go": f"python{sys.version_info.major}.{sys.version_info.minor}.{sys.version_info.micro}",
+            "host": opts.host,
+            "port": server.port,
+            "max_connections": 65536,
+            "ping_interval": int(opts.ping_interval * 1e9),
+            "ping_max": opts.max_pings_out,
+            "http_host": opts.host,
+            "http_port": self.port,
+            "http_base_path": "",
+            "https_port": 0,
+            "auth_timeout": 2,
+            "max_control_line": opts.max_control_line,
+            "max_payload": opts.max_payload,
+            "max_pending": opts.max_pending,
+            "cluster": {"name": opts.cluster_name or "jsemu"} if opts.cluster_size > 1 else {},
+            "gateway": {},
+            "leaf": {},
+            "mqtt": {},
+            "websocket": {},
+        }
+        if server.jetstream is not None:
+            out["jetstream"] = {
+                "config": self._jetstream_config(),
+                "stats": self._jetstream_stats(),
+                "limits": {"default_max_consumers": 1000},
+            }
+        start = server.start_ns
+        now = _wall_ns()
+        out.update(
+            {
+                "tls_timeout": 2,
+                "write_deadline": 10_000_000_000,
+                "start": format_ns(start),
+                "now": format_ns(now),
+                "uptime": uptime((now - start) / 1e9),
+                "mem": _rss_bytes(),
+                "cores": os.cpu_count() or 1,
+                "gomaxprocs": 1,
+                "cpu": 0,
+                "connections": len(conns),
+                "total_connections": server.total_connections,
+                "routes": 0,
+                "remotes": 0,
+                "leafnodes": 0,
+                "in_msgs": in_msgs,
+                "in_bytes": in_bytes,
+                "in_client_msgs": in_msgs,
+                "in_client_bytes": in_bytes,
+                "out_msgs": out_msgs,
+                "out_bytes": out_bytes,
+                "out_client_msgs": out_msgs,
+                "out_client_bytes": out_bytes,
+                "slow_consumers": 0,
+                "stale_connections": 0,
+                "stalled_clients": 0,
+                "subscriptions": server.sublist.count,
+                "http_req_stats": dict(self.requests),
+                "config_load_time": format_ns(start),
+                "config_digest": "",
+                "feature_flags": dict(_FEATURE_FLAGS),
+                "system_account": "$SYS",
+                "slow_consumer_stats": {"clients": 0, "routes": 0, "gateways": 0, "leafs": 0},
+                "stale_connection_stats": {"clients": 0, "routes": 0, "gateways": 0, "leafs": 0},
+                "disk_io_wait_stats": {"waiters": 0, "waits": 0, "wait_time": 0, "max_wait_time": 0},
+            }
+        )
+        return out
+
+    def jsz(self, query: dict[str, str]) -> dict[str, Any]:
+        js = self.server.jetstream
+        if js is None:
+            return {"server_id": self.server.server_id, "now": self._now(), "disabled": True}
+        out: dict[str, Any] = self._jetstream_stats()
+        out["server_id"] = self.server.server_id
+        out["now"] = self._now()
+        out["config"] = self._jetstream_config()
+        out["limits"] = {"default_max_consumers": 1000}
+        out["streams"] = len(js.streams)
+        out["consumers"] = 0
+        out["messages"] = sum(s.store.msgs for s in js.streams.values())
+        out["bytes"] = sum(s.store.bytes for s in js.streams.values())
+        if _truthy(query.get("streams")) or _truthy(query.get("accounts")):
+            stats = self._jetstream_stats()
+            detail: dict[str, Any] = {
+                "name": "$G",
+                "id": "$G",
+                "memory": stats["memory"],
+                "storage": stats["storage"],
+                "reserved_memory": 18446744073709551615,
+                "reserved_storage": 18446744073709551615,
+                "accounts": 0,
+                "ha_assets": 0,
+                "api": {"level": 0, "total": js.api_total, "errors": js.api_errors},
+            }
+            if _truthy(query.get("streams")):
+                streams = []
+                for name in sorted(js.streams):
+                    stream = js.streams[name]
+                    item: dict[str, Any] = {"name": name, "created": format_ns(stream.created_ns)}
+                    item["cluster"] = stream.cluster_json()
+                    if _truthy(query.get("config")):
+                        item["config"] = config_json(stream.config, dynamic_metadata=False)
+                    item["state"] = stream.state_json()
+                    streams.append(item)
+                detail["stream_detail"] = streams
+            out["account_details"] = [detail]
+        out["total"] = 1
+        return out
+
+    def connz(self, query: dict[str, str]) -> dict[str, Any]:
+        server = self.server
+        conns = sorted(server.connections.values(), key=lambda c: c.cid)
+        offset = max(0, int(query.get("offset", "0") or 0)) if query.get("offset", "0").isdigit() else 0
+        limit = int(query["limit"]) if query.get("limit", "").isdigit() else _CONNZ_LIMIT
+        page = conns[offset : offset + limit]
+        now = _wall_ns()
+        loop_now = server.loop_time() if server._loop is not None else 0.0
+        items = []
+        for conn in page:
+            opts = conn.opts
+            item: dict[str, Any] = {
+                "cid": conn.cid,
+                "kind": "Client",
+                "type": "nats",
+                "ip": conn.client_ip,
+                "port": conn.client_port,
+                "start": format_ns(conn.start_ns),
+                "last_activity": format_ns(now - int(max(0.0, loop_now - conn.last_in) * 1e9))
+                if conn.last_in
+                else format_ns(conn.start_ns),
+                "rtt": go_duration(conn.rtt),
+                "uptime": uptime((now - conn.start_ns) / 1e9),
+                "idle": uptime(max(0.0, loop_now - conn.last_in) if conn.last_in else 0.0),
+                "pending_bytes": sum(len(b) for b in conn.out),
+                "in_msgs": conn.in_msgs,
+                "out_msgs": conn.out_msgs,
+                "in_bytes": conn.in_bytes,
+                "out_bytes": conn.out_bytes,
+                "subscriptions": len(conn.subs),
+            }
+            for key in ("name", "lang", "version"):
+                if opts.get(key):
+                    item[key] = opts[key]
+            if _truthy(query.get("subs")):
+                item["subscriptions_list"] = sorted(s.subject.decode("utf-8", "replace") for s in conn.subs.values())
+            items.append(item)
+        return {
+            "server_id": server.server_id,
+            "now": format_ns(now),
+            "num_connections": len(page),
+            "total": len(conns),
+            "offset": offset,
+            "limit": limit,
+            "connections": items,
+        }
+
+    def healthz(self, query: dict[str, str]) -> dict[str, Any]:
+        return {"status": "ok"}
+
+
+def _truthy(value: str | None) -> bool:
+    return value is not None and value.lower() in ("1", "true", "t", "yes")
+
+
+def _wall_ns() -> int:
+    return time.time_ns()
+
+
+def _rss_bytes() -> int:
+    usage = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return usage * 1024 if sys.platform != "darwin" else usage
