@@ -16,6 +16,7 @@ import time
 from collections.abc import Sequence
 
 from .config import load_config
+from .conformance import command as conformance_command
 from .server.options import NATS_VERSION, ServerOptions
 from .server.server import Server
 
@@ -55,6 +56,10 @@ def build_parser() -> argparse.ArgumentParser:
     for flag in ("-D", "-V", "-DV", "-VV", "-DVV", "--debug", "--trace", "-l", "--log"):
         takes_value = flag in ("-l", "--log")
         serve.add_argument(flag, action="store" if takes_value else "store_true", help=argparse.SUPPRESS)
+    conformance = commands.add_parser(
+        "conformance", help="run the conformance table against a server (exit 1 on any failure)"
+    )
+    conformance_command.add_arguments(conformance)
     return parser
 
 
@@ -92,6 +97,8 @@ async def serve(options: ServerOptions) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    if args.command == "conformance":
+        return conformance_command.main(args)
     if args.command != "serve":
         build_parser().print_help()
         return 2

@@ -3,7 +3,7 @@
     python -m tests.directget.record [scenario-id ...]
 
 runs every scenario (or the named ones, updating only those) against a fresh ``nats-server -js``
-each and writes ``tests/directget/fixtures.json``: scenario id -> one entry per request, with
+each and writes ``jsemu/conformance/fixtures.json``: scenario id -> one entry per request, with
 the request's description and its normalised reply frames, one frame per line. The output is
 deterministic: recording again with the same binary gives the same file.
 """
@@ -22,11 +22,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/, for conf
 
 from conftest import RealServer, nats_server_binary
 
-from .cases import SCENARIOS, by_id
-from .model import Scenario
-from .runner import run_scenario
-
-FIXTURES = Path(__file__).with_name("fixtures.json")
+from jsemu.conformance import FIXTURES, load_fixtures
+from jsemu.conformance.cases import SCENARIOS, by_id
+from jsemu.conformance.model import Scenario
+from jsemu.conformance.runner import run_scenario
 
 
 def server_version() -> str:
@@ -39,10 +38,7 @@ def entries(scenario: Scenario, replies: list[list[str]]) -> list[dict[str, Any]
 
 
 def load() -> dict[str, Any]:
-    if not FIXTURES.exists():
-        return {}
-    data: dict[str, Any] = json.loads(FIXTURES.read_text())
-    return data
+    return load_fixtures()
 
 
 def dump(data: dict[str, Any]) -> str:

@@ -18,11 +18,11 @@ from typing import Any
 import pytest
 
 import jsemu
+from jsemu.conformance.cases import SCENARIOS
+from jsemu.conformance.model import Scenario
+from jsemu.conformance.runner import run_scenario
 
-from .cases import SCENARIOS
-from .model import Scenario
 from .record import FIXTURES, load, server_version
-from .runner import run_scenario
 
 DATA: dict[str, Any] = load()
 #: jsemu runs in the test's own event loop and answers at once: a missing reply costs only this.

@@ -21,9 +21,8 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 import jsemu
-
-from .model import Delete, Get, Pub, Purge, Scenario, Step, hdrs
-from .runner import run_scenario
+from jsemu.conformance.model import Delete, Get, Pub, Purge, Scenario, Step, hdrs
+from jsemu.conformance.runner import run_scenario
 
 EXAMPLES = int(os.environ.get("JSEMU_DG_EXAMPLES", "40"))
 #: Shrinking restarts both servers for every candidate and can take minutes; the unshrunk

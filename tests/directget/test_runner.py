@@ -3,7 +3,7 @@ timestamps that equal a stored one, and nothing else."""
 
 from __future__ import annotations
 
-from .runner import Run, format_ts, might_batch, parse_ts
+from jsemu.conformance.runner import Run, format_ts, might_batch, parse_ts
 
 TS1 = "2024-01-02T03:04:05.12345Z"
 TS2 = "2024-01-02T03:04:05.1234567Z"
