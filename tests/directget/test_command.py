@@ -40,7 +40,6 @@ def test_command_against_a_running_server_prints_json_and_exit_status() -> None:
             text=True,
             timeout=120,
             check=False,
-            check=False,
         )
         assert ok.returncode == 0, ok.stdout + ok.stderr
         assert json.loads(ok.stdout) == [
@@ -51,7 +50,6 @@ def test_command_against_a_running_server_prints_json_and_exit_status() -> None:
             capture_output=True,
             text=True,
             timeout=120,
-            check=False,
             check=False,
         )
         assert bad.returncode == 1
