@@ -8,7 +8,9 @@ lags answers Direct Get from its own, older store, which is exactly the read-aft
 incoherency ADR-31 accepts. The leader is always current, so publishes and
 ``STREAM.MSG.GET`` (served from ``Stream.store``, the leader's store) stay coherent.
 
-A stream with R1 has one peer whose store is a plain ``StreamStore``: no logging cost.
+A stream with R1 has one peer whose store is a plain ``StreamStore``: no logging cost,
+unless the server persists streams (``store_dir``): then the same log feeds the
+stream's write-ahead log.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import logging
 from typing import TYPE_CHECKING, Any
 
 from ..store import StoreError, StreamStore
+from ..store.wal import WriteAheadLog
 
 if TYPE_CHECKING:
     from .direct_get import DirectGetResponder
@@ -104,6 +107,8 @@ class ReplicaSet:
         self.leaderless = False
         self._log: list[Entry] = []
         self._base = 0  # log index of _log[0]
+        #: Where the leader's mutations are also written when the server has a store_dir.
+        self.wal: WriteAheadLog | None = None
         for peer in peers:
             if isinstance(peer.store, ReplicatedStore):
                 peer.store.replicas = self
@@ -115,6 +120,8 @@ class ReplicaSet:
         return self._base + len(self._log)
 
     def record(self, entry: Entry) -> None:
+        if self.wal is not None:
+            self.wal.append(entry)
         self._log.append(entry)
         end = self.end
         self.leader.applied = end

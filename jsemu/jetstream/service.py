@@ -8,7 +8,9 @@ like any published message.
 from __future__ import annotations
 
 import json
+import logging
 from collections import deque
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..protocol.gojson import dumps
@@ -24,6 +26,7 @@ from .errors import ApiError, api_error
 from .gohash import go_hash
 from .internal import InternalSubscriber
 from .mirror import MirrorLink
+from .persistence import StreamFiles, saved_streams
 from .replicas import Peer
 from .sources import SourceLink
 from .stream import Stream
@@ -34,6 +37,8 @@ if TYPE_CHECKING:
     from ..server.server import Server
 
 __all__ = ["JetStream"]
+
+log = logging.getLogger("jsemu.jetstream")
 
 _DIRECT_GET = b"$JS.API.DIRECT.GET"
 #: How many Direct Get answers the log keeps (who answered which request).
@@ -57,6 +62,8 @@ class JetStream:
         #: (request subject, responder) for each Direct Get request answered, newest last.
         self.answers: deque[tuple[bytes, DirectGetResponder]] = deque(maxlen=ANSWER_LOG_SIZE)
         options = server.options
+        #: Where streams are kept across restarts (``store_dir``); None: memory only.
+        self.streams_dir = Path(options.store_dir) / "jetstream" / "$G" / "streams" if options.store_dir else None
         self.clustered = options.cluster_size > 1
         self.cluster_name = (options.cluster_name or "jsemu") if self.clustered else ""
         #: The simulated cluster's servers; a standalone server is its only peer.
@@ -73,6 +80,7 @@ class JetStream:
 
     def start(self) -> None:
         self.server.sublist.insert(self._api_sub)
+        self._restore()
 
     # --- replies ----------------------------------------------------------------------
 
@@ -180,20 +188,59 @@ class JetStream:
                 raise api_error("JSStreamSubjectOverlapErr")
         _check_transform(cfg)
         _check_mirror_filters(cfg)
-        stream = Stream(self, cfg, self.clock.now_ns(), self.peer_names[: cfg.num_replicas])
+        stream = self._new_stream(cfg, self.clock.now_ns())
+        if self.persists(cfg):
+            assert self.streams_dir is not None
+            files = StreamFiles(self.streams_dir, cfg.name)
+            files.save_meta(cfg, stream.created_ns)
+            stream.replicas.wal = files.open_wal()
+        self._register(stream)
+        if start_links:
+            self.start_links(stream)
+        for link in self._orphans.pop(cfg.name, []):
+            link.attach(stream)
+        return stream
+
+    def persists(self, cfg: StreamConfig) -> bool:
+        """File streams outlive a restart when there is a store_dir; memory streams never
+        do (as with nats-server)."""
+        return self.streams_dir is not None and cfg.storage == "file"
+
+    def _new_stream(self, cfg: StreamConfig, created_ns: int) -> Stream:
+        peers = self.peer_names[: max(1, min(cfg.num_replicas, len(self.peer_names)))]
+        stream = Stream(self, cfg, created_ns, peers)
         if cfg.num_replicas > 1:
             stream.raft_group = self._raft_group(cfg)
+        return stream
+
+    def _register(self, stream: Stream) -> None:
+        """Make a stream live: its subjects, its Direct Get members, its links."""
+        cfg = stream.config
         self.streams[cfg.name] = stream
         self._subscribe(stream)
         self.sync_responders(stream)
         if cfg.mirror is not None:
             stream.mirror_link = MirrorLink(self, stream)
         stream.source_links = [SourceLink(self, stream, spec) for spec in cfg.sources or [] if spec is not None]
-        if start_links:
+
+    def _restore(self) -> None:
+        """Bring back the streams saved under ``store_dir``: config, then the replayed log."""
+        if self.streams_dir is None:
+            return
+        restored = []
+        for files in saved_streams(self.streams_dir):
+            try:
+                cfg, created_ns = files.load_meta()
+                stream = self._new_stream(cfg, created_ns)
+                files.replay_into(stream)
+            except Exception:
+                log.exception("could not restore the stream in %s", files.dir)
+                continue
+            stream.replicas.wal = files.open_wal()
+            self._register(stream)
+            restored.append(stream)
+        for stream in restored:
             self.start_links(stream)
-        for link in self._orphans.pop(cfg.name, []):
-            link.attach(stream)
-        return stream
 
     def start_links(self, stream: Stream) -> None:
         """Create the consumers of a mirror or of the sources on their upstreams; a link
@@ -274,6 +321,9 @@ class JetStream:
         if cfg.subjects != old.subjects:
             self._unsubscribe(stream)
             self._subscribe(stream)
+        if self.persists(stream.config):
+            assert self.streams_dir is not None
+            StreamFiles(self.streams_dir, stream.name).save_meta(stream.config, stream.created_ns)
         link = stream.mirror_link
         if link is not None and cfg.mirror is None:
             # An update without the mirror promotes the stream: it stops following.
@@ -298,6 +348,11 @@ class JetStream:
         for source in stream.source_links:
             self._forget_link(source)
         self.streams.pop(stream.name, None)
+        if stream.replicas.wal is not None:
+            stream.replicas.wal.close()
+            stream.replicas.wal = None
+        if self.streams_dir is not None:
+            StreamFiles(self.streams_dir, stream.name).remove()
 
     def _update_sources(self, stream: Stream) -> None:
         """Keep the consumers of sources that stay (by their index name), start new ones."""

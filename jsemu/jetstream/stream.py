@@ -77,7 +77,7 @@ class Stream:
         self.js = js
         self.config = config
         self.created_ns = created_ns
-        store_class = StreamStore if len(peer_names) == 1 else ReplicatedStore
+        store_class = StreamStore if len(peer_names) == 1 and not js.persists(config) else ReplicatedStore
         peers = [
             Peer(
                 name,
