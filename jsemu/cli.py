@@ -10,10 +10,12 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
+import shlex
 import signal
 import sys
 import time
 from collections.abc import Sequence
+from pathlib import Path
 
 from .config import load_config
 from .conformance import command as conformance_command
@@ -56,6 +58,13 @@ def build_parser() -> argparse.ArgumentParser:
     for flag in ("-D", "-V", "-DV", "-VV", "-DVV", "--debug", "--trace", "-l", "--log"):
         takes_value = flag in ("-l", "--log")
         serve.add_argument(flag, action="store" if takes_value else "store_true", help=argparse.SUPPRESS)
+    serve.add_argument(
+        "-v", "--version", "-version", dest="version", action="store_true", help="print the version and exit"
+    )
+    shim = commands.add_parser(
+        "shim", help="write a `nats-server` script that runs jsemu, for harnesses that spawn nats-server by name"
+    )
+    shim.add_argument("directory", help="where to write the `nats-server` script (put it first on PATH)")
     conformance = commands.add_parser(
         "conformance", help="run the conformance table against a server (exit 1 on any failure)"
     )
@@ -95,13 +104,29 @@ async def serve(options: ServerOptions) -> None:
     _log("INF", "Server Exiting..")
 
 
+def write_shim(directory: Path) -> Path:
+    """A ``nats-server`` executable that runs ``jsemu serve`` with the same arguments (with
+    this Python, so it works outside the virtualenv too)."""
+    directory.mkdir(parents=True, exist_ok=True)
+    path = directory / "nats-server"
+    path.write_text(f'#!/bin/sh\nexec {shlex.quote(sys.executable)} -m jsemu serve "$@"\n')
+    path.chmod(0o755)
+    return path
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if args.command == "conformance":
         return conformance_command.main(args)
+    if args.command == "shim":
+        print(write_shim(Path(args.directory)))
+        return 0
     if args.command != "serve":
         build_parser().print_help()
         return 2
+    if args.version:
+        print(f"nats-server: v{NATS_VERSION}")
+        return 0
     options = ServerOptions(host="0.0.0.0", port=4222)
     if args.config:
         load_config(args.config, options)
