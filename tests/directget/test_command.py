@@ -7,12 +7,14 @@ import json
 import subprocess
 import sys
 
+from jsemu.conformance.api_cases import API_CASES
+from jsemu.conformance.cases import SCENARIOS
 from jsemu.conformance.command import KNOWN_JSEMU_DIVERGENCES, run_all
 
 
 async def test_spawned_jsemu_fails_only_the_known_divergences() -> None:
     results = await run_all("spawn-jsemu")
-    assert len(results) == 33
+    assert len(results) == len(SCENARIOS) + len(API_CASES) == 41
     failed = {r.case for r in results if r.status != "pass"}
     assert failed == KNOWN_JSEMU_DIVERGENCES
     assert all(r.detail.startswith("known jsemu divergence") for r in results if r.status == "fail")
@@ -69,4 +71,4 @@ def test_command_spawning_the_real_server_passes() -> None:
         check=False,
     )
     assert done.returncode == 0, done.stdout + done.stderr
-    assert "1 passed, 0 failed, 0 errors, 0 skipped" in done.stdout
+    assert "1 passed, 0 failed, 0 errors, 0 skipped (1 cases)" in done.stdout

@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 
 import jsemu
+from jsemu.conformance.api_cases import API_CASES, ApiCase, load_api_fixtures, run_api_case
 from jsemu.conformance.cases import SCENARIOS
 from jsemu.conformance.model import Scenario
 from jsemu.conformance.runner import run_scenario
@@ -97,3 +98,47 @@ def test_fixtures_current() -> None:
     for scenario in SCENARIOS:
         recorded = [e["request"] for e in DATA[scenario.id]]
         assert recorded == [g.describe() for g in scenario.requests], f"{scenario.id}: re-record (cases changed)"
+
+
+# --- the stream API part of the table ---------------------------------------------------
+
+API_DATA: dict[str, Any] = load_api_fixtures()
+
+
+def _api_expected(case: ApiCase) -> list[str]:
+    entries = API_DATA.get(case.id)
+    if entries is None:
+        pytest.fail(f"no fixture for {case.id}: run python -m tests.directget.record_api")
+    return [e["reply"] for e in entries]
+
+
+def _api_check(case: ApiCase, got: list[str], server: str) -> None:
+    for (subject, _), want, have in zip(case.steps, _api_expected(case), got, strict=True):
+        assert have == want, f"{server}: {case.id}: {subject}"
+
+
+@pytest.mark.parametrize("case", [pytest.param(c, id=c.id) for c in API_CASES])
+async def test_api_jsemu(case: ApiCase) -> None:
+    async with jsemu.Server() as srv:
+        got = await run_api_case("127.0.0.1", srv.port, case)
+    _api_check(case, got, "jsemu")
+
+
+@pytest.mark.real
+@pytest.mark.parametrize("case", [pytest.param(c, id=c.id) for c in API_CASES])
+async def test_api_real(case: ApiCase) -> None:
+    from conftest import RealServer  # tests/conftest.py
+
+    real = RealServer()
+    try:
+        got = await run_api_case("127.0.0.1", real.port, case)
+    finally:
+        real.stop()
+    _api_check(case, got, "nats-server")
+
+
+def test_api_fixtures_current() -> None:
+    assert API_DATA["_meta"]["server"] == server_version(), "recorded with another nats-server: re-record"
+    assert sorted(k for k in API_DATA if k != "_meta") == sorted(c.id for c in API_CASES), "re-record"
+    for case in API_CASES:
+        assert [e["request"] for e in API_DATA[case.id]] == [s for s, _ in case.steps], f"{case.id}: re-record"
