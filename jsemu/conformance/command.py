@@ -42,9 +42,6 @@ from .runner import Run, run_scenario
 
 __all__ = ["CaseResult", "main", "run_all"]
 
-#: Scenarios jsemu is known to fail (reported as failures, with this note).
-KNOWN_JSEMU_DIVERGENCES = {"partialwild-file", "partialwild-memory"}
-
 
 @dataclass
 class CaseResult:
@@ -178,10 +175,7 @@ async def run_all(target: str, binary: str = "nats-server", only: Sequence[str] 
         except Exception as exc:  # noqa: BLE001 - a broken server is a result, not a crash
             results.append(CaseResult(scenario.id, "error", detail=f"{type(exc).__name__}: {exc}"))
             continue
-        result = compare(scenario, want, got)
-        if result.status == "fail" and scenario.id in KNOWN_JSEMU_DIVERGENCES:
-            result.detail = "known jsemu divergence: nats-server's subject tree matches in-token wildcards"
-        results.append(result)
+        results.append(compare(scenario, want, got))
     api_data = load_api_fixtures()
     for case in API_CASES:
         if only and case.id not in only:
@@ -237,8 +231,6 @@ def _table(results: list[CaseResult]) -> str:
     for r in results:
         exp = " | ".join(r.expected or []) if r.status == "fail" else ""
         got = " | ".join(r.got or ["(nothing)"]) if r.status == "fail" else r.detail
-        if r.status == "fail" and r.detail:
-            got = f"{r.detail}: {got}"
         rows.append((r.case, r.status.upper(), r.request, _clip(exp), _clip(got)))
     widths = [max(len(row[i]) for row in rows) for i in range(3)]
     lines = []

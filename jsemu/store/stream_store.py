@@ -40,6 +40,7 @@ from .errors import (
     SequenceMismatch,
     TooManyResults,
 )
+from .go_stree import match_keys
 from .limits import StoreLimits
 from .subject_tree import SubjectTree, is_literal
 
@@ -160,6 +161,13 @@ def _br(seqs: array[int] | _SortedSeqs, x: int) -> int:
     if type(seqs) is array:
         return bisect_right(seqs, x)
     return cast(_SortedSeqs, seqs).bisect_right(x)
+
+
+def _has_in_token_wildcard(filter: bytes) -> bool:
+    """True when some token holds ``*`` or ``>`` without being exactly ``*`` or ``>`` (``m.0*``)."""
+    if _STAR not in filter and _FWC not in filter:
+        return False
+    return any(tok not in (_STAR, _FWC) and (_STAR in tok or _FWC in tok) for tok in filter.split(b"."))
 
 
 def _match_tokens(ftoks: list[bytes], subject: bytes) -> bool:
@@ -957,7 +965,15 @@ class StreamStore:
             max_seq = self._last
         seen: set[int] = set()
         for filt in filters:
-            for _, st in self._tree.match(filt):
+            if _has_in_token_wildcard(filt):
+                # Go's stree matcher treats a `*`/`>` left over at a node boundary as a wildcard
+                # (`m.0*` can match `m.01`), so the answer depends on the tree's layout: ask a
+                # port of it, built from the live subjects (the layout is the radix trie of the
+                # key set, whatever the history; dict order is Go's insertion order anyway).
+                matched: Iterable[tuple[bytes, _Subj]] = match_keys(self._fss.items(), filt)
+            else:
+                matched = self._tree.match(filt)
+            for _, st in matched:
                 seqs = st.seqs
                 s = seqs[-1]
                 if s > max_seq:

@@ -50,22 +50,11 @@ def check(scenario: Scenario, got: list[list[str]], server: str) -> None:
     assert len(got) == len(want)
 
 
-# nats-server's subject tree (server/stree) lets `multi_last` filters with `*` or `>` inside
-# a token (`m.0*`) match, depending on the tree's node layout; jsemu treats such tokens as
-# literals, as every other lookup does. Kept as a strict xfail so a fix shows up.
-_KNOWN_DIVERGENCE = {"partialwild-file", "partialwild-memory"}
-
-
 def _params() -> list[Any]:
     return [pytest.param(s, id=s.id) for s in SCENARIOS]
 
 
-def _jsemu_params() -> list[Any]:
-    mark = pytest.mark.xfail(strict=True, reason="stree in-token wildcard matching is not emulated")
-    return [pytest.param(s, id=s.id, marks=[mark] if s.id in _KNOWN_DIVERGENCE else []) for s in SCENARIOS]
-
-
-@pytest.mark.parametrize("scenario", _jsemu_params())
+@pytest.mark.parametrize("scenario", _params())
 async def test_jsemu(scenario: Scenario) -> None:
     want = expected_replies(scenario)
     srv = jsemu.Server(**scenario.server)
