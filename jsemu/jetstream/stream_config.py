@@ -433,6 +433,23 @@ def _go_quote(text: str) -> str:
     return "".join(out)
 
 
+def _durable_consumer_invalid(spec: dict[str, Any]) -> bool:
+    """A mirror's or source's durable ``consumer`` needs a valid name and a literal deliver
+    subject, and rules out start options and a filter."""
+    consumer = spec.get("consumer")
+    if consumer is None:
+        return False
+    deliver = consumer.get("deliver_subject", "")
+    return bool(
+        not is_valid_asset_name(consumer.get("name", ""))
+        or not subject_is_literal(deliver)
+        or not is_valid_subject(deliver)
+        or spec.get("opt_start_seq")
+        or spec.get("opt_start_time") is not None
+        or spec.get("filter_subject")
+    )
+
+
 def _check_mirror_and_sources(cfg: StreamConfig, lookup: Callable[[str], StreamConfig | None], pedantic: bool) -> None:
     mirror = cfg.mirror
     if mirror is not None:
@@ -450,18 +467,8 @@ def _check_mirror_and_sources(cfg: StreamConfig, lookup: Callable[[str], StreamC
             raise api_error("JSMirrorWithBatchPublishErr")
         if cfg.allow_msg_schedules:
             raise api_error("JSMirrorWithMsgSchedulesErr")
-        consumer = mirror.get("consumer")
-        if consumer is not None:
-            deliver = consumer.get("deliver_subject", "")
-            if (
-                not is_valid_asset_name(consumer.get("name", ""))
-                or not subject_is_literal(deliver)
-                or not is_valid_subject(deliver)
-                or mirror.get("opt_start_seq")
-                or mirror.get("opt_start_time") is not None
-                or mirror.get("filter_subject")
-            ):
-                raise api_error("JSMirrorDurableConsumerCfgInvalid")
+        if _durable_consumer_invalid(mirror):
+            raise api_error("JSMirrorDurableConsumerCfgInvalid")
         transforms = mirror.get("subject_transforms") or []
         if mirror.get("filter_subject") and transforms:
             raise api_error("JSMirrorMultipleFiltersNotAllowed")
@@ -519,15 +526,7 @@ def _check_mirror_and_sources(cfg: StreamConfig, lookup: Callable[[str], StreamC
                     raise api_error("JSSourceOverlappingSubjectFilters")
         consumer = src.get("consumer")
         if consumer is not None:
-            deliver = consumer.get("deliver_subject", "")
-            if (
-                not is_valid_asset_name(consumer.get("name", ""))
-                or not subject_is_literal(deliver)
-                or not is_valid_subject(deliver)
-                or src.get("opt_start_seq")
-                or src.get("opt_start_time") is not None
-                or src.get("filter_subject")
-            ):
+            if _durable_consumer_invalid(src):
                 raise api_error("JSSourceDurableConsumerCfgInvalid")
             cname = str(src.get("name", ""))
             if src.get("external") is not None:

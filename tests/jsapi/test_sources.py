@@ -111,9 +111,10 @@ import weakref
 from collections.abc import Callable
 from typing import Any
 
+from .polling import INFO, parse_reply, wait_for
+
 C = "$JS.API.STREAM.CREATE."
 U = "$JS.API.STREAM.UPDATE."
-INFO = "$JS.API.STREAM.INFO."
 G = "$JS.API.STREAM.MSG.GET."
 D = "$JS.API.DIRECT.GET."
 PURGE = "$JS.API.STREAM.PURGE."
@@ -214,13 +215,6 @@ def _log(line: str) -> None:
         f.write(line)
 
 
-def _parse(text: str) -> Any:
-    try:
-        return json.loads(text)
-    except ValueError:
-        return text
-
-
 async def same(pair, subject: str, payload: Any = b"", headers: Any = None) -> Any:
     """Like ``pair.same``, with :func:`norm` applied to both replies."""
     emu, real = await pair.request(subject, payload, headers)
@@ -228,7 +222,7 @@ async def same(pair, subject: str, payload: Any = b"", headers: Any = None) -> A
     if LOG:
         _log(f"{subject} {payload!r} {headers!r}\n  -> {real}\n")
     assert emu == real, f"request {subject} {payload!r} headers={headers!r}"
-    return _parse(real)
+    return parse_reply(real)
 
 
 async def learn(pair, *names: str) -> None:
@@ -267,28 +261,6 @@ async def get(pair, name: str, **req: Any) -> Any:
 def hdrs(reply: dict[str, Any]) -> str:
     """The (decoded by :func:`norm`) header block of a normalised ``STREAM.MSG.GET`` reply."""
     return str(reply["message"].get("hdrs", ""))
-
-
-async def _poll(side, name: str, ready: Callable[[dict[str, Any]], bool], timeout: float) -> None:
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while True:
-        got: Any = _parse(await side.request(INFO + name, b"", None, 1.0, scrub=False))
-        if isinstance(got, dict) and ready(got):
-            return
-        if loop.time() > deadline:
-            raise AssertionError(f"{side.name}: stream {name} not ready after {timeout}s: {got}")
-        await asyncio.sleep(0.02)
-
-
-async def wait_for(pair, name: str, ready: Callable[[dict[str, Any]], bool], timeout: float = 5.0) -> None:
-    """Poll ``STREAM.INFO.<name>`` on both servers until ``ready(info)``."""
-    results = await asyncio.gather(
-        _poll(pair.emu, name, ready, timeout), _poll(pair.real, name, ready, timeout), return_exceptions=True
-    )
-    for res in results:
-        if isinstance(res, BaseException):
-            raise res
 
 
 def synced(last_seq: int, **seqs: int) -> Callable[[dict[str, Any]], bool]:
