@@ -36,8 +36,6 @@ CAUGHT_UP_THRESHOLD = 10  # dgetCaughtUpThresh
 class MirrorLink(UpstreamLink):
     """The mirror's consumer of its upstream."""
 
-    kind = "mirror"
-
     def __init__(self, js: JetStream, mirror: Stream) -> None:
         super().__init__(js, mirror, mirror.config.mirror or {})
         self.joined = False  # member of the upstream's Direct Get group

@@ -23,7 +23,6 @@ from . import stream_api as _stream_api  # noqa: F401 - registers the handlers
 from .api import API_PREFIX, ApiRequest, QuietError, find_handler
 from .direct_get import DirectGetResponder
 from .errors import ApiError, api_error
-from .gohash import go_hash
 from .internal import InternalSubscriber
 from .mirror import MirrorLink
 from .persistence import StreamFiles, saved_streams
@@ -148,9 +147,6 @@ class JetStream:
         return dict(response)
 
     # --- streams ----------------------------------------------------------------------
-
-    def peer_hash(self, name: str) -> str:
-        return go_hash(name)
 
     def alternates(self, stream: Stream) -> list[dict[str, str]]:
         """``streamAlternates``: the stream and the mirrors that answer its Direct Gets."""

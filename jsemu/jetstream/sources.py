@@ -40,8 +40,8 @@ def gen_header(hdr: bytes, key: bytes, value: bytes) -> bytes:
 class SourceLink(UpstreamLink):
     """One entry of a stream's ``sources``."""
 
-    kind = "source"
     contact_on_setup = False
+    filter_before_setup = True
 
     def __init__(self, js: JetStream, target: Stream, spec: dict[str, Any]) -> None:
         super().__init__(js, target, spec)

@@ -15,6 +15,7 @@ from ..protocol.headers import parse_uint_header, remove_header, remove_header_s
 from ..store import DedupWindow, StoreError, StoreLimits, StreamStore
 from ..subject_transform import SubjectTransform
 from .errors import ApiError, api_error, wrap_error
+from .gohash import go_hash
 from .replicas import Peer, ReplicaSet, ReplicatedStore
 from .stream_config import StreamConfig, config_json
 from .timefmt import format_ns
@@ -366,7 +367,7 @@ class Stream:
             info["active"] = replicas.active_ns(peer, now)
             if lag:
                 info["lag"] = lag
-            info["peer"] = js.peer_hash(peer.name)
+            info["peer"] = go_hash(peer.name)
             followers.append(info)
         out["replicas"] = followers
         return out

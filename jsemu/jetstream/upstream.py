@@ -29,10 +29,12 @@ HEARTBEAT_NS = 1_000_000_000
 class UpstreamLink:
     """Position, filters, pausing and info of one consumer of an upstream stream."""
 
-    kind = "link"
     #: Whether setting up the consumer counts as contact (mirrors); a source hears from
     #: its upstream with the first message or heartbeat.
     contact_on_setup = True
+    #: Whether ``filter_subject`` shows in the info before the consumer exists (sources:
+    #: yes; mirrors only once it is set up).
+    filter_before_setup = False
 
     def __init__(self, js: JetStream, target: Stream, spec: dict[str, Any]) -> None:
         self.js = js
@@ -195,7 +197,7 @@ class UpstreamLink:
             out["active"] = since
         if self.started and not self.consumer_created:
             out["error"] = {"code": 404, "err_code": 10059, "description": "stream not found"}
-        if self.spec.get("filter_subject") and (self.consumer_created or self.kind == "source"):
+        if self.spec.get("filter_subject") and (self.consumer_created or self.filter_before_setup):
             out["filter_subject"] = self.spec["filter_subject"]
         if self.spec.get("subject_transforms"):
             out["subject_transforms"] = [

@@ -134,7 +134,7 @@ class Monitor:
     # --- endpoints --------------------------------------------------------------------
 
     def _now(self) -> str:
-        return format_ns(_wall_ns())
+        return format_ns(time.time_ns())
 
     def _jetstream_config(self) -> dict[str, Any]:
         opts = self.server.options
@@ -224,7 +224,7 @@ class Monitor:
                 "limits": {"default_max_consumers": 1000},
             }
         start = server.start_ns
-        now = _wall_ns()
+        now = time.time_ns()
         out.update(
             {
                 "tls_timeout": 2,
@@ -309,10 +309,10 @@ class Monitor:
     def connz(self, query: dict[str, str]) -> dict[str, Any]:
         server = self.server
         conns = sorted(server.connections.values(), key=lambda c: c.cid)
-        offset = max(0, int(query.get("offset", "0") or 0)) if query.get("offset", "0").isdigit() else 0
+        offset = int(query["offset"]) if query.get("offset", "").isdigit() else 0
         limit = int(query["limit"]) if query.get("limit", "").isdigit() else _CONNZ_LIMIT
         page = conns[offset : offset + limit]
-        now = _wall_ns()
+        now = time.time_ns()
         loop_now = server.loop_time() if server._loop is not None else 0.0
         items = []
         for conn in page:
@@ -359,10 +359,6 @@ class Monitor:
 
 def _truthy(value: str | None) -> bool:
     return value is not None and value.lower() in ("1", "true", "t", "yes")
-
-
-def _wall_ns() -> int:
-    return time.time_ns()
 
 
 def _rss_bytes() -> int:

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..jetstream.replicas import ReplicationError
-from ..server.queue_policy import Prefer, RandomPick, RoundRobin
+from ..server.queue_policy import Prefer, RoundRobin
 from ..store import ControlledClock, ManualClock
 
 if TYPE_CHECKING:
@@ -211,7 +211,7 @@ class ControlPlane:
         rng = self.server.rng
         policies = self.server.queue_policies
         if policy == "random":
-            policies.set(filter, None if filter == DIRECT_GET_FILTER else RandomPick(rng))
+            policies.set(filter, None)  # no rule: the server's own random choice
         elif policy == "round_robin":
             policies.set(filter, RoundRobin())
         elif policy == "prefer":
