@@ -163,3 +163,82 @@ def test_garbage_never_raises_and_split_does_not_matter(
     assert whole[: len(prefix)] == [op for _, op in prefix]
     for op in whole[:-1]:
         assert not isinstance(op, ProtocolError)
+
+
+# --- the PUB-run fast path gives exactly what the general path gives ---------------
+
+pub_piece = st.one_of(
+    st.tuples(subject, st.none() | subject, st.binary(max_size=40)).map(
+        lambda t: b"PUB %b %b%d\r\n%b\r\n" % (t[0].encode(), t[1].encode() + b" " if t[1] else b"", len(t[2]), t[2])
+    ),
+    st.sampled_from(
+        [
+            b"PUB a 4\r\na\r\nb\r\n",  # CRLF inside the payload
+            b"pub a 1\r\nx\r\n",  # lower case
+            b"PUB a\t1\r\nx\r\n",  # tab
+            b"PUB a\tr 1\r\nx\r\n",  # tab between subject and reply
+            b"PUB  a 1\r\nx\r\n",  # two spaces
+            b"PUB a 1\rx\r\n",  # lone CR
+            b"PUB a\n1\r\nx\r\n",  # lone LF
+            b"PUB a 0001\r\nx\r\n",  # leading zeros
+            b"PUB a 9999999999\r\n",  # size too long
+            b"PUB a 2\r\nxyz\r\n",  # wrong size
+            b"PUB " + b"s" * 70 + b" 1\r\nx\r\n",  # control line over a small limit
+            b"PUB a 30\r\n" + b"y" * 30 + b"\r\n",  # payload over a small limit
+            b"PING\r\n",
+            b"SUB a 1\r\n",
+            b"HPUB a 12 12\r\nNATS/1.0\r\n\r\n\r\n",
+            b'CONNECT {"headers":true}\r\n',
+        ]
+    ),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    pieces=st.lists(pub_piece, max_size=400),
+    headers=st.booleans(),
+    limits=st.sampled_from([(4096, 1 << 20), (64, 20)]),
+    data=st.data(),
+)
+def test_pub_run_fast_path_matches_general_path(
+    pieces: list[bytes], headers: bool, limits: tuple[int, int], data: st.DataObject
+) -> None:
+    stream = b"".join(pieces)
+    mcl, mp = limits
+    chunks = data.draw(split_points(stream))
+
+    def run(fast: bool, chunked: bool) -> list[object]:
+        p = Parser(mcl, mp, fast=fast)
+        p.headers = headers
+        out: list[object] = []
+        pos = 0
+        for size in chunks if chunked else []:
+            out += p.feed(stream[pos : pos + size])
+            pos += size
+        out += p.feed(stream[pos:])
+        return out
+
+    general = run(False, False)
+    assert run(True, False) == general
+    assert run(True, True) == general
+
+
+def test_pub_run_window_adapts_to_long_runs_and_mixed_traffic() -> None:
+    pubs = b"".join(b"PUB s.%d r %d\r\n%s\r\n" % (i, len(b"x" * (i % 7)), b"x" * (i % 7)) for i in range(20000))
+    p = Parser()
+    ops = p.feed_list(pubs)
+    assert len(ops) == 20000 and ops[-1] == Pub(b"s.19999", b"r", -1, b"x" * (19999 % 7))
+    mixed = b"".join(b"PUB a 1\r\nx\r\nPING\r\n" for _ in range(3000))
+    ops = p.feed_list(mixed)
+    assert ops == [Pub(b"a", None, -1, b"x"), Ping()] * 3000
+
+
+def test_feed_list_stops_after_connect_so_headers_apply() -> None:
+    p = Parser()
+    stream = b'CONNECT {"headers":true}\r\nHPUB a 12 12\r\nNATS/1.0\r\n\r\n\r\n'
+    assert p.feed_list(stream) == [Connect(b'{"headers":true}')]
+    assert p.resume
+    p.headers = True
+    assert p.feed_list(b"") == [Pub(b"a", None, 12, b"NATS/1.0\r\n\r\n")]
+    assert not p.resume

@@ -25,7 +25,7 @@ from ..server.sublist import Subscription
 from ..store import StoredMsg, StreamStore, TooManyResults
 from .internal import InternalSubscriber
 from .requests import MSG_GET_REQUEST
-from .timefmt import format_ns, go_unix_nano
+from .timefmt import format_ns, go_unix_nano, stamp
 
 if TYPE_CHECKING:
     from .service import JetStream
@@ -47,6 +47,10 @@ TOO_MANY_RESULTS = b"NATS/1.0 413 Too Many Results\r\n\r\n"
 _UINT64_MAX = (1 << 64) - 1
 _INT64_MAX = (1 << 63) - 1
 _HEADER_CACHE_MAX = 4096
+# Pre-encoded single-message replies kept per responder, and decoded request payloads.
+_TAIL_CACHE_MAX = 1 << 16
+_PLAN_CACHE_MAX = 1 << 16
+_SEQ, _LAST = 0, 1  # fast request plans: (_SEQ, seq) or (_LAST, subject)
 
 # Keys the fast path understands, with the Python type json.loads gives for a valid value.
 _FAST_UINT = frozenset(("seq", "up_to_seq"))
@@ -133,12 +137,22 @@ class DirectGetResponder:
         self._answers = js.answers
         self._stream_line = b"Nats-Stream: " + name + b"\r\nNats-Subject: "
         self._cache: dict[int, bytes] = {}
+        #: seq -> (subject, body, ts, reply tail, size, header length): a single-message reply,
+        #: encoded once and reused while the sequence holds the very same stored message.
+        self._tails: dict[int, tuple[bytes, bytes | tuple[bytes, bytes], int, bytes, int, int]] = {}
+        #: request payload -> fast plan, or None for requests the general path serves.
+        self._plans: dict[bytes, tuple[int, Any] | None] = {}
+        self._key_at = len(b"$JS.API.DIRECT.GET." + target + b".")
+        self._server = js.server
         self.subs = [
             Subscription(
-                InternalSubscriber(self._on_payload, self), b"$JS.API.DIRECT.GET." + target, SYS_GROUP, b"$JS.DG"
+                InternalSubscriber(self._on_payload, self, fast=True),
+                b"$JS.API.DIRECT.GET." + target,
+                SYS_GROUP,
+                b"$JS.DG",
             ),
             Subscription(
-                InternalSubscriber(self._on_subject, self),
+                InternalSubscriber(self._on_subject, self, fast=True),
                 b"$JS.API.DIRECT.GET." + target + b".>",
                 SYS_GROUP,
                 b"$JS.DGS",
@@ -158,7 +172,36 @@ class DirectGetResponder:
     # --- replies ----------------------------------------------------------------------
 
     def _status(self, reply: bytes, block: bytes) -> None:
-        self.js.server.route(None, reply, None, len(block), block)
+        self._server.reply(reply, len(block), block)
+
+    def _send_seq(self, reply: bytes, seq: int) -> None:
+        """Answer with message ``seq`` and its ``dg`` header, or 404 if it is gone."""
+        entry = self.store.entry(seq)
+        if entry is None:
+            self._status(reply, NOT_FOUND)
+            return
+        subject, body, ts = entry
+        cached = self._tails.get(seq)
+        if cached is None or cached[1] is not body or cached[0] is not subject or cached[2] != ts:
+            if type(body) is bytes:
+                hdr, data = b"", body
+            else:
+                hdr, data = body  # type: ignore[misc]
+            block = _gen_lines(
+                hdr,
+                self._stream_line + subject + b"\r\nNats-Sequence: %d\r\nNats-Time-Stamp: " % seq + stamp(ts) + b"\r\n",
+            )
+            size = len(block) + len(data)
+            head = b"%d %d\r\n" % (len(block), size)
+            cached = (subject, body, ts, head + block + data + b"\r\n", size, len(block))
+            tails = self._tails
+            if len(tails) >= _TAIL_CACHE_MAX:
+                tails.clear()
+            tails[seq] = cached
+        if not self._server.reply_encoded(reply, cached[3], cached[4]):
+            # Somebody unusual listens on the reply subject: route the message plainly.
+            tail = cached[3]
+            self._server.reply(reply, cached[5], tail[len(tail) - cached[4] - 2 : -2])
 
     def _single_header(self, sm: StoredMsg) -> bytes:
         """The ``dg`` header of a stored message; built once per sequence and reused."""
@@ -186,9 +229,9 @@ class DirectGetResponder:
 
     def _send_msg(self, reply: bytes, sm: StoredMsg, block: bytes | None) -> None:
         if block is None:
-            self.js.server.route(None, reply, None, -1, sm.data)
+            self._server.reply(reply, -1, sm.data)
         else:
-            self.js.server.route(None, reply, None, len(block), block + sm.data)
+            self._server.reply(reply, len(block), block + sm.data)
 
     def _batch_header(self, sm: StoredMsg, np: int, lseq: int) -> bytes:
         lines = self._base_lines(sm) + b"Nats-Num-Pending: %d\r\nNats-Last-Sequence: %d\r\n" % (np, lseq)
@@ -200,6 +243,46 @@ class DirectGetResponder:
         if not reply:
             return
         self._answers.append((subject, self))
+        if hdr_len < 0:
+            # The hot path: a header-less request whose payload was seen before.
+            plan = self._plans.get(msg, False)
+            if plan is False:
+                plan = self._learn_plan(msg)
+            if plan is not None:
+                kind, arg = plan  # type: ignore[misc]
+                seq = arg if kind == _SEQ else self.store.last_seq_of(arg)
+                if seq:
+                    self._send_seq(reply, seq)
+                else:
+                    self._status(reply, NOT_FOUND)
+                return
+        self._on_payload_general(reply, hdr_len, msg)
+
+    def _learn_plan(self, data: bytes) -> tuple[int, Any] | None:
+        """Decode a header-less request once; requests for one message by sequence or by
+        literal subject get a plan the hot path can replay, anything else None."""
+        plans = self._plans
+        if len(plans) >= _PLAN_CACHE_MAX:
+            plans.clear()
+        plan: tuple[int, Any] | None = None
+        if data:
+            try:
+                req = decode_direct_request(data)
+            except GoJSONError:
+                req = {}
+            if len(req) == 1:
+                seq = req.get("seq")
+                last = req.get("last_by_subj")
+                if type(seq) is int and seq > 0:
+                    plan = (_SEQ, seq)
+                elif type(last) is str and last:
+                    key = last.encode()
+                    if 42 not in key and 62 not in key:  # no ``*`` or ``>``: a literal subject
+                        plan = (_LAST, key)
+        plans[data] = plan
+        return plan
+
+    def _on_payload_general(self, reply: bytes, hdr_len: int, msg: bytes) -> None:
         hdr, data = (msg[:hdr_len], msg[hdr_len:]) if hdr_len > 0 else (b"", msg)
         if hdr and api_level_too_high(hdr, API_LEVEL):
             self._status(reply, REQUIRED_API_LEVEL)
@@ -239,6 +322,18 @@ class DirectGetResponder:
         if not reply:
             return
         self._answers.append((subject, self))
+        key = subject[self._key_at :]
+        if hdr_len < 0 and not msg and 42 not in key and 62 not in key:
+            # The hot path (a KV get): no payload, a literal subject.
+            seq = self.store.last_seq_of(key)
+            if seq:
+                self._send_seq(reply, seq)
+            else:
+                self._status(reply, NOT_FOUND)
+            return
+        self._on_subject_general(subject, reply, hdr_len, msg)
+
+    def _on_subject_general(self, subject: bytes, reply: bytes, hdr_len: int, msg: bytes) -> None:
         hdr, data = (msg[:hdr_len], msg[hdr_len:]) if hdr_len > 0 else (b"", msg)
         if hdr and api_level_too_high(hdr, API_LEVEL):
             self._status(reply, REQUIRED_API_LEVEL)

@@ -23,13 +23,25 @@ class InternalSubscriber:
     not cost the publisher its connection (the test suite fails on any such log record).
     """
 
-    __slots__ = ("fn", "owner")
+    __slots__ = ("fast", "fn", "owner", "skips")
     echo = True
 
-    def __init__(self, fn: DeliverFn, owner: object = None) -> None:
+    def __init__(
+        self,
+        fn: DeliverFn,
+        owner: object = None,
+        *,
+        fast: bool = False,
+        skips: Callable[[bytes], bool] | None = None,
+    ) -> None:
         self.fn = fn
         #: What the subscription serves (a Direct Get responder), for queue policies.
         self.owner = owner
+        #: ``fn`` again when it never declines a message, so a connection's fast lane may
+        #: call it directly (``Server.learn_route``); None otherwise.
+        self.fast = fn if fast else None
+        #: Subjects this subscriber always declines (it is then no reason to leave the fast lane).
+        self.skips = skips
 
     def deliver(self, sub: Subscription, subject: bytes, reply: bytes | None, hdr: int, msg: bytes) -> bool:
         try:

@@ -40,6 +40,13 @@ __all__ = ["JetStream"]
 log = logging.getLogger("jsemu.jetstream")
 
 _DIRECT_GET = b"$JS.API.DIRECT.GET"
+
+
+def _is_direct_get(subject: bytes) -> bool:
+    """The API import leaves these subjects alone (see ``_on_api``)."""
+    return subject.startswith(_DIRECT_GET)
+
+
 #: How many Direct Get answers the log keeps (who answered which request).
 ANSWER_LOG_SIZE = 100_000
 _RAFT_DIGITS = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
@@ -71,7 +78,9 @@ class JetStream:
         )
         self.api_total = 0
         self.api_errors = 0
-        self._api_sub = Subscription(InternalSubscriber(self._on_api), b"$JS.API.>", None, b"$JS.API")
+        self._api_sub = Subscription(
+            InternalSubscriber(self._on_api, skips=_is_direct_get), b"$JS.API.>", None, b"$JS.API"
+        )
 
     @property
     def server_name(self) -> str:
@@ -86,9 +95,9 @@ class JetStream:
     def send_reply(self, reply: bytes, payload: bytes, hdr: bytes = b"") -> None:
         """Publish a reply the way the server's internal client does."""
         if hdr:
-            self.server.route(None, reply, None, len(hdr), hdr + payload)
+            self.server.reply(reply, len(hdr), hdr + payload)
         else:
-            self.server.route(None, reply, None, -1, payload)
+            self.server.reply(reply, -1, payload)
 
     # --- API dispatch -----------------------------------------------------------------
 

@@ -131,7 +131,12 @@ class Stream:
     echo = True  # as a subscriber: the stream receives its subjects like any client
 
     def deliver(self, sub: Subscription, subject: bytes, reply: bytes | None, hdr: int, msg: bytes) -> bool:
-        """A message on one of the stream's subjects (the publish hot path)."""
+        """A message on one of the stream's subjects, routed like to any subscriber."""
+        self.fast(subject, reply, hdr, msg)
+        return True
+
+    def fast(self, subject: bytes, reply: bytes | None, hdr: int, msg: bytes) -> None:
+        """The publish hot path (also called directly by a connection's fast lane)."""
         try:
             if hdr <= 0 and self._plain and len(msg) <= self._plain_max:
                 # No headers and no rule that could refuse the message: store it directly.
@@ -145,8 +150,8 @@ class Stream:
                     if self.watchers:
                         self.wake_watchers()
                 if reply and not self.config.no_ack:
-                    self.js.send_reply(reply, ack)
-                return True
+                    self.js.server.reply(reply, -1, ack)
+                return
             if hdr > 0:
                 answer = self._store_and_ack(subject, msg[:hdr], msg[hdr:])
             else:
@@ -155,7 +160,6 @@ class Stream:
                 self.js.send_reply(reply, answer)
         except Exception:  # a bug here must not cost the publisher its connection
             log.exception("stream %s failed to store a message on %r", self.config.name, subject)
-        return True
 
     def _error_ack(self, err: ApiError) -> bytes:
         body: dict[str, Any] = {"error": err.as_dict(), "stream": self.config.name, "seq": 0}

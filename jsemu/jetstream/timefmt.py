@@ -10,9 +10,28 @@ import calendar
 import re
 import time
 
-__all__ = ["ZERO_TIME", "format_ns", "go_unix_nano", "parse_rfc3339_ns"]
+__all__ = ["ZERO_TIME", "format_ns", "go_unix_nano", "parse_rfc3339_ns", "stamp"]
 
 ZERO_TIME = "0001-01-01T00:00:00Z"
+
+_stamp_secs = -1
+_stamp_head = b""
+
+
+def stamp(ns: int) -> bytes:
+    """``format_ns(ns)`` as bytes, for reply headers: the date and time up to the second
+    are kept from the previous call, since neighbouring messages share them."""
+    global _stamp_secs, _stamp_head
+    if ns <= 0:
+        return format_ns(ns).encode()
+    secs, frac = divmod(ns, 1_000_000_000)
+    if secs != _stamp_secs:
+        t = time.gmtime(secs)
+        _stamp_head = b"%04d-%02d-%02dT%02d:%02d:%02d" % (t.tm_year, t.tm_mon, t.tm_mday, t.tm_hour, t.tm_min, t.tm_sec)
+        _stamp_secs = secs
+    if frac:
+        return _stamp_head + (b".%09d" % frac).rstrip(b"0") + b"Z"
+    return _stamp_head + b"Z"
 
 
 def format_ns(ns: int, offset: int = 0) -> str:

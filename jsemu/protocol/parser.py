@@ -2,8 +2,8 @@
 
 Theory of operation
 -------------------
-``Parser.feed(chunk)`` yields the ops that the bytes seen so far complete, in order. A
-chunk may end anywhere (inside a keyword, a ``\\r\\n`` or a payload); the unfinished tail
+``Parser.feed_list(chunk)`` returns the ops that the bytes seen so far complete, in order
+(``Parser.feed`` is the same as a generator). A chunk may end anywhere (inside a keyword, a ``\\r\\n`` or a payload); the unfinished tail
 is kept for the next call. The rules reproduce nats-server's byte state machine
 (``server/parser.go``) without walking byte by byte:
 
@@ -21,8 +21,16 @@ is kept for the next call. The rules reproduce nats-server's byte state machine
 A broken stream yields a final :class:`ProtocolError`: with the ``-ERR`` text the server
 sends, or ``None`` where the server closes silently. Nothing is yielded after it.
 
-The connection sets :attr:`Parser.headers` when it processes CONNECT; because ops are
-yielded lazily, an ``HPUB`` after a ``CONNECT`` in the same chunk sees the new value.
+The connection sets :attr:`Parser.headers` when it processes CONNECT, so ``feed_list``
+stops after a CONNECT (``resume`` is then True and ``feed_list(b"")`` goes on): an ``HPUB``
+after a ``CONNECT`` in the same chunk sees the new value.
+
+Speed: a run of plain ``PUB`` ops (the bulk of any busy connection) is parsed by splitting a
+window of the buffer on CRLF in one C call and checking each control line and payload
+length; anything unusual in the run (tabs, a lone CR or LF, a payload holding CRLF, lower
+case) stops the run and takes the general path, which gives the same result. The window
+adapts: it doubles while runs fill it and shrinks when they break early, so mixed traffic
+does not pay for splitting bytes it does not use.
 """
 
 from __future__ import annotations
@@ -30,7 +38,12 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from .ops import Connect, Err, HMsg, Info, Ok, Op, Ping, Pong, ProtocolError, Pub, Sub, Unsub
+from .ops import Connect, Err, HMsg, Info, Ok, Op, Ping, Pong, ProtocolError, Sub, Unsub
+
+#: A PUB or HPUB comes out as a plain ``(subject, reply, hdr, msg)`` tuple, equal to the
+#: ``Pub`` with those fields: cheaper to build and unpack on the hot path.
+PubOp = tuple[bytes, bytes | None, int, bytes]
+AnyOp = Op | PubOp
 
 __all__ = ["ERR_MAX_CONTROL_LINE", "ERR_MAX_PAYLOAD", "ERR_UNKNOWN_OP", "MAX_CONTROL_LINE", "MAX_PAYLOAD", "Parser"]
 
@@ -67,6 +80,11 @@ _MAX_KEYWORD = max(len(kw) for kw in _KEYWORDS)
 
 # A complete, plainly spaced "PUB <subject> [reply] <size>\r\n" control line.
 _FAST_PUB = re.compile(rb"PUB ([^ \t\r\n]+) (?:([^ \t\r\n]+) )?(\d{1,9})\r\n").match
+
+# Bounds of the CRLF-split window for PUB runs (bytes).
+_WINDOW_MIN = 1024
+_WINDOW_START = 4096
+_WINDOW_MAX = 1 << 18
 
 _NEED_MORE = b""  # sentinel returned by _keyword when the chunk ends inside a keyword
 
@@ -114,27 +132,97 @@ def parse_size(data: bytes) -> int:
 class Parser:
     """Incremental parser for one client connection."""
 
-    __slots__ = ("_buf", "_dead", "_pub", "headers", "max_control_line", "max_payload")
+    __slots__ = ("_buf", "_dead", "_pub", "_window", "fast", "headers", "max_control_line", "max_payload", "resume")
 
-    def __init__(self, max_control_line: int = MAX_CONTROL_LINE, max_payload: int = MAX_PAYLOAD) -> None:
+    def __init__(
+        self, max_control_line: int = MAX_CONTROL_LINE, max_payload: int = MAX_PAYLOAD, fast: bool = True
+    ) -> None:
         self.max_control_line = max_control_line
         self.max_payload = max_payload
         self.headers = False
+        #: Use the PUB-run fast path (tests turn it off to compare against the general path).
+        self.fast = fast
+        #: True when ``feed_list`` stopped after a CONNECT with bytes left to parse.
+        self.resume = False
         self._buf = b""
         # A PUB/HPUB/HMSG whose control line is read, waiting for its payload:
         # (subject, reply, hdr, size) with subject None for a client HMSG.
         self._pub: tuple[bytes | None, bytes | None, int, int] | None = None
         self._dead = False
+        self._window = _WINDOW_START
 
-    def feed(self, data: bytes) -> Iterator[Op]:
+    def feed(self, data: bytes) -> Iterator[AnyOp]:
         """Yield every op completed by ``data``. Consume the iterator fully."""
+        ops = self.feed_list(data)
+        while True:
+            yield from ops
+            if not self.resume:
+                return
+            ops = self.feed_list(b"")
+
+    def _pub_run(self, buf: bytes, pos: int, n: int, out: list[AnyOp]) -> int:
+        """Parse the plain, complete ``PUB`` ops from ``pos`` on; returns the new position."""
+        w = self._window
+        window = buf[pos : pos + w] if pos or n > w else buf
+        parts = window.split(b"\r\n")
+        last = len(parts) - 1  # the part after the last CRLF is incomplete
+        # No tab and no CR or LF outside the CRLFs anywhere in the window: no line has one.
+        clean = 9 not in window and window.count(13) == last and window.count(10) == last
+        mcl = self.max_control_line
+        mp = self.max_payload
+        append = out.append
+        i = 0
+        while i + 1 < last:
+            line = parts[i]
+            f = line.split(b" ")
+            k = len(f)
+            if k == 4:
+                verb, subject, reply, sz = f
+                if not reply:
+                    break
+            elif k == 3:
+                verb, subject, sz = f
+                reply = None
+            else:
+                break
+            payload = parts[i + 1]
+            size = len(payload)
+            # (``9 in line`` tests for a byte value; ``b"\t" in line`` would be far slower.)
+            if (
+                verb != b"PUB"
+                or not subject
+                or not sz.isdigit()
+                or len(sz) > 9
+                or size != int(sz)
+                or (not clean and (9 in line or 13 in line or 10 in line))
+                or size > mp
+                or len(line) - 4 > mcl
+            ):
+                break
+            append((subject, reply, -1, payload))
+            pos += len(line) + size + 4
+            i += 2
+        # Grow the window while runs fill it, shrink it when they stop early.
+        if i + 1 >= last:
+            if w < _WINDOW_MAX:
+                self._window = w * 2
+        elif w > _WINDOW_MIN:
+            self._window = w // 2
+        return pos
+
+    def feed_list(self, data: bytes) -> list[AnyOp]:
+        """Every op completed by ``data`` (up to and including a CONNECT; see ``resume``)."""
+        out: list[AnyOp] = []
+        self.resume = False
         if self._dead:
-            return
+            return out
         buf = self._buf + data if self._buf else data
         self._buf = b""
         n = len(buf)
         pos = 0
         mcl = self.max_control_line
+        append = out.append
+        fast = self.fast
         while pos < n:
             pending = self._pub
             if pending is not None:
@@ -143,39 +231,45 @@ class Parser:
                 if end + 2 > n:
                     # Check the terminator bytes that have already arrived.
                     if (end < n and buf[end] != 13) or (end + 1 < n and buf[end + 1] != 10):
-                        yield self._fail(ERR_UNKNOWN_OP)
-                        return
+                        append(self._fail(ERR_UNKNOWN_OP))
+                        return out
                     break
                 if buf[end] != 13 or buf[end + 1] != 10:
-                    yield self._fail(ERR_UNKNOWN_OP)
-                    return
+                    append(self._fail(ERR_UNKNOWN_OP))
+                    return out
                 self._pub = None
                 if subject is None:
-                    yield HMsg()
+                    append(HMsg())
                 else:
-                    yield Pub(subject, reply, hdr, buf[pos:end])
+                    append((subject, reply, hdr, buf[pos:end]))
                 pos = end + 2
                 continue
 
+            if fast and buf.startswith(b"PUB ", pos):
+                after = self._pub_run(buf, pos, n, out)
+                if after != pos:
+                    pos = after
+                    continue
+
             m = _FAST_PUB(buf, pos)
             if m is not None:
-                # Fast path for the common, well-formed, complete PUB; anything unusual
-                # (tabs, extra spaces, a CR in the line, a partial payload) takes the
-                # general path below, which gives the same result.
+                # The common, well-formed, complete PUB; anything unusual (tabs, extra
+                # spaces, a CR in the line, a partial payload) takes the general path
+                # below, which gives the same result.
                 start = m.end()
                 end = start + int(m.group(3))
                 if end + 2 <= n and buf[end] == 13 and buf[end + 1] == 10 and start - pos - 6 <= mcl:
                     size = end - start
                     if size <= self.max_payload:
-                        yield Pub(m.group(1), m.group(2), -1, buf[start:end])
+                        append((m.group(1), m.group(2), -1, buf[start:end]))
                         pos = end + 2
                         continue
 
             head = buf[pos : pos + _MAX_KEYWORD].upper()
             kw = _keyword(head)
             if kw is None:
-                yield self._fail(ERR_UNKNOWN_OP)
-                return
+                append(self._fail(ERR_UNKNOWN_OP))
+                return out
             if kw is _NEED_MORE:
                 break
             kind = _KEYWORDS[kw]
@@ -187,19 +281,19 @@ class Parser:
                     break
                 pos = nl + 1
                 if kw == b"PING":
-                    yield Ping()
+                    append(Ping())
                 elif kw == b"PONG":
-                    yield Pong()
+                    append(Pong())
                 else:
-                    yield Ok()
+                    append(Ok())
                 continue
 
             if kind == _ARG_SPACE:
                 if start >= n:
                     break
                 if buf[start] not in (32, 9):
-                    yield self._fail(ERR_UNKNOWN_OP)
-                    return
+                    append(self._fail(ERR_UNKNOWN_OP))
+                    return out
                 start += 1
             while start < n and buf[start] in (32, 9):
                 start += 1
@@ -211,16 +305,16 @@ class Parser:
                 # Checked before the newline arrives, so a client cannot make us buffer
                 # without bound; a prefix over the limit means the whole line is too.
                 if n - start - (buf.find(b"\r", start + 1) >= 0) > mcl:
-                    yield self._fail(ERR_MAX_CONTROL_LINE)
-                    return
+                    append(self._fail(ERR_MAX_CONTROL_LINE))
+                    return out
                 break
             if buf.find(b"\r", start + 1, nl) >= 0:
                 arg = buf[start : nl - 1]
             else:
                 arg = buf[start:nl]
             if len(arg) > mcl:
-                yield self._fail(ERR_MAX_CONTROL_LINE)
-                return
+                append(self._fail(ERR_MAX_CONTROL_LINE))
+                return out
             pos = nl + 1
 
             if kw == b"PUB":
@@ -230,70 +324,76 @@ class Parser:
                 elif len(args) == 3:
                     subject, reply, sizeb = args
                 else:
-                    yield self._fail(None)
-                    return
+                    append(self._fail(None))
+                    return out
                 size = parse_size(sizeb)
                 if size < 0:
-                    yield self._fail(None)
-                    return
+                    append(self._fail(None))
+                    return out
                 if size > self.max_payload:
-                    yield self._fail(ERR_MAX_PAYLOAD)
-                    return
+                    append(self._fail(ERR_MAX_PAYLOAD))
+                    return out
                 self._pub = (subject, reply, -1, size)
             elif kw == b"HPUB":
                 if not self.headers:
-                    yield self._fail(None)
-                    return
+                    append(self._fail(None))
+                    return out
                 args = _split_pub_args(arg)
                 if len(args) == 3:
                     subject, reply, hdrb, sizeb = args[0], None, args[1], args[2]
                 elif len(args) == 4:
                     subject, reply, hdrb, sizeb = args
                 else:
-                    yield self._fail(None)
-                    return
+                    append(self._fail(None))
+                    return out
                 hdr = parse_size(hdrb)
                 size = parse_size(sizeb)
                 if hdr < 0 or size < 0 or hdr > size:
-                    yield self._fail(None)
-                    return
+                    append(self._fail(None))
+                    return out
                 if size > self.max_payload:
-                    yield self._fail(ERR_MAX_PAYLOAD)
-                    return
+                    append(self._fail(ERR_MAX_PAYLOAD))
+                    return out
                 self._pub = (subject, reply, hdr, size)
             elif kw == b"SUB":
                 args = _split_args(arg)
                 if len(args) == 2:
-                    yield Sub(args[0], None, args[1])
+                    append(Sub(args[0], None, args[1]))
                 elif len(args) == 3:
-                    yield Sub(args[0], args[1], args[2])
+                    append(Sub(args[0], args[1], args[2]))
                 else:
-                    yield self._fail(None)
-                    return
+                    append(self._fail(None))
+                    return out
             elif kw == b"UNSUB":
                 args = _split_args(arg)
                 if len(args) == 1:
-                    yield Unsub(args[0], -1)
+                    append(Unsub(args[0], -1))
                 elif len(args) == 2:
-                    yield Unsub(args[0], parse_size(args[1]))
+                    append(Unsub(args[0], parse_size(args[1])))
                 else:
-                    yield self._fail(None)
-                    return
+                    append(self._fail(None))
+                    return out
             elif kw == b"CONNECT":
-                yield Connect(arg)
+                append(Connect(arg))
             elif kw == b"INFO":
-                yield Info(arg)
+                append(Info(arg))
             elif kw == b"HMSG":
                 # A client HMSG is never interpreted: the server expects an empty payload.
                 self._pub = (None, None, 0, 0)
             else:  # -ERR
-                yield Err(arg)
+                append(Err(arg))
                 # The server closes on a client -ERR; parse nothing further.
                 self._dead = True
-                return
+                return out
+            if kw == b"CONNECT" and pos < n:
+                # Stop here: the connection must apply CONNECT (headers) before the rest is parsed.
+                self._buf = buf[pos:]
+                self.resume = True
+                return out
 
         if pos < n and not self._dead:
             self._buf = buf[pos:]
+        return out
 
     def _fail(self, error: str | None) -> ProtocolError:
         self._dead = True

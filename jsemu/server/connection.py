@@ -23,6 +23,7 @@ The rules follow nats-server's ``client.go``:
 from __future__ import annotations
 
 import asyncio
+import logging
 import random
 import time
 from typing import TYPE_CHECKING, Any
@@ -39,8 +40,8 @@ from ..protocol.encoder import (
     encode_no_responders,
     go_quote,
 )
-from ..protocol.ops import Connect, Err, HMsg, Info, Ok, Ping, Pong, ProtocolError, Pub, Sub, Unsub
-from ..protocol.parser import Parser
+from ..protocol.ops import Connect, Err, HMsg, Info, Ok, Ping, Pong, ProtocolError, Sub, Unsub
+from ..protocol.parser import AnyOp, Parser
 from ..subjects import is_valid_literal_subject
 from .sublist import Subscription
 
@@ -48,6 +49,8 @@ if TYPE_CHECKING:
     from .server import Server
 
 __all__ = ["CONNECT_SPEC", "ClientConnection"]
+
+log = logging.getLogger("jsemu.server")
 
 SYS_QUEUE = b"_sys_"
 
@@ -173,14 +176,53 @@ class ClientConnection(asyncio.Protocol):
     def data_received(self, data: bytes) -> None:
         if self.closed:
             return
-        self.read_time = self.server.loop_time()  # one clock read per read, not per op
-        trace = self.server.trace
-        for op in self.parser.feed(data):
+        server = self.server
+        self.read_time = server.loop_time()  # one clock read per read, not per op
+        parser = self.parser
+        ops = parser.feed_list(data)
+        while ops:
+            self._handle(ops)
+            if self.closed or not parser.resume:
+                break
+            ops = parser.feed_list(b"")  # the rest of a read that held a CONNECT
+        server.flush()
+        if server.stall and not self.closed:
+            self._stall(server.stall)
+            server.stall = 0.0
+
+    def _fast_lane(self) -> bool:
+        """Whether publishes may go straight to a learned fast route (see
+        ``Server.learn_route``): nothing per message to check for this connection."""
+        return not self.verbose and not self.pedantic and self.server.domain_api is None
+
+    def _handle(self, ops: list[AnyOp]) -> None:
+        server = self.server
+        trace = server.trace
+        routes = server.fast_routes
+        fast = self._fast_lane()
+        ok_reply = b""  # the last reply subject found not to be reserved
+        n_msgs = n_bytes = 0
+        for op in ops:
             if trace is not None:
                 trace.append(("op", self.cid, op))  # formatted only if somebody looks
             cls = op.__class__
-            if cls is Pub:
-                self._process_pub(op)  # type: ignore[arg-type]
+            if cls is tuple:  # PUB or HPUB
+                subject, reply, hdr, msg = op  # type: ignore[misc]
+                if fast:
+                    handler = routes.get(subject)
+                    if handler and (reply is None or reply == ok_reply or not _is_reserved_reply(reply)):
+                        # The fast lane: what _process_pub and route would do, minus the checks
+                        # that cannot apply (see Server.learn_route).
+                        if reply is not None:
+                            ok_reply = reply
+                        n_msgs += 1
+                        n_bytes += len(msg)
+                        try:
+                            handler(subject, reply, hdr, msg)  # type: ignore[operator]
+                        except Exception:
+                            log.exception("internal handler failed for %r", subject)
+                        continue
+                self._process_pub(subject, reply, hdr, msg)
             elif cls is Sub:
                 self._process_sub(op)  # type: ignore[arg-type]
             elif cls is Unsub:
@@ -193,6 +235,7 @@ class ClientConnection(asyncio.Protocol):
                     self.rtt = max(0.0, self.read_time - self.rtt_start)
             elif cls is Connect:
                 self._process_connect(op)  # type: ignore[arg-type]
+                fast = self._fast_lane()
             elif cls is Ok:
                 pass
             elif cls is HMsg:
@@ -200,20 +243,19 @@ class ClientConnection(asyncio.Protocol):
                     self.send(OK)
             elif cls is Info:
                 try:
-                    gojson.decode_struct(op.info, _EMPTY_JSON_SPEC)  # type: ignore[attr-defined]
+                    gojson.decode_struct(op.info, _EMPTY_JSON_SPEC)  # type: ignore[union-attr]
                 except gojson.GoJSONError:
                     self.close_with_error(None)
             elif cls is Err:
                 self.close_with_error(None)
             elif cls is ProtocolError:
-                self.close_with_error(op.error)  # type: ignore[attr-defined]
+                self.close_with_error(op.error)  # type: ignore[union-attr]
             if self.closed:
                 break
-        server = self.server
-        server.flush()
-        if server.stall and not self.closed:
-            self._stall(server.stall)
-            server.stall = 0.0
+        if n_msgs:
+            self.in_msgs += n_msgs
+            self.in_bytes += n_bytes
+            self.last_in = self.read_time
 
     def _stall(self, seconds: float) -> None:
         """Stop reading from this (fast) producer for a moment so consumers catch up."""
@@ -264,17 +306,15 @@ class ClientConnection(asyncio.Protocol):
         if self.verbose:
             self.send(OK)
 
-    def _process_pub(self, op: Pub) -> None:
+    def _process_pub(self, subject: bytes, reply: bytes | None, hdr: int, msg: bytes) -> None:
         self.last_in = self.read_time
         self.in_msgs += 1
-        self.in_bytes += len(op.msg)
-        subject = op.subject
+        self.in_bytes += len(msg)
         if self.pedantic and not is_valid_literal_subject(subject.decode("latin-1")):
             self.send(encode_err("Invalid Publish Subject"))
         if subject[:5] == b"$NRG.":
             self.send(encode_err(f"Permissions Violation for Publish to {go_quote(subject)}"))
             return
-        reply = op.reply
         if reply is not None and _is_reserved_reply(reply):
             self.send(encode_err(f"Permissions Violation for Publish with Reply of {go_quote(reply)}"))
             return
@@ -283,10 +323,12 @@ class ClientConnection(asyncio.Protocol):
         server = self.server
         if server.domain_api is not None:
             subject = server.map_domain(subject)
-        if server.faults.rules and server.faults.intercept(self, subject, reply, op.hdr, op.msg):
+        if server.faults.rules and server.faults.intercept(self, subject, reply, hdr, msg):
             return
-        if not server.route(self, subject, reply, op.hdr, op.msg) and reply and self.no_responders:
+        if not server.route(self, subject, reply, hdr, msg) and reply and self.no_responders:
             self._send_no_responders(subject, reply)
+        if subject not in server.fast_routes and server.domain_api is None:
+            server.learn_route(subject)
 
     def _send_no_responders(self, subject: bytes, reply: bytes) -> None:
         for sub in self.server.sublist.match(reply).psubs:
@@ -325,6 +367,7 @@ class ClientConnection(asyncio.Protocol):
         if sub is not None:
             if op.max > 0 and op.max > sub.nm:
                 sub.max = op.max
+                self.server.sublist.invalidate()  # cached plans assumed no limit
             else:
                 self.unsubscribe(sub)
         if self.verbose:

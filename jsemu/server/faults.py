@@ -77,15 +77,18 @@ class FaultInjector:
             raise ValueError("status must be a three-digit code")
         fault = Fault(next(self._ids), filter, action, count, delay, status, description)  # type: ignore[arg-type]
         self.rules.append(fault)
+        self.server.sublist.invalidate()  # publishes on the fast lane must now be checked
         return fault
 
     def remove(self, fault_id: int) -> bool:
         before = len(self.rules)
         self.rules = [f for f in self.rules if f.id != fault_id]
+        self.server.sublist.invalidate()
         return len(self.rules) != before
 
     def clear(self) -> None:
         self.rules = []
+        self.server.sublist.invalidate()
 
     def intercept(self, conn: ClientConnection, subject: bytes, reply: bytes | None, hdr: int, msg: bytes) -> bool:
         """Apply the first matching rule; True when the message must not be routed now."""
@@ -100,6 +103,7 @@ class FaultInjector:
             fault.count -= 1
             if fault.count == 0:
                 self.rules.remove(fault)
+                self.server.sublist.invalidate()
         if fault.action == "status":
             if reply:
                 block = status_header(fault.status, fault.description)

@@ -10,7 +10,7 @@ prefer members by label. A member's label comes from its subscriber's ``owner``
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Protocol
 
 from ..subjects import subject_matches
@@ -89,14 +89,18 @@ class QueuePolicies:
     def __init__(self, rng: random.Random) -> None:
         self.default = RandomPick(rng)
         self.rules: list[tuple[str, QueuePolicy]] = []
+        #: Called after every change (the server drops its fast routes).
+        self.changed: Callable[[], None] = lambda: None
 
     def set(self, filter: str, policy: QueuePolicy | None) -> None:
         self.rules = [(f, p) for f, p in self.rules if f != filter]
         if policy is not None:
             self.rules.insert(0, (filter, policy))
+        self.changed()
 
     def clear(self) -> None:
         self.rules = []
+        self.changed()
 
     def start(self, subject: bytes, group: Sequence[Subscription]) -> int:
         text = subject.decode("utf-8", "replace")

@@ -28,6 +28,12 @@ from .sublist import Sublist, Subscription
 
 __all__ = ["Server", "ThreadedServer"]
 
+# Entries in the fast route and reply plan caches before they start over.
+_FAST_ROUTES_MAX = 1 << 18
+
+#: (subscription, its connection, b"HMSG <reply> <sid> ", b"MSG <reply> <sid> ")
+_ReplyTarget = tuple[Subscription, ClientConnection, bytes, bytes]
+
 _DOMAIN_API_GROUPS = frozenset((b"STREAM", b"CONSUMER", b"DIRECT", b"META", b"SERVER", b"ACCOUNT"))
 
 
@@ -57,6 +63,13 @@ class Server:
         self.rng = random.Random()
         #: How queue group members are picked (random unless a test sets a policy).
         self.queue_policies = QueuePolicies(self.rng)
+        self.queue_policies.changed = self.sublist.invalidate
+        #: Publish subject -> the one internal handler that takes it (False: none), for
+        #: connections' fast lane; see ``learn_route``.
+        self.fast_routes: dict[bytes, Callable[[bytes, bytes | None, int, bytes], object] | bool] = {}
+        #: Reply subject -> its plain client subscriptions (False: route it), for server replies.
+        self.reply_plans: dict[bytes, tuple[_ReplyTarget, ...] | bool] = {}
+        self.sublist.derived += (self.fast_routes, self.reply_plans)
         #: The last client ops and API calls (``start_trace``); None while not tracing.
         self.trace: deque[tuple[Any, ...]] | None = None
         #: Rules that drop, delay or answer client messages instead of routing them.
@@ -91,6 +104,7 @@ class Server:
         """Keep the last ``size`` client protocol ops and JetStream API calls, for showing
         what the server saw when a test fails (see :func:`jsemu.testing.trace.format_trace`)."""
         self.trace = deque(self.trace or (), maxlen=size)
+        self.sublist.invalidate()  # traced publishes leave the fast lane
 
     async def start(self) -> Self:
         self._loop = asyncio.get_running_loop()
@@ -264,6 +278,106 @@ class Server:
                     delivered = True
                     break
         return delivered
+
+    def learn_route(self, subject: bytes) -> None:
+        """Record whether client publishes on ``subject`` can skip ``route``: when exactly one
+        internal subscriber with a ``fast`` handler takes them (a stream, a single Direct Get
+        responder), other internal subscribers only pass (``skips``), and no fault rule,
+        trace or queue policy is in play. Cleared with the sublist's match cache."""
+        routes = self.fast_routes
+        if len(routes) >= _FAST_ROUTES_MAX:
+            routes.clear()
+        routes[subject] = self._fast_handler(subject) or False
+
+    def _fast_handler(self, subject: bytes) -> Callable[[bytes, bytes | None, int, bytes], object] | None:
+        if self.faults.rules or self.trace is not None or self.queue_policies.rules or subject[:5] == b"$NRG.":
+            return None
+        result = self.sublist.match(subject)
+        target: Subscription | None = None
+        for sub in result.psubs:
+            skips = getattr(sub.client, "skips", None)
+            if skips is not None and skips(subject):
+                continue
+            if target is not None:
+                return None
+            target = sub
+        for group in result.qsubs:
+            if len(group) != 1 or target is not None:
+                return None
+            target = group[0]
+        if target is None or target.max or target.closed:
+            return None
+        fast: Callable[[bytes, bytes | None, int, bytes], object] | None = getattr(target.client, "fast", None)
+        return fast
+
+    def reply(self, reply: bytes, hdr: int, msg: bytes) -> None:
+        """Send a server message (no reply subject of its own) to ``reply``: ``route`` with
+        the match result reduced to a plan of plain client subscriptions, cached per
+        reply subject (a requester's inbox sees many replies)."""
+        plan = self.reply_plans.get(reply)
+        if plan is None:
+            plan = self._reply_plan(reply)
+        if plan is False:
+            self.route(None, reply, None, hdr, msg)
+            return
+        for sub, conn, hmsg, pmsg in plan:  # type: ignore[union-attr]
+            if conn.closed:
+                continue
+            sub.nm += 1
+            conn.out_msgs += 1
+            conn.out_bytes += len(msg)
+            if hdr <= 0:
+                conn.out.append(pmsg + b"%d\r\n" % len(msg) + msg + b"\r\n")
+            elif conn.headers:
+                conn.out.append(hmsg + b"%d %d\r\n" % (hdr, len(msg)) + msg + b"\r\n")
+            else:
+                conn.out.append(pmsg + b"%d\r\n" % (len(msg) - hdr) + msg[hdr:] + b"\r\n")
+            if not conn.dirty:
+                conn.dirty = True
+                self.mark_dirty(conn)
+
+    def reply_encoded(self, reply: bytes, tail: bytes, size: int) -> bool:
+        """Send an HMSG whose ``<hdr len> <total len>\\r\\n<msg>\\r\\n`` part is ready
+        (``size`` bytes of message). False, with nothing sent, when the plan is not plain
+        (then the caller uses ``reply``)."""
+        plan = self.reply_plans.get(reply)
+        if plan is None:
+            plan = self._reply_plan(reply)
+        if plan is False:
+            return False
+        for _, conn, _, _ in plan:  # type: ignore[union-attr]
+            if not conn.headers and not conn.closed:
+                return False
+        for sub, conn, hmsg, _ in plan:  # type: ignore[union-attr]
+            if conn.closed:
+                continue
+            sub.nm += 1
+            conn.out_msgs += 1
+            conn.out_bytes += size
+            conn.out.append(hmsg + tail)
+            if not conn.dirty:
+                conn.dirty = True
+                self.mark_dirty(conn)
+        return True
+
+    def _reply_plan(self, reply: bytes) -> tuple[_ReplyTarget, ...] | bool:
+        result = self.sublist.match(reply)
+        plan: tuple[_ReplyTarget, ...] | bool = False
+        if not result.qsubs:
+            targets = []
+            for sub in result.psubs:
+                conn = sub.client
+                if type(conn) is not ClientConnection or sub.max or sub.closed:
+                    break
+                head = reply + b" " + sub.sid + b" "
+                targets.append((sub, conn, b"HMSG " + head, b"MSG " + head))
+            else:
+                plan = tuple(targets)
+        plans = self.reply_plans
+        if len(plans) >= _FAST_ROUTES_MAX:
+            plans.clear()
+        plans[reply] = plan
+        return plan
 
     def _deliver(self, sub: Subscription, subject: bytes, reply: bytes | None, hdr: int, msg: bytes) -> bool:
         if sub.closed:

@@ -6,12 +6,14 @@ connection receive a message in the same order as from the real server. Within o
 node, subscriptions keep insertion order (Go uses a map there, so the real order is
 random and no test may depend on it).
 
-Every change clears the match cache; changes are rare next to publishes.
+Every change clears the match cache, and the caches registered in ``derived`` (the
+server's fast routes and reply plans, built from match results); changes are rare next
+to publishes.
 """
 
 from __future__ import annotations
 
-from typing import Protocol
+from typing import Any, Protocol
 
 from ..subjects import is_valid_sub_subject
 
@@ -99,13 +101,22 @@ _CACHE_MAX = 1 << 18
 class Sublist:
     """All subscriptions of one account."""
 
-    __slots__ = ("_cache", "_root", "_shared", "count")
+    __slots__ = ("_cache", "_root", "_shared", "count", "derived")
 
     def __init__(self) -> None:
         self._root = _Level()
         self._cache: dict[bytes, MatchResult] = {}
         self._shared: dict[tuple[tuple[int, ...], tuple[tuple[int, ...], ...]], MatchResult] = {}
         self.count = 0
+        #: Caches computed from match results, cleared with the match cache.
+        self.derived: list[dict[bytes, Any]] = []
+
+    def invalidate(self) -> None:
+        """Forget every cached match (and what was derived from them)."""
+        self._cache.clear()
+        self._shared.clear()
+        for cache in self.derived:
+            cache.clear()
 
     def insert(self, sub: Subscription) -> bool:
         """Add ``sub``; False (and nothing added) if its subject is invalid."""
@@ -139,8 +150,7 @@ class Sublist:
         else:
             node.qsubs.setdefault(sub.queue, {})[sub] = None
         self.count += 1
-        self._cache.clear()
-        self._shared.clear()
+        self.invalidate()
         return True
 
     def remove(self, sub: Subscription) -> bool:
@@ -171,8 +181,7 @@ class Sublist:
             if not members:
                 del node.qsubs[sub.queue]
         self.count -= 1
-        self._cache.clear()
-        self._shared.clear()
+        self.invalidate()
         for level, token, node in reversed(path):
             if not node.is_empty():
                 break
@@ -200,8 +209,7 @@ class Sublist:
             key = (tuple(map(id, result.psubs)), tuple(tuple(map(id, g)) for g in result.qsubs))
             result = self._shared.setdefault(key, result)
         if len(self._cache) >= _CACHE_MAX:
-            self._cache.clear()
-            self._shared.clear()
+            self.invalidate()
         self._cache[subject] = result
         return result
 

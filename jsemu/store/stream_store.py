@@ -756,6 +756,31 @@ class StreamStore:
             return None
         return self._make(seq)
 
+    def entry(self, seq: int) -> tuple[bytes, bytes | tuple[bytes, bytes], int] | None:
+        """The stored form of message ``seq``: (subject, data or (hdr, data), ts); None if not live.
+
+        For hot paths that cache what they derive from a message: the objects returned are the
+        ones stored, so ``is`` tells whether a sequence still holds the same message.
+        """
+        if self._max_age:
+            self._tick()
+        if not self._msgs or not self._first <= seq <= self._last:
+            return None
+        i = seq - self._base
+        subject = self._subj[i]
+        if subject is None:
+            return None
+        body = self._body[i]
+        assert body is not None
+        return subject, body, self._ts[i]
+
+    def last_seq_of(self, subject: bytes) -> int:
+        """The newest sequence stored on literal ``subject`` (no ``*`` or ``>`` token); 0 if none."""
+        if self._max_age:
+            self._tick()
+        st = self._fss.get(subject)
+        return st.seqs[-1] if st is not None else 0
+
     def subject_for_seq(self, seq: int) -> bytes | None:
         self._tick()
         if not self._is_live(seq):

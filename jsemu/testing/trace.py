@@ -23,7 +23,8 @@ def _clip(data: bytes | str) -> str:
 
 
 def _op(op: Any) -> str:
-    if isinstance(op, Pub):
+    if isinstance(op, tuple):  # the parser's (subject, reply, hdr, msg) for PUB and HPUB
+        op = Pub(*op)
         verb = "PUB" if op.hdr < 0 else "HPUB"
         reply = f" {op.reply.decode('utf-8', 'replace')}" if op.reply else ""
         return f"{verb} {op.subject.decode('utf-8', 'replace')}{reply} {len(op.msg)}: {_clip(op.msg)}"
