@@ -16,7 +16,7 @@ exact Go decoder.
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from ..protocol.gojson import GoJSONError, decode_request, scan_values
 from ..protocol.headers import api_level_too_high
@@ -186,7 +186,7 @@ class DirectGetResponder:
             if type(body) is bytes:
                 hdr, data = b"", body
             else:
-                hdr, data = body  # type: ignore[misc]
+                hdr, data = cast(tuple[bytes, bytes], body)
             block = _gen_lines(
                 hdr,
                 self._stream_line + subject + b"\r\nNats-Sequence: %d\r\nNats-Time-Stamp: " % seq + stamp(ts) + b"\r\n",
@@ -250,7 +250,7 @@ class DirectGetResponder:
                 plan = self._learn_plan(msg)
             if plan is not None:
                 kind, arg = plan  # type: ignore[misc]
-                seq = arg if kind == _SEQ else self.store.last_seq_of(arg)
+                seq = arg if kind == _SEQ else self.store.last_seq_for_subject(arg)
                 if seq:
                     self._send_seq(reply, seq)
                 else:
@@ -325,7 +325,7 @@ class DirectGetResponder:
         key = subject[self._key_at :]
         if hdr_len < 0 and not msg and 42 not in key and 62 not in key:
             # The hot path (a KV get): no payload, a literal subject.
-            seq = self.store.last_seq_of(key)
+            seq = self.store.last_seq_for_subject(key)
             if seq:
                 self._send_seq(reply, seq)
             else:

@@ -23,7 +23,7 @@ class InternalSubscriber:
     not cost the publisher its connection (the test suite fails on any such log record).
     """
 
-    __slots__ = ("fast", "fn", "owner", "skips")
+    __slots__ = ("fast_batch", "fn", "owner", "skips")
     echo = True
 
     def __init__(
@@ -37,11 +37,18 @@ class InternalSubscriber:
         self.fn = fn
         #: What the subscription serves (a Direct Get responder), for queue policies.
         self.owner = owner
-        #: ``fn`` again when it never declines a message, so a connection's fast lane may
-        #: call it directly (``Server.learn_route``); None otherwise.
-        self.fast = fn if fast else None
+        #: When ``fn`` never declines a message: a handler for a run of publishes that a
+        #: connection's fast lane may call directly (``Server.learn_route``); else None.
+        self.fast_batch: Callable[[list[tuple[bytes, bytes | None, int, bytes]]], None] | None = (
+            self._run if fast else None
+        )
         #: Subjects this subscriber always declines (it is then no reason to leave the fast lane).
         self.skips = skips
+
+    def _run(self, pubs: list[tuple[bytes, bytes | None, int, bytes]]) -> None:
+        fn = self.fn
+        for subject, reply, hdr, msg in pubs:
+            fn(subject, reply, hdr, msg)
 
     def deliver(self, sub: Subscription, subject: bytes, reply: bytes | None, hdr: int, msg: bytes) -> bool:
         try:

@@ -81,6 +81,10 @@ _MAX_KEYWORD = max(len(kw) for kw in _KEYWORDS)
 # A complete, plainly spaced "PUB <subject> [reply] <size>\r\n" control line.
 _FAST_PUB = re.compile(rb"PUB ([^ \t\r\n]+) (?:([^ \t\r\n]+) )?(\d{1,9})\r\n").match
 
+# The size field as a client writes it (no leading zeros) for small payloads: comparing
+# with it checks digits, length and value at once.
+_SIZE_TEXT = [b"%d" % size for size in range(4096)]
+
 # Bounds of the CRLF-split window for PUB runs (bytes).
 _WINDOW_MIN = 1024
 _WINDOW_START = 4096
@@ -191,9 +195,7 @@ class Parser:
             if (
                 verb != b"PUB"
                 or not subject
-                or not sz.isdigit()
-                or len(sz) > 9
-                or size != int(sz)
+                or (sz != _SIZE_TEXT[size] if size < 4096 else not sz.isdigit() or len(sz) > 9 or size != int(sz))
                 or (not clean and (9 in line or 13 in line or 10 in line))
                 or size > mp
                 or len(line) - 4 > mcl

@@ -26,7 +26,7 @@ import asyncio
 import logging
 import random
 import time
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from ..protocol import gojson
 from ..protocol.encoder import (
@@ -41,7 +41,7 @@ from ..protocol.encoder import (
     go_quote,
 )
 from ..protocol.ops import Connect, Err, HMsg, Info, Ok, Ping, Pong, ProtocolError, Sub, Unsub
-from ..protocol.parser import AnyOp, Parser
+from ..protocol.parser import AnyOp, Parser, PubOp
 from ..subjects import is_valid_literal_subject
 from .sublist import Subscription
 
@@ -202,7 +202,11 @@ class ClientConnection(asyncio.Protocol):
         fast = self._fast_lane()
         ok_reply = b""  # the last reply subject found not to be reserved
         n_msgs = n_bytes = 0
-        for op in ops:
+        i = 0
+        n = len(ops)
+        while i < n:
+            op = ops[i]
+            i += 1
             if trace is not None:
                 trace.append(("op", self.cid, op))  # formatted only if somebody looks
             cls = op.__class__
@@ -210,15 +214,35 @@ class ClientConnection(asyncio.Protocol):
                 subject, reply, hdr, msg = op  # type: ignore[misc]
                 if fast:
                     handler = routes.get(subject)
+                    if handler is None:
+                        handler = server.learn_route(subject)
                     if handler and (reply is None or reply == ok_reply or not _is_reserved_reply(reply)):
                         # The fast lane: what _process_pub and route would do, minus the checks
-                        # that cannot apply (see Server.learn_route).
+                        # that cannot apply (see Server.learn_route), for this publish and
+                        # the ones after it that go to the same handler.
                         if reply is not None:
                             ok_reply = reply
-                        n_msgs += 1
+                        start = i - 1
                         n_bytes += len(msg)
+                        while i < n:
+                            nxt = ops[i]
+                            if nxt.__class__ is not tuple:
+                                break
+                            next_handler = routes.get(nxt[0])
+                            if next_handler is None:
+                                next_handler = server.learn_route(nxt[0])
+                            if next_handler is not handler:
+                                break
+                            reply = nxt[1]
+                            if reply is not None and reply != ok_reply:
+                                if _is_reserved_reply(reply):
+                                    break
+                                ok_reply = reply
+                            n_bytes += len(nxt[3])
+                            i += 1
+                        n_msgs += i - start
                         try:
-                            handler(subject, reply, hdr, msg)  # type: ignore[operator]
+                            handler(cast(list[PubOp], ops[start:i] if start or i < n else ops))  # type: ignore[operator]
                         except Exception:
                             log.exception("internal handler failed for %r", subject)
                         continue
@@ -327,8 +351,6 @@ class ClientConnection(asyncio.Protocol):
             return
         if not server.route(self, subject, reply, hdr, msg) and reply and self.no_responders:
             self._send_no_responders(subject, reply)
-        if subject not in server.fast_routes and server.domain_api is None:
-            server.learn_route(subject)
 
     def _send_no_responders(self, subject: bytes, reply: bytes) -> None:
         for sub in self.server.sublist.match(reply).psubs:

@@ -31,6 +31,9 @@ __all__ = ["Server", "ThreadedServer"]
 # Entries in the fast route and reply plan caches before they start over.
 _FAST_ROUTES_MAX = 1 << 18
 
+#: Takes a list of client publishes ``(subject, reply, hdr, msg)`` on its subjects.
+FastHandler = Callable[[list[tuple[bytes, bytes | None, int, bytes]]], None]
+
 #: (subscription, its connection, b"HMSG <reply> <sid> ", b"MSG <reply> <sid> ")
 _ReplyTarget = tuple[Subscription, ClientConnection, bytes, bytes]
 
@@ -66,7 +69,7 @@ class Server:
         self.queue_policies.changed = self.sublist.invalidate
         #: Publish subject -> the one internal handler that takes it (False: none), for
         #: connections' fast lane; see ``learn_route``.
-        self.fast_routes: dict[bytes, Callable[[bytes, bytes | None, int, bytes], object] | bool] = {}
+        self.fast_routes: dict[bytes, FastHandler | bool] = {}
         #: Reply subject -> its plain client subscriptions (False: route it), for server replies.
         self.reply_plans: dict[bytes, tuple[_ReplyTarget, ...] | bool] = {}
         self.sublist.derived += (self.fast_routes, self.reply_plans)
@@ -279,18 +282,22 @@ class Server:
                     break
         return delivered
 
-    def learn_route(self, subject: bytes) -> None:
-        """Record whether client publishes on ``subject`` can skip ``route``: when exactly one
-        internal subscriber with a ``fast`` handler takes them (a stream, a single Direct Get
-        responder), other internal subscribers only pass (``skips``), and no fault rule,
-        trace or queue policy is in play. Cleared with the sublist's match cache."""
+    def learn_route(self, subject: bytes) -> FastHandler | bool:
+        """Whether client publishes on ``subject`` can skip ``route``, and to what: when exactly
+        one internal subscriber with a ``fast_batch`` handler takes them (a stream, a single
+        Direct Get responder), other internal subscribers only pass (``skips``), and no fault
+        rule, trace or queue policy is in play. The handler takes a list of publishes
+        ``(subject, reply, hdr, msg)``. Cached until the sublist's match cache is cleared."""
         routes = self.fast_routes
         if len(routes) >= _FAST_ROUTES_MAX:
             routes.clear()
-        routes[subject] = self._fast_handler(subject) or False
+        handler = routes[subject] = self._fast_handler(subject) or False
+        return handler
 
-    def _fast_handler(self, subject: bytes) -> Callable[[bytes, bytes | None, int, bytes], object] | None:
+    def _fast_handler(self, subject: bytes) -> FastHandler | None:
         if self.faults.rules or self.trace is not None or self.queue_policies.rules or subject[:5] == b"$NRG.":
+            return None
+        if self.domain_api is not None:
             return None
         result = self.sublist.match(subject)
         target: Subscription | None = None
@@ -307,8 +314,8 @@ class Server:
             target = group[0]
         if target is None or target.max or target.closed:
             return None
-        fast: Callable[[bytes, bytes | None, int, bytes], object] | None = getattr(target.client, "fast", None)
-        return fast
+        handler: FastHandler | None = getattr(target.client, "fast_batch", None)
+        return handler
 
     def reply(self, reply: bytes, hdr: int, msg: bytes) -> None:
         """Send a server message (no reply subject of its own) to ``reply``: ``route`` with
@@ -335,6 +342,36 @@ class Server:
             if not conn.dirty:
                 conn.dirty = True
                 self.mark_dirty(conn)
+
+    def reply_many(self, msgs: list[tuple[bytes, bytes]]) -> None:
+        """``reply(subject, -1, payload)`` for each ``(subject, payload)``, in order: runs to
+        one reply subject (a pipelining publisher's acks) are encoded and queued together."""
+        i, n = 0, len(msgs)
+        plans = self.reply_plans
+        while i < n:
+            reply = msgs[i][0]
+            j = i + 1
+            while j < n and msgs[j][0] == reply:
+                j += 1
+            plan = plans.get(reply)
+            if plan is None:
+                plan = self._reply_plan(reply)
+            if plan is False:
+                for k in range(i, j):
+                    self.route(None, reply, None, -1, msgs[k][1])
+            else:
+                payloads = [m[1] for m in msgs[i:j]] if j - i < n else [m[1] for m in msgs]
+                for sub, conn, _, pmsg in plan:  # type: ignore[union-attr]
+                    if conn.closed:
+                        continue
+                    sub.nm += j - i
+                    conn.out_msgs += j - i
+                    conn.out_bytes += sum(map(len, payloads))
+                    conn.out += [b"%b%d\r\n%b\r\n" % (pmsg, len(p), p) for p in payloads]
+                    if not conn.dirty:
+                        conn.dirty = True
+                        self.mark_dirty(conn)
+            i = j
 
     def reply_encoded(self, reply: bytes, tail: bytes, size: int) -> bool:
         """Send an HMSG whose ``<hdr len> <total len>\\r\\n<msg>\\r\\n`` part is ready

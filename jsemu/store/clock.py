@@ -7,6 +7,7 @@ driven by whatever clock it is given and are deterministic under :class:`ManualC
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from typing import Protocol, runtime_checkable
 
 __all__ = ["Clock", "ControlledClock", "ManualClock", "SystemClock"]
@@ -58,15 +59,29 @@ class ControlledClock:
     wherever it was moved to.
     """
 
-    __slots__ = ("_frozen_at", "_offset")
+    __slots__ = ("_frozen_at", "_offset", "now_ns")
 
     def __init__(self) -> None:
         self._offset = 0
         self._frozen_at: int | None = None
+        #: The current reading: ``time.time_ns`` itself while the clock is plain wall time
+        #: (the store reads it per message), else a method that shifts or freezes it.
+        self.now_ns: Callable[[], int] = time.time_ns
 
-    def now_ns(self) -> int:
-        frozen = self._frozen_at
-        return time.time_ns() + self._offset if frozen is None else frozen
+    def _retarget(self) -> None:
+        if self._frozen_at is not None:
+            self.now_ns = self._frozen_now
+        elif self._offset:
+            self.now_ns = self._shifted_now
+        else:
+            self.now_ns = time.time_ns
+
+    def _frozen_now(self) -> int:
+        assert self._frozen_at is not None
+        return self._frozen_at
+
+    def _shifted_now(self) -> int:
+        return time.time_ns() + self._offset
 
     @property
     def frozen(self) -> bool:
@@ -75,6 +90,7 @@ class ControlledClock:
     def freeze(self, at_ns: int | None = None) -> int:
         """Stop the clock (at ``at_ns`` if given); returns the frozen time."""
         self._frozen_at = self.now_ns() if at_ns is None else at_ns
+        self._retarget()
         return self._frozen_at
 
     def resume(self) -> None:
@@ -82,12 +98,14 @@ class ControlledClock:
         if self._frozen_at is not None:
             self._offset = self._frozen_at - time.time_ns()
             self._frozen_at = None
+            self._retarget()
 
     def advance(self, ns: int) -> int:
         if self._frozen_at is not None:
             self._frozen_at += ns
         else:
             self._offset += ns
+            self._retarget()
         return self.now_ns()
 
     def set(self, ns: int) -> None:
@@ -95,11 +113,13 @@ class ControlledClock:
             self._frozen_at = ns
         else:
             self._offset = ns - time.time_ns()
+            self._retarget()
 
     def reset(self) -> None:
         """Back to plain wall-clock time."""
         self._offset = 0
         self._frozen_at = None
+        self._retarget()
 
     def __repr__(self) -> str:
         return f"ControlledClock(frozen={self.frozen}, now={self.now_ns()})"

@@ -202,11 +202,13 @@ class StreamStore:
         "_max_age",
         "_maxp",
         "_msgs",
-        "_now",
+        "_overhead",
         "_storage",
         "_subj",
         "_tree",
+        "_tree_pending",
         "_ts",
+        "_unlimited",
     )
 
     def __init__(
@@ -223,8 +225,9 @@ class StreamStore:
             raise ValueError(f"storage must be 'memory' or 'file', not {storage!r}")
         self._storage = storage
         self._file = storage == "file"
+        self._unlimited = False
+        self._overhead = 16
         self._clock: Clock = clock if clock is not None else SystemClock()
-        self._now = self._clock.now_ns
         self._limits = replace(limits) if limits is not None else StoreLimits()
         self._maxp = 0
         self._max_age = 0
@@ -234,6 +237,9 @@ class StreamStore:
         self._ts: array[int] = array("q")
         self._fss: dict[bytes, _Subj] = {}
         self._tree: SubjectTree[_Subj] = SubjectTree()
+        # New subjects join the tree when a wildcard lookup next needs it, not on the
+        # publish path (see _wtree).
+        self._tree_pending: list[_Subj] = []
         self._dmap: _SortedSeqs = _sorted_list()
         self._msgs = 0
         self._bytes = 0
@@ -252,6 +258,15 @@ class StreamStore:
         lim = self._limits
         self._maxp = max(0, lim.max_msgs_per_subject)
         self._max_age = max(0, lim.max_age_ns)
+        # No limit of any kind: append_plain may skip every check.
+        self._unlimited = (
+            lim.max_msgs <= 0
+            and lim.max_bytes <= 0
+            and lim.max_age_ns <= 0
+            and lim.max_msgs_per_subject <= 0
+            and lim.max_msg_size <= 0
+        )
+        self._overhead = 30 if self._storage == "file" else 16  # a header-less message's size - len(subject + data)
 
     def msg_size(self, subject: bytes, hdr: bytes, data: bytes) -> int:
         """Bytes accounted for a message: Go ``memStoreMsgSize`` or ``fileStoreMsgSize``."""
@@ -279,6 +294,17 @@ class StreamStore:
             return StoredMsg(subject, b"", body, seq, self._ts[i])
         hdr, data = cast(tuple[bytes, bytes], body)
         return StoredMsg(subject, hdr, data, seq, self._ts[i])
+
+    def _wtree(self) -> SubjectTree[_Subj]:
+        """The subject tree for wildcard lookups, with the subjects added since the last one."""
+        pending = self._tree_pending
+        if pending:
+            fss, tree = self._fss, self._tree
+            for st in pending:
+                if fss.get(st.subject) is st:  # still indexed (not removed, not replaced)
+                    tree.insert(st.subject, st)
+            pending.clear()
+        return self._tree
 
     def _is_live(self, seq: int) -> bool:
         return self._msgs > 0 and self._first <= seq <= self._last and self._subj[seq - self._base] is not None
@@ -359,6 +385,7 @@ class StreamStore:
         self._ts = array("q")
         self._fss = {}
         self._tree = SubjectTree()
+        self._tree_pending = []
         self._dmap.clear()
         self._msgs = 0
         self._bytes = 0
@@ -562,7 +589,7 @@ class StreamStore:
 
         seq = self._last + 1
         if not ts:
-            ts = self._now()
+            ts = self._clock.now_ns()
         if self._msgs == 0:
             self._first = seq
             if self._subj:
@@ -581,7 +608,7 @@ class StreamStore:
         if st is None:
             st = _Subj(subject, seq)
             self._fss[subject] = st
-            self._tree.insert(subject, st)
+            self._tree_pending.append(st)
         else:
             seqs = st.seqs
             if type(seqs) is array:
@@ -597,6 +624,92 @@ class StreamStore:
             self._enforce_msg_limit()
             self._enforce_bytes_limit()
         return seq, ts
+
+    def append_plain(self, subject: bytes, data: bytes) -> int:
+        """``append(subject, b"", data)[0]`` for the publish hot path (``bytes`` arguments only).
+
+        With no limits configured and a subject seen before, none of append's checks can
+        apply, so the message goes straight into the slot lists; otherwise this is append.
+        """
+        if not self._unlimited or not self._msgs or not subject or len(data) > _FILE_RECORD_MAX - 1024:
+            return self.append(subject, b"", data)[0]
+        seq = self._last + 1
+        ts = self._clock.now_ns()
+        st = self._fss.get(subject)
+        if st is None:
+            st = self._fss[subject] = _Subj(subject, seq)
+            self._tree_pending.append(st)
+        else:
+            seqs = st.seqs
+            if type(seqs) is array:
+                seqs.append(seq)
+                if len(seqs) > _SMALL_MAX:
+                    st.seqs = _sorted_list(seqs)
+            else:
+                cast(_SortedSeqs, seqs).add(seq)
+            subject = st.subject  # one shared bytes object per subject
+        self._subj.append(subject)
+        self._body.append(data)
+        self._ts.append(ts)
+        self._msgs += 1
+        self._bytes += len(subject) + len(data) + self._overhead
+        self._last = seq
+        self._last_ts = ts
+        return seq
+
+    def append_run(self, pubs: list[tuple[bytes, bytes | None, int, bytes]], start: int, max_size: int) -> int:
+        """Store ``pubs[start:]`` (client publishes ``(subject, reply, hdr, msg)``) as long as they
+        are header-less, non-empty-subject messages of at most ``max_size`` bytes and no limit of
+        any kind is configured; returns the index after the last one stored.
+
+        What ``append_plain`` does per message, with the bookkeeping done once per run. The
+        sequences are consecutive from ``last_seq + 1``.
+        """
+        if not self._unlimited or not self._msgs:
+            return start
+        max_size = min(max_size, _FILE_RECORD_MAX - 1024)
+        fss = self._fss
+        pending = self._tree_pending
+        subj_add = self._subj.append
+        body_add = self._body.append
+        ts_add = self._ts.append
+        now = self._clock.now_ns
+        seq = self._last
+        nbytes = 0
+        ts = self._last_ts
+        i = start
+        n = len(pubs)
+        while i < n:
+            subject, _, hdr, data = pubs[i]
+            if hdr >= 0 or len(data) > max_size or not subject:
+                break
+            seq += 1
+            ts = now()
+            st = fss.get(subject)
+            if st is None:
+                st = fss[subject] = _Subj(subject, seq)
+                pending.append(st)
+            else:
+                seqs = st.seqs
+                if type(seqs) is array:
+                    seqs.append(seq)
+                    if len(seqs) > _SMALL_MAX:
+                        st.seqs = _sorted_list(seqs)
+                else:
+                    cast(_SortedSeqs, seqs).add(seq)
+                subject = st.subject
+            subj_add(subject)
+            body_add(data)
+            ts_add(ts)
+            nbytes += len(subject) + len(data)
+            i += 1
+        count = i - start
+        if count:
+            self._msgs += count
+            self._bytes += nbytes + count * self._overhead
+            self._last = seq
+            self._last_ts = ts
+        return i
 
     def _enforce_per_subject(self, st: _Subj) -> None:
         maxp = self._maxp
@@ -703,7 +816,7 @@ class StreamStore:
                 return 0
             return self._remove_batch(list(islice(self._live_from(self._first), self._msgs - keep)))
 
-        matches = [st for _, st in self._tree.match(filt)]
+        matches = [st for _, st in self._wtree().match(filt)]
         total = sum(len(st.seqs) for st in matches)
         if total == 0:
             return 0
@@ -774,13 +887,6 @@ class StreamStore:
         assert body is not None
         return subject, body, self._ts[i]
 
-    def last_seq_of(self, subject: bytes) -> int:
-        """The newest sequence stored on literal ``subject`` (no ``*`` or ``>`` token); 0 if none."""
-        if self._max_age:
-            self._tick()
-        st = self._fss.get(subject)
-        return st.seqs[-1] if st is not None else 0
-
     def subject_for_seq(self, seq: int) -> bytes | None:
         self._tick()
         if not self._is_live(seq):
@@ -849,7 +955,7 @@ class StreamStore:
         if found or start > self._last:
             return found
         best = 0
-        for _, st in self._tree.match(filter):
+        for _, st in self._wtree().match(filter):
             seqs = st.seqs
             if seqs[-1] < start:
                 continue
@@ -882,7 +988,7 @@ class StreamStore:
         if found or start < self._first:
             return found
         best = 0
-        for _, st in self._tree.match(filter):
+        for _, st in self._wtree().match(filter):
             seqs = st.seqs
             if seqs[0] > start:
                 continue
@@ -966,7 +1072,7 @@ class StreamStore:
                 return (last - start + 1) - (len(d) - d.bisect_left(start))
             return sum(1 for st in self._fss.values() if st.seqs[-1] >= start)
         total = 0
-        for _, st in self._tree.match(filter):
+        for _, st in self._wtree().match(filter):
             seqs = st.seqs
             if seqs[-1] < start:
                 continue
@@ -997,7 +1103,7 @@ class StreamStore:
                 # key set, whatever the history; dict order is Go's insertion order anyway).
                 matched: Iterable[tuple[bytes, _Subj]] = match_keys(self._fss.items(), filt)
             else:
-                matched = self._tree.match(filt)
+                matched = self._wtree().match(filt)
             for _, st in matched:
                 seqs = st.seqs
                 s = seqs[-1]
@@ -1016,7 +1122,7 @@ class StreamStore:
     def _matching(self, filter: bytes) -> Iterator[tuple[bytes, _Subj]]:
         if not filter or filter == _FWC:
             return iter(self._fss.items())
-        return self._tree.match(filter)
+        return self._wtree().match(filter)
 
     def subjects_totals(self, filter: bytes) -> dict[bytes, int]:
         """Go ``SubjectsTotals``: message count per subject matching ``filter`` (``b""`` = all)."""
@@ -1029,7 +1135,9 @@ class StreamStore:
         return {s: (len(st.seqs), st.seqs[0], st.seqs[-1]) for s, st in self._matching(filter)}
 
     def last_seq_for_subject(self, subject: bytes) -> int:
-        self._tick()
+        """The newest sequence stored on literal ``subject``; 0 if none."""
+        if self._max_age:
+            self._tick()
         st = self._fss.get(subject)
         return st.seqs[-1] if st is not None else 0
 
