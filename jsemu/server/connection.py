@@ -258,8 +258,8 @@ class ClientConnection(asyncio.Protocol):
                 if self.rtt_start is not None:
                     self.rtt = max(0.0, self.read_time - self.rtt_start)
             elif cls is Connect:
+                # The last op of its batch (see Parser.resume): the next batch sees the new options.
                 self._process_connect(op)  # type: ignore[arg-type]
-                fast = self._fast_lane()
             elif cls is Ok:
                 pass
             elif cls is HMsg:

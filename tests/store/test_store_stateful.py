@@ -21,7 +21,7 @@ SUBJECTS = [b"a", b"a.b", b"a.c", b"b.c", b"a.b.c", b"b", b"c.d.e", b"a.b.d"]
 FILTERS = [b"", b">", b"a", b"a.*", b"*.c", b"a.>", b"*", b"*.*.c", b"b.c", b"x", b"*.>", b"a.b", b"a.*.*"]
 HDRS = [b"", b"NATS/1.0\r\nX: 1\r\n\r\n", b"NATS/1.0\r\nNats-Rollup: sub\r\n\r\n"]
 
-limits_st = st.builds(
+limits_st = st.just(StoreLimits()) | st.builds(
     StoreLimits,
     max_msgs=st.sampled_from([-1, -1, 1, 3, 6, 12]),
     max_bytes=st.sampled_from([-1, -1, 60, 150, 400]),
@@ -68,6 +68,36 @@ class StoreMachine(RuleBasedStateMachine):
         for i in range(n):
             data = bytes([97 + i]) * size
             assert _outcome(self.sut.append, subject, hdr, data) == _outcome(self.model.append, subject, hdr, data)
+
+    @rule(
+        pubs=st.lists(
+            st.tuples(st.sampled_from(SUBJECTS), st.sampled_from([-1, -1, -1, 0, 18]), st.integers(0, 12)),
+            min_size=1,
+            max_size=8,
+        ),
+        max_size=st.sampled_from([4, 1 << 20]),
+    )
+    def append_run(self, pubs: list[tuple[bytes, int, int]], max_size: int) -> None:
+        """The publish hot path's bulk append stores a prefix of plain messages exactly as
+        append would, and stops at the first one append would have to judge."""
+        ops = [(subj, None, hdr, b"NATS/1.0\r\nX: 1\r\n\r\n"[: max(hdr, 0)] + b"d" * size) for subj, hdr, size in pubs]
+        plain_store = self.sut.limits == StoreLimits() and self.sut.msgs > 0
+        end = self.sut.append_run(ops, 0, max_size)  # type: ignore[arg-type]
+        for subject, _, hdr, msg in ops[:end]:
+            assert hdr < 0 and len(msg) <= max_size
+            self.model.append(subject, b"", msg)
+        if end < len(ops):
+            _, _, hdr, msg = ops[end]
+            assert not plain_store or hdr >= 0 or len(msg) > max_size
+        elif plain_store:
+            assert end == len(ops)
+
+    @rule(subject=st.sampled_from(SUBJECTS), size=st.integers(0, 12))
+    def append_plain(self, subject: bytes, size: int) -> None:
+        data = b"p" * size
+        got = _outcome(self.sut.append_plain, subject, data)
+        want = _outcome(self.model.append, subject, b"", data)
+        assert got == (want[0] if isinstance(want, tuple) else want)
 
     @rule(ns=st.sampled_from([0, 0, 1, 400, 999, 1_000, 1_001, 2_500, 6_000]))
     def advance(self, ns: int) -> None:
