@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from jsemu.protocol import Connect, Err, HMsg, Info, Ok, Parser, Ping, Pong, ProtocolError, Pub, Sub, Unsub
+from jsemu.protocol import Connect, Err, HMsg, Info, Ok, Parser, Ping, Pong, ProtocolError, Pub, PubRun, Sub, Unsub
 from jsemu.protocol.ops import Op
 
 
@@ -167,10 +167,11 @@ def test_garbage_never_raises_and_split_does_not_matter(
 
 # --- the PUB-run fast path gives exactly what the general path gives ---------------
 
+plain_pub = st.tuples(subject, st.none() | subject, st.binary(max_size=40) | st.just(b"z" * 5000)).map(
+    lambda t: b"PUB %b %b%d\r\n%b\r\n" % (t[0].encode(), t[1].encode() + b" " if t[1] else b"", len(t[2]), t[2])
+)
 pub_piece = st.one_of(
-    st.tuples(subject, st.none() | subject, st.binary(max_size=40)).map(
-        lambda t: b"PUB %b %b%d\r\n%b\r\n" % (t[0].encode(), t[1].encode() + b" " if t[1] else b"", len(t[2]), t[2])
-    ),
+    plain_pub,
     st.sampled_from(
         [
             b"PUB a 4\r\na\r\nb\r\n",  # CRLF inside the payload
@@ -187,6 +188,7 @@ pub_piece = st.one_of(
             b"PUB a 30\r\n" + b"y" * 30 + b"\r\n",  # payload over a small limit
             b"PING\r\n",
             b"SUB a 1\r\n",
+            b"SUB q 2\r\nab\r\n",  # shaped like a PUB and its payload
             b"HPUB a 12 12\r\nNATS/1.0\r\n\r\n\r\n",
             b'CONNECT {"headers":true}\r\n',
         ]
@@ -224,14 +226,45 @@ def test_pub_run_fast_path_matches_general_path(
     assert run(True, True) == general
 
 
+@settings(max_examples=150, deadline=None)
+@given(
+    pubs=st.lists(plain_pub, min_size=1, max_size=300),
+    odd=st.none() | st.tuples(st.integers(0, 300), pub_piece),
+    reply_everywhere=st.booleans(),
+    data=st.data(),
+)
+def test_columns_of_plain_pubs_match_general_path(
+    pubs: list[bytes], odd: tuple[int, bytes] | None, reply_everywhere: bool, data: st.DataObject
+) -> None:
+    """Long runs of plain PUBs (where the parser hands out ``PubRun`` columns), with or
+    without one odd op somewhere, against the general path."""
+    if reply_everywhere:
+        pubs = [p if p.count(b" ") >= 3 else p.replace(b" ", b" r ", 1) for p in pubs]
+    if odd is not None:
+        pubs.insert(odd[0] % (len(pubs) + 1), odd[1])
+    stream = b"".join(pubs)
+    chunks = data.draw(split_points(stream))
+    general = list(Parser(fast=False).feed(stream))
+    p = Parser()
+    out: list[object] = []
+    pos = 0
+    for size in chunks:
+        out += p.feed(stream[pos : pos + size])
+        pos += size
+    out += p.feed(stream[pos:])
+    assert out == general
+    assert list(Parser().feed(stream)) == general
+
+
 def test_pub_run_window_adapts_to_long_runs_and_mixed_traffic() -> None:
     pubs = b"".join(b"PUB s.%d r %d\r\n%s\r\n" % (i, len(b"x" * (i % 7)), b"x" * (i % 7)) for i in range(20000))
     p = Parser()
-    ops = p.feed_list(pubs)
+    raw = p.feed_list(pubs)
+    assert sum(len(op.subjects) for op in raw if isinstance(op, PubRun)) > 19000  # columns, not tuples
+    ops = list(Parser().feed(pubs))
     assert len(ops) == 20000 and ops[-1] == Pub(b"s.19999", b"r", -1, b"x" * (19999 % 7))
     mixed = b"".join(b"PUB a 1\r\nx\r\nPING\r\n" for _ in range(3000))
-    ops = p.feed_list(mixed)
-    assert ops == [Pub(b"a", None, -1, b"x"), Ping()] * 3000
+    assert list(p.feed(mixed)) == [Pub(b"a", None, -1, b"x"), Ping()] * 3000
 
 
 def test_feed_list_stops_after_connect_so_headers_apply() -> None:

@@ -3,9 +3,14 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from itertools import repeat
+from typing import TYPE_CHECKING
 
 from ..server.sublist import Subscription
+
+if TYPE_CHECKING:
+    from ..server.server import FastHandler
 
 __all__ = ["DeliverFn", "InternalSubscriber"]
 
@@ -39,15 +44,19 @@ class InternalSubscriber:
         self.owner = owner
         #: When ``fn`` never declines a message: a handler for a run of publishes that a
         #: connection's fast lane may call directly (``Server.learn_route``); else None.
-        self.fast_batch: Callable[[list[tuple[bytes, bytes | None, int, bytes]]], None] | None = (
-            self._run if fast else None
-        )
+        self.fast_batch: FastHandler | None = self._run if fast else None
         #: Subjects this subscriber always declines (it is then no reason to leave the fast lane).
         self.skips = skips
 
-    def _run(self, pubs: list[tuple[bytes, bytes | None, int, bytes]]) -> None:
+    def _run(
+        self,
+        subjects: Sequence[bytes],
+        replies: Sequence[bytes | None],
+        hdrs: Sequence[int] | None,
+        msgs: Sequence[bytes],
+    ) -> None:
         fn = self.fn
-        for subject, reply, hdr, msg in pubs:
+        for subject, reply, hdr, msg in zip(subjects, replies, hdrs or repeat(-1), msgs):
             fn(subject, reply, hdr, msg)
 
     def deliver(self, sub: Subscription, subject: bytes, reply: bytes | None, hdr: int, msg: bytes) -> bool:

@@ -16,6 +16,7 @@ stream's write-ahead log.
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..store import StoreError, StreamStore
@@ -78,9 +79,9 @@ class ReplicatedStore(StreamStore):
         """Through ``append``, so the message is logged."""
         return self.append(subject, b"", data)[0]
 
-    def append_run(self, pubs: list[tuple[bytes, bytes | None, int, bytes]], start: int, max_size: int) -> int:
+    def append_columns(self, subjects: Sequence[bytes], datas: Sequence[bytes]) -> bool:
         """Nothing in bulk: each message goes through ``append`` to be logged."""
-        return start
+        return False
 
 
 for _name in _LOGGED:

@@ -8,6 +8,7 @@ does); error acks are JSON with ``error`` first.
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..protocol.gojson import dumps
@@ -139,31 +140,43 @@ class Stream:
         self.publish(subject, reply, hdr, msg)
         return True
 
-    def _publish_run(self, pubs: list[tuple[bytes, bytes | None, int, bytes]]) -> None:
-        """Publishes straight from a connection's fast lane (``fast_batch``), in order.
+    def _publish_run(
+        self,
+        subjects: Sequence[bytes],
+        replies: Sequence[bytes | None],
+        hdrs: Sequence[int] | None,
+        msgs: Sequence[bytes],
+    ) -> None:
+        """Publishes straight from a connection's fast lane (``fast_batch``), in order, as
+        columns. Header-less messages that no rule can refuse are stored all at once
+        (``StreamStore.append_columns``) while nothing watches this stream; else one by one."""
+        n = len(subjects)
+        if (
+            self._plain
+            and not self.watchers
+            and (hdrs is None or hdrs.count(-1) == n)
+            and max(map(len, msgs)) <= self._plain_max
+        ):
+            store = self.store
+            first = store.last_seq + 1
+            if store.append_columns(subjects, msgs):
+                self.last_msg_id = b""
+                if self._acks and replies.count(None) != n:
+                    self._ack_run(replies, first)
+                return
+        for k in range(n):
+            self.publish(subjects[k], replies[k], hdrs[k] if hdrs is not None else -1, msgs[k])
 
-        Header-less messages that no rule can refuse are stored a run at a time
-        (``StreamStore.append_run``) while nothing watches this stream; the rest, one by one.
-        """
-        i, n = 0, len(pubs)
-        while i < n:
-            if self._plain and not self.watchers:
-                store = self.store
-                first = store.last_seq + 1
-                end = store.append_run(pubs, i, self._plain_max)
-                if end > i:
-                    self.last_msg_id = b""
-                    if self._acks:
-                        prefix = self._ack_prefix
-                        base = first - i
-                        acks = [(p[1], b"%b%d}" % (prefix, base + k)) for k, p in enumerate(pubs[i:end], i) if p[1]]
-                        if acks:
-                            self.js.server.reply_many(acks)
-                    i = end
-                    if i == n:
-                        return
-            self.publish(*pubs[i])
-            i += 1
+    def _ack_run(self, replies: Sequence[bytes | None], first: int) -> None:
+        """PubAcks for a run stored from sequence ``first`` on (where a reply was given)."""
+        prefix = self._ack_prefix
+        reply = replies[0]
+        n = len(replies)
+        if reply is not None and replies.count(reply) == n:
+            self.js.server.reply_same(reply, [b"%b%d}" % (prefix, seq) for seq in range(first, first + n)])
+        else:
+            acks = [(r, b"%b%d}" % (prefix, first + k)) for k, r in enumerate(replies) if r is not None]
+            self.js.server.reply_many(acks)
 
     def publish(self, subject: bytes, reply: bytes | None, hdr: int, msg: bytes) -> None:
         """One message on the stream's subjects: store it and answer the publisher."""

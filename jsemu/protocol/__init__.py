@@ -1,7 +1,7 @@
 """Sans-I/O NATS client protocol: bytes in, ops out; encoders for what the server sends."""
 
 from .encoder import OK, PING, PONG, encode_err, encode_hmsg, encode_info, encode_msg, encode_no_responders
-from .ops import Connect, Err, HMsg, Info, Ok, Op, Ping, Pong, ProtocolError, Pub, Sub, Unsub
+from .ops import Connect, Err, HMsg, Info, Ok, Op, Ping, Pong, ProtocolError, Pub, PubRun, Sub, Unsub
 from .parser import MAX_CONTROL_LINE, MAX_PAYLOAD, Parser
 
 __all__ = [
@@ -21,6 +21,7 @@ __all__ = [
     "Pong",
     "ProtocolError",
     "Pub",
+    "PubRun",
     "Sub",
     "Unsub",
     "encode_err",

@@ -8,7 +8,21 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-__all__ = ["Connect", "Err", "HMsg", "Info", "Ok", "Op", "Ping", "Pong", "ProtocolError", "Pub", "Sub", "Unsub"]
+__all__ = [
+    "Connect",
+    "Err",
+    "HMsg",
+    "Info",
+    "Ok",
+    "Op",
+    "Ping",
+    "Pong",
+    "ProtocolError",
+    "Pub",
+    "PubRun",
+    "Sub",
+    "Unsub",
+]
 
 
 class Op:
@@ -55,6 +69,21 @@ class Pub(NamedTuple):
     reply: bytes | None
     hdr: int
     msg: bytes
+
+
+class PubRun(Op):
+    """Consecutive plain ``PUB`` ops (no headers) of one read, as columns: what a busy
+    publisher sends, handed over without a tuple per message. ``pubs()`` gives the ops."""
+
+    __slots__ = ("payloads", "replies", "subjects")
+
+    def __init__(self, subjects: list[bytes], replies: list[bytes | None], payloads: list[bytes]) -> None:
+        self.subjects = subjects
+        self.replies = replies
+        self.payloads = payloads
+
+    def pubs(self) -> list[tuple[bytes, bytes | None, int, bytes]]:
+        return [(s, r, -1, p) for s, r, p in zip(self.subjects, self.replies, self.payloads)]
 
 
 class HMsg(Op):

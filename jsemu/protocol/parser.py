@@ -38,7 +38,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from .ops import Connect, Err, HMsg, Info, Ok, Op, Ping, Pong, ProtocolError, Sub, Unsub
+from .ops import Connect, Err, HMsg, Info, Ok, Op, Ping, Pong, ProtocolError, PubRun, Sub, Unsub
 
 #: A PUB or HPUB comes out as a plain ``(subject, reply, hdr, msg)`` tuple, equal to the
 #: ``Pub`` with those fields: cheaper to build and unpack on the hot path.
@@ -159,7 +159,11 @@ class Parser:
         """Yield every op completed by ``data``. Consume the iterator fully."""
         ops = self.feed_list(data)
         while True:
-            yield from ops
+            for op in ops:
+                if op.__class__ is PubRun:
+                    yield from op.pubs()
+                else:
+                    yield op
             if not self.resume:
                 return
             ops = self.feed_list(b"")
@@ -174,6 +178,12 @@ class Parser:
         clean = 9 not in window and window.count(13) == last and window.count(10) == last
         mcl = self.max_control_line
         mp = self.max_payload
+        if clean and last > 3:
+            run = self._columns(parts, last // 2)
+            if run is not None:
+                out.append(run[0])
+                self._grow()
+                return pos + run[1]
         append = out.append
         i = 0
         while i + 1 < last:
@@ -206,11 +216,46 @@ class Parser:
             i += 2
         # Grow the window while runs fill it, shrink it when they stop early.
         if i + 1 >= last:
-            if w < _WINDOW_MAX:
-                self._window = w * 2
+            self._grow()
         elif w > _WINDOW_MIN:
             self._window = w // 2
         return pos
+
+    def _grow(self) -> None:
+        if self._window < _WINDOW_MAX:
+            self._window *= 2
+
+    def _columns(self, parts: list[bytes], m: int) -> tuple[PubRun, int] | None:
+        """The first ``m`` (control line, payload) pairs of a clean window as one ``PubRun``,
+        checked column by column (C loops); None if any pair is not a plain, valid ``PUB``
+        (the per-op loop then finds where the run stops). Also returns the bytes used."""
+        lines = parts[0 : 2 * m : 2]
+        payloads = parts[1 : 2 * m : 2]
+        fields = [line.split(b" ") for line in lines]
+        widths = list(map(len, fields))
+        if widths.count(3) == m:
+            verbs, subjects, sizes = zip(*fields)
+            replies: list[bytes | None] = [None] * m
+        elif widths.count(4) == m:
+            verbs, subjects, reply_col, sizes = zip(*fields)
+            if b"" in reply_col:
+                return None
+            replies = list(reply_col)
+        else:
+            return None
+        lens = list(map(len, payloads))
+        biggest = max(lens)
+        if (
+            verbs.count(b"PUB") != m
+            or b"" in subjects
+            or biggest >= len(_SIZE_TEXT)
+            or biggest > self.max_payload
+            or list(map(_SIZE_TEXT.__getitem__, lens)) != list(sizes)
+            or max(map(len, lines)) - 4 > self.max_control_line
+        ):
+            return None
+        used = sum(map(len, lines)) + sum(lens) + 4 * m
+        return PubRun(list(subjects), replies, payloads), used
 
     def feed_list(self, data: bytes) -> list[AnyOp]:
         """Every op completed by ``data`` (up to and including a CONNECT; see ``resume``)."""

@@ -26,7 +26,7 @@ import asyncio
 import logging
 import random
 import time
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 from ..protocol import gojson
 from ..protocol.encoder import (
@@ -40,8 +40,8 @@ from ..protocol.encoder import (
     encode_no_responders,
     go_quote,
 )
-from ..protocol.ops import Connect, Err, HMsg, Info, Ok, Ping, Pong, ProtocolError, Sub, Unsub
-from ..protocol.parser import AnyOp, Parser, PubOp
+from ..protocol.ops import Connect, Err, HMsg, Info, Ok, Ping, Pong, ProtocolError, PubRun, Sub, Unsub
+from ..protocol.parser import AnyOp, Parser
 from ..subjects import is_valid_literal_subject
 from .sublist import Subscription
 
@@ -207,9 +207,13 @@ class ClientConnection(asyncio.Protocol):
         while i < n:
             op = ops[i]
             i += 1
+            cls = op.__class__
+            if cls is PubRun:
+                if not self._pub_run(op, fast):  # type: ignore[arg-type]
+                    self._handle(op.pubs())  # type: ignore[union-attr]  # one by one (and traced)
+                continue
             if trace is not None:
                 trace.append(("op", self.cid, op))  # formatted only if somebody looks
-            cls = op.__class__
             if cls is tuple:  # PUB or HPUB
                 subject, reply, hdr, msg = op  # type: ignore[misc]
                 if fast:
@@ -241,8 +245,9 @@ class ClientConnection(asyncio.Protocol):
                             n_bytes += len(nxt[3])
                             i += 1
                         n_msgs += i - start
+                        subjects, replies, hdrs, msgs = zip(*ops[start:i])
                         try:
-                            handler(cast(list[PubOp], ops[start:i] if start or i < n else ops))  # type: ignore[operator]
+                            handler(subjects, replies, hdrs, msgs)  # type: ignore[operator]
                         except Exception:
                             log.exception("internal handler failed for %r", subject)
                         continue
@@ -329,6 +334,35 @@ class ClientConnection(asyncio.Protocol):
             return
         if self.verbose:
             self.send(OK)
+
+    def _pub_run(self, run: PubRun, fast: bool) -> bool:
+        """Hand a run of plain publishes to the one fast handler of all its subjects, if
+        there is one and no reply subject is reserved; False leaves it to the caller."""
+        if not fast:
+            return False
+        server = self.server
+        subjects = run.subjects
+        handlers = list(map(server.fast_routes.get, subjects))
+        if None in handlers:
+            learn = server.learn_route
+            handlers = [h if h is not None else learn(s) for h, s in zip(handlers, subjects)]
+        handler = handlers[0]
+        if not handler or handlers.count(handler) != len(handlers):
+            return False
+        replies = run.replies
+        if replies[0] is not None or replies.count(None) != len(replies):
+            for reply in set(replies):
+                if reply is not None and _is_reserved_reply(reply):
+                    return False
+        payloads = run.payloads
+        self.in_msgs += len(subjects)
+        self.in_bytes += sum(map(len, payloads))
+        self.last_in = self.read_time
+        try:
+            handler(subjects, replies, None, payloads)  # type: ignore[operator]
+        except Exception:
+            log.exception("internal handler failed for %r", subjects[0])
+        return True
 
     def _process_pub(self, subject: bytes, reply: bytes | None, hdr: int, msg: bytes) -> None:
         self.last_in = self.read_time

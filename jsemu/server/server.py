@@ -11,7 +11,7 @@ import sys
 import threading
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, Self
 
 from .. import __version__
@@ -31,8 +31,9 @@ __all__ = ["Server", "ThreadedServer"]
 # Entries in the fast route and reply plan caches before they start over.
 _FAST_ROUTES_MAX = 1 << 18
 
-#: Takes a list of client publishes ``(subject, reply, hdr, msg)`` on its subjects.
-FastHandler = Callable[[list[tuple[bytes, bytes | None, int, bytes]]], None]
+#: Takes client publishes on its subjects as columns: subjects, replies, header lengths
+#: (None: all -1, no headers) and messages.
+FastHandler = Callable[[Sequence[bytes], Sequence[bytes | None], Sequence[int] | None, Sequence[bytes]], None]
 
 #: (subscription, its connection, b"HMSG <reply> <sid> ", b"MSG <reply> <sid> ")
 _ReplyTarget = tuple[Subscription, ClientConnection, bytes, bytes]
@@ -343,35 +344,39 @@ class Server:
                 conn.dirty = True
                 self.mark_dirty(conn)
 
-    def reply_many(self, msgs: list[tuple[bytes, bytes]]) -> None:
-        """``reply(subject, -1, payload)`` for each ``(subject, payload)``, in order: runs to
-        one reply subject (a pipelining publisher's acks) are encoded and queued together."""
+    def reply_many(self, msgs: Sequence[tuple[bytes, bytes]]) -> None:
+        """``reply(subject, -1, payload)`` for each ``(subject, payload)``, in order; runs to
+        one reply subject go through ``reply_same``."""
         i, n = 0, len(msgs)
-        plans = self.reply_plans
         while i < n:
             reply = msgs[i][0]
             j = i + 1
             while j < n and msgs[j][0] == reply:
                 j += 1
-            plan = plans.get(reply)
-            if plan is None:
-                plan = self._reply_plan(reply)
-            if plan is False:
-                for k in range(i, j):
-                    self.route(None, reply, None, -1, msgs[k][1])
-            else:
-                payloads = [m[1] for m in msgs[i:j]] if j - i < n else [m[1] for m in msgs]
-                for sub, conn, _, pmsg in plan:  # type: ignore[union-attr]
-                    if conn.closed:
-                        continue
-                    sub.nm += j - i
-                    conn.out_msgs += j - i
-                    conn.out_bytes += sum(map(len, payloads))
-                    conn.out += [b"%b%d\r\n%b\r\n" % (pmsg, len(p), p) for p in payloads]
-                    if not conn.dirty:
-                        conn.dirty = True
-                        self.mark_dirty(conn)
+            self.reply_same(reply, [m[1] for m in msgs[i:j]])
             i = j
+
+    def reply_same(self, reply: bytes, payloads: list[bytes]) -> None:
+        """``reply(reply, -1, payload)`` for each payload, encoded and queued together (a
+        pipelining publisher's acks)."""
+        plan = self.reply_plans.get(reply)
+        if plan is None:
+            plan = self._reply_plan(reply)
+        if plan is False:
+            for payload in payloads:
+                self.route(None, reply, None, -1, payload)
+            return
+        count = len(payloads)
+        for sub, conn, _, pmsg in plan:  # type: ignore[union-attr]
+            if conn.closed:
+                continue
+            sub.nm += count
+            conn.out_msgs += count
+            conn.out_bytes += sum(map(len, payloads))
+            conn.out += [b"%b%d\r\n%b\r\n" % (pmsg, len(p), p) for p in payloads]
+            if not conn.dirty:
+                conn.dirty = True
+                self.mark_dirty(conn)
 
     def reply_encoded(self, reply: bytes, tail: bytes, size: int) -> bool:
         """Send an HMSG whose ``<hdr len> <total len>\\r\\n<msg>\\r\\n`` part is ready

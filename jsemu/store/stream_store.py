@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from array import array
 from bisect import bisect_left, bisect_right
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from heapq import merge
 from itertools import compress, islice
@@ -657,59 +657,48 @@ class StreamStore:
         self._last_ts = ts
         return seq
 
-    def append_run(self, pubs: list[tuple[bytes, bytes | None, int, bytes]], start: int, max_size: int) -> int:
-        """Store ``pubs[start:]`` (client publishes ``(subject, reply, hdr, msg)``) as long as they
-        are header-less, non-empty-subject messages of at most ``max_size`` bytes and no limit of
-        any kind is configured; returns the index after the last one stored.
+    def append_columns(self, subjects: Sequence[bytes], datas: Sequence[bytes]) -> bool:
+        """``append(subject, b"", data)`` for each pair, in order, or nothing (False) unless no
+        limit of any kind is configured, the store is not empty and every subject is non-empty.
 
-        What ``append_plain`` does per message, with the bookkeeping done once per run. The
-        sequences are consecutive from ``last_seq + 1``.
+        The publish hot path: sequences are consecutive from ``last_seq + 1``, each message
+        gets its own timestamp, and the bookkeeping is done once for the whole run.
         """
-        if not self._unlimited or not self._msgs:
-            return start
-        max_size = min(max_size, _FILE_RECORD_MAX - 1024)
+        if not self._unlimited or not self._msgs or b"" in subjects or max(map(len, datas)) > _FILE_RECORD_MAX - 1024:
+            return False
         fss = self._fss
+        get = fss.get
         pending = self._tree_pending
-        subj_add = self._subj.append
-        body_add = self._body.append
-        ts_add = self._ts.append
-        now = self._clock.now_ns
+        shared: list[bytes] = []
+        add = shared.append
         seq = self._last
-        nbytes = 0
-        ts = self._last_ts
-        i = start
-        n = len(pubs)
-        while i < n:
-            subject, _, hdr, data = pubs[i]
-            if hdr >= 0 or len(data) > max_size or not subject:
-                break
+        for subject in subjects:
             seq += 1
-            ts = now()
-            st = fss.get(subject)
+            st = get(subject)
             if st is None:
                 st = fss[subject] = _Subj(subject, seq)
                 pending.append(st)
+                add(subject)
+                continue
+            seqs = st.seqs
+            if type(seqs) is array:
+                seqs.append(seq)
+                if len(seqs) > _SMALL_MAX:
+                    st.seqs = _sorted_list(seqs)
             else:
-                seqs = st.seqs
-                if type(seqs) is array:
-                    seqs.append(seq)
-                    if len(seqs) > _SMALL_MAX:
-                        st.seqs = _sorted_list(seqs)
-                else:
-                    cast(_SortedSeqs, seqs).add(seq)
-                subject = st.subject
-            subj_add(subject)
-            body_add(data)
-            ts_add(ts)
-            nbytes += len(subject) + len(data)
-            i += 1
-        count = i - start
-        if count:
-            self._msgs += count
-            self._bytes += nbytes + count * self._overhead
-            self._last = seq
-            self._last_ts = ts
-        return i
+                cast(_SortedSeqs, seqs).add(seq)
+            add(st.subject)  # one shared bytes object per subject
+        now = self._clock.now_ns
+        stamps = [now() for _ in shared]
+        count = len(shared)
+        self._subj += shared
+        self._body += datas
+        self._ts.extend(stamps)
+        self._msgs += count
+        self._bytes += sum(map(len, shared)) + sum(map(len, datas)) + count * self._overhead
+        self._last = seq
+        self._last_ts = stamps[-1]
+        return True
 
     def _enforce_per_subject(self, st: _Subj) -> None:
         maxp = self._maxp

@@ -70,27 +70,19 @@ class StoreMachine(RuleBasedStateMachine):
             assert _outcome(self.sut.append, subject, hdr, data) == _outcome(self.model.append, subject, hdr, data)
 
     @rule(
-        pubs=st.lists(
-            st.tuples(st.sampled_from(SUBJECTS), st.sampled_from([-1, -1, -1, 0, 18]), st.integers(0, 12)),
-            min_size=1,
-            max_size=8,
-        ),
-        max_size=st.sampled_from([4, 1 << 20]),
+        pubs=st.lists(st.tuples(st.sampled_from(SUBJECTS), st.integers(0, 12)), min_size=1, max_size=8),
     )
-    def append_run(self, pubs: list[tuple[bytes, int, int]], max_size: int) -> None:
-        """The publish hot path's bulk append stores a prefix of plain messages exactly as
-        append would, and stops at the first one append would have to judge."""
-        ops = [(subj, None, hdr, b"NATS/1.0\r\nX: 1\r\n\r\n"[: max(hdr, 0)] + b"d" * size) for subj, hdr, size in pubs]
+    def append_columns(self, pubs: list[tuple[bytes, int]]) -> None:
+        """The publish hot path's bulk append stores the whole run exactly as append would,
+        or nothing when a limit is configured or the store is empty."""
+        subjects = [subject for subject, _ in pubs]
+        datas = [b"d" * size for _, size in pubs]
         plain_store = self.sut.limits == StoreLimits() and self.sut.msgs > 0
-        end = self.sut.append_run(ops, 0, max_size)  # type: ignore[arg-type]
-        for subject, _, hdr, msg in ops[:end]:
-            assert hdr < 0 and len(msg) <= max_size
-            self.model.append(subject, b"", msg)
-        if end < len(ops):
-            _, _, hdr, msg = ops[end]
-            assert not plain_store or hdr >= 0 or len(msg) > max_size
-        elif plain_store:
-            assert end == len(ops)
+        stored = self.sut.append_columns(subjects, datas)
+        assert stored == plain_store or (stored and self.sut.msgs > 0)
+        if stored:
+            for subject, data in zip(subjects, datas):
+                self.model.append(subject, b"", data)
 
     @rule(subject=st.sampled_from(SUBJECTS), size=st.integers(0, 12))
     def append_plain(self, subject: bytes, size: int) -> None:
