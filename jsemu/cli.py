@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import os
 import shlex
 import signal
@@ -77,7 +78,18 @@ def _trap(stop: asyncio.Event, name: str) -> None:
     stop.set()
 
 
+def tune_gc() -> None:
+    """Collection thresholds for a server process (``serve`` only; an in-process server
+    leaves its host's settings alone). A busy stream keeps a long-lived index object per
+    subject; with Python's defaults (a young collection every 700 allocations) the
+    collector then takes a quarter to a third of the time. Young objects are collected
+    every 50,000 allocations instead, and what exists at start-up is left out."""
+    gc.freeze()
+    gc.set_threshold(50_000, 20, 100)
+
+
 async def serve(options: ServerOptions) -> None:
+    tune_gc()
     server = Server(options)
     await server.start()
     _log("INF", "Starting nats-server")

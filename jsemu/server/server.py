@@ -300,7 +300,7 @@ class Server:
             return None
         if self.domain_api is not None:
             return None
-        result = self.sublist.match(subject)
+        result = self.sublist.match_uncached(subject)
         target: Subscription | None = None
         for sub in result.psubs:
             skips = getattr(sub.client, "skips", None)

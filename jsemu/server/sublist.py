@@ -193,6 +193,18 @@ class Sublist:
                 del level.nodes[token]
         return True
 
+    def match_uncached(self, subject: bytes) -> MatchResult:
+        """``match`` without touching the cache: for callers that keep what they derive."""
+        result = self._cache.get(subject)
+        if result is not None:
+            return result
+        tokens = subject.split(b".")
+        if b"" in tokens:
+            return EMPTY_RESULT
+        result = MatchResult()
+        _match_level(self._root, tokens, 0, result, {})
+        return result
+
     def match(self, subject: bytes) -> MatchResult:
         result = self._cache.get(subject)
         if result is not None:
