@@ -16,6 +16,8 @@ exact Go decoder.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
+from itertools import repeat
 from typing import TYPE_CHECKING, Any, cast
 
 from ..protocol.gojson import GoJSONError, decode_request, scan_values
@@ -25,7 +27,7 @@ from ..server.sublist import Subscription
 from ..store import StoredMsg, StreamStore, TooManyResults
 from .internal import InternalSubscriber
 from .requests import MSG_GET_REQUEST
-from .timefmt import format_ns, go_unix_nano, stamp
+from .timefmt import go_unix_nano, stamp
 
 if TYPE_CHECKING:
     from .service import JetStream
@@ -43,6 +45,7 @@ BAD_REQUEST = b"NATS/1.0 408 Bad Request\r\n\r\n"
 NOT_FOUND = b"NATS/1.0 404 Message Not Found\r\n\r\n"
 NO_RESULTS = b"NATS/1.0 404 No Results\r\n\r\n"
 TOO_MANY_RESULTS = b"NATS/1.0 413 Too Many Results\r\n\r\n"
+_NOT_FOUND_TAIL = b"%d %d\r\n%b\r\n" % (len(NOT_FOUND), len(NOT_FOUND), NOT_FOUND)
 
 _UINT64_MAX = (1 << 64) - 1
 _INT64_MAX = (1 << 63) - 1
@@ -140,19 +143,23 @@ class DirectGetResponder:
         #: seq -> (subject, body, ts, reply tail, size, header length): a single-message reply,
         #: encoded once and reused while the sequence holds the very same stored message.
         self._tails: dict[int, tuple[bytes, bytes | tuple[bytes, bytes], int, bytes, int, int]] = {}
+        #: seq -> (subject, data, ts, header block up to the pending lines) for batch replies.
+        self._prefixes: dict[int, tuple[bytes, bytes, int, bytes]] = {}
+        #: request payload -> its decoded form, for requests the general path serves.
+        self._decoded: dict[bytes, dict[str, Any]] = {}
         #: request payload -> fast plan, or None for requests the general path serves.
         self._plans: dict[bytes, tuple[int, Any] | None] = {}
         self._key_at = len(b"$JS.API.DIRECT.GET." + target + b".")
         self._server = js.server
         self.subs = [
             Subscription(
-                InternalSubscriber(self._on_payload, self, fast=True),
+                InternalSubscriber(self._on_payload, self, fast=self._payload_run),
                 b"$JS.API.DIRECT.GET." + target,
                 SYS_GROUP,
                 b"$JS.DG",
             ),
             Subscription(
-                InternalSubscriber(self._on_subject, self, fast=True),
+                InternalSubscriber(self._on_subject, self, fast=self._subject_run),
                 b"$JS.API.DIRECT.GET." + target + b".>",
                 SYS_GROUP,
                 b"$JS.DGS",
@@ -174,30 +181,112 @@ class DirectGetResponder:
     def _status(self, reply: bytes, block: bytes) -> None:
         self._server.reply(reply, len(block), block)
 
+    # --- runs of requests from a connection's fast lane ----------------------------------
+
+    def _each(
+        self,
+        fn: Any,
+        subjects: Sequence[bytes],
+        replies: Sequence[bytes | None],
+        hdrs: Sequence[int] | None,
+        msgs: Sequence[bytes],
+    ) -> None:
+        for subject, reply, hdr, msg in zip(subjects, replies, hdrs or repeat(-1), msgs):
+            fn(subject, reply, hdr, msg)
+
+    def _subject_run(
+        self,
+        subjects: Sequence[bytes],
+        replies: Sequence[bytes | None],
+        hdrs: Sequence[int] | None,
+        msgs: Sequence[bytes],
+    ) -> None:
+        """KV gets in bulk: header-less, empty requests for literal subjects."""
+        n = len(subjects)
+        if hdrs is None and msgs.count(b"") == n and None not in replies:
+            key_at = self._key_at
+            keys = [subject[key_at:] for subject in subjects]
+            joined = b" ".join(keys)
+            if 42 not in joined and 62 not in joined:  # no ``*`` or ``>`` anywhere
+                self._answers.extend(zip(subjects, repeat(self)))
+                self._reply_seqs(replies, self.store.last_seqs(keys))  # type: ignore[arg-type]
+                return
+        self._each(self._on_subject, subjects, replies, hdrs, msgs)
+
+    def _payload_run(
+        self,
+        subjects: Sequence[bytes],
+        replies: Sequence[bytes | None],
+        hdrs: Sequence[int] | None,
+        msgs: Sequence[bytes],
+    ) -> None:
+        """Gets by sequence or last subject in bulk: header-less requests with known plans."""
+        if hdrs is None and None not in replies:
+            plans = list(map(self._plans.get, msgs, repeat(False)))
+            if False in plans:
+                plans = [p if p is not False else self._learn_plan(m) for p, m in zip(plans, msgs)]
+            if None not in plans:
+                self._answers.extend(zip(subjects, repeat(self)))
+                last = self.store.last_seq_for_subject
+                seqs = [arg if kind == _SEQ else last(arg) for kind, arg in plans]  # type: ignore[misc]
+                self._reply_seqs(replies, seqs)  # type: ignore[arg-type]
+                return
+        self._each(self._on_payload, subjects, replies, hdrs, msgs)
+
+    def _reply_seqs(self, replies: Sequence[bytes], seqs: list[int]) -> None:
+        """Answer each request with its message (0 or gone: 404), in order."""
+        tails: list[bytes] = []
+        sizes: list[int] = []
+        get = self._tails.get
+        for seq, entry in zip(seqs, self.store.entries(seqs)):
+            if entry is None:
+                tails.append(_NOT_FOUND_TAIL)
+                sizes.append(len(NOT_FOUND))
+                continue
+            cached = get(seq)
+            if cached is None or cached[1] is not entry[1] or cached[0] is not entry[0] or cached[2] != entry[2]:
+                cached = self._tail(seq, entry)
+            tails.append(cached[3])
+            sizes.append(cached[4])
+        reply = replies[0]
+        server = self._server
+        if replies.count(reply) == len(replies) and server.reply_tails(reply, tails, sum(sizes)):
+            return
+        for reply, seq, tail, size in zip(replies, seqs, tails, sizes):
+            if tail is _NOT_FOUND_TAIL:
+                self._status(reply, NOT_FOUND)
+            elif not server.reply_encoded(reply, tail, size):
+                self._send_seq(reply, seq)
+
+    def _tail(
+        self, seq: int, entry: tuple[bytes, bytes | tuple[bytes, bytes], int]
+    ) -> tuple[bytes, bytes | tuple[bytes, bytes], int, bytes, int, int]:
+        """Encode (and cache) the reply to a single get of message ``seq``."""
+        subject, body, ts = entry
+        if type(body) is bytes:
+            hdr, data = b"", body
+        else:
+            hdr, data = cast(tuple[bytes, bytes], body)
+        block = _gen_lines(
+            hdr, b"%b%b\r\nNats-Sequence: %d\r\nNats-Time-Stamp: %b\r\n" % (self._stream_line, subject, seq, stamp(ts))
+        )
+        size = len(block) + len(data)
+        cached = (subject, body, ts, b"%d %d\r\n%b%b\r\n" % (len(block), size, block, data), size, len(block))
+        tails = self._tails
+        if len(tails) >= _TAIL_CACHE_MAX:
+            tails.clear()
+        tails[seq] = cached
+        return cached
+
     def _send_seq(self, reply: bytes, seq: int) -> None:
         """Answer with message ``seq`` and its ``dg`` header, or 404 if it is gone."""
         entry = self.store.entry(seq)
         if entry is None:
             self._status(reply, NOT_FOUND)
             return
-        subject, body, ts = entry
         cached = self._tails.get(seq)
-        if cached is None or cached[1] is not body or cached[0] is not subject or cached[2] != ts:
-            if type(body) is bytes:
-                hdr, data = b"", body
-            else:
-                hdr, data = cast(tuple[bytes, bytes], body)
-            block = _gen_lines(
-                hdr,
-                self._stream_line + subject + b"\r\nNats-Sequence: %d\r\nNats-Time-Stamp: " % seq + stamp(ts) + b"\r\n",
-            )
-            size = len(block) + len(data)
-            head = b"%d %d\r\n" % (len(block), size)
-            cached = (subject, body, ts, head + block + data + b"\r\n", size, len(block))
-            tails = self._tails
-            if len(tails) >= _TAIL_CACHE_MAX:
-                tails.clear()
-            tails[seq] = cached
+        if cached is None or cached[1] is not entry[1] or cached[0] is not entry[0] or cached[2] != entry[2]:
+            cached = self._tail(seq, entry)
         if not self._server.reply_encoded(reply, cached[3], cached[4]):
             # Somebody unusual listens on the reply subject: route the message plainly.
             tail = cached[3]
@@ -217,14 +306,11 @@ class DirectGetResponder:
         return block
 
     def _base_lines(self, sm: StoredMsg) -> bytes:
-        return (
-            self._stream_line
-            + sm.subject
-            + b"\r\nNats-Sequence: "
-            + str(sm.seq).encode()
-            + b"\r\nNats-Time-Stamp: "
-            + format_ns(sm.ts).encode()
-            + b"\r\n"
+        return b"%b%b\r\nNats-Sequence: %d\r\nNats-Time-Stamp: %b\r\n" % (
+            self._stream_line,
+            sm.subject,
+            sm.seq,
+            stamp(sm.ts),
         )
 
     def _send_msg(self, reply: bytes, sm: StoredMsg, block: bytes | None) -> None:
@@ -233,9 +319,23 @@ class DirectGetResponder:
         else:
             self._server.reply(reply, len(block), block + sm.data)
 
-    def _batch_header(self, sm: StoredMsg, np: int, lseq: int) -> bytes:
-        lines = self._base_lines(sm) + b"Nats-Num-Pending: %d\r\nNats-Last-Sequence: %d\r\n" % (np, lseq)
-        return _gen_lines(sm.hdr, lines)
+    def _batch_header(self, seq: int, subject: bytes, hdr: bytes, data: bytes, ts: int, np: int, lseq: int) -> bytes:
+        """The header block of a batch or multi-last message: the stored header, the ``dg``
+        lines (kept per sequence, like single replies) and the request's pending lines."""
+        cached = self._prefixes.get(seq)
+        if cached is None or cached[1] is not data or cached[0] is not subject or cached[2] != ts:
+            lines = b"%b%b\r\nNats-Sequence: %d\r\nNats-Time-Stamp: %b\r\n" % (
+                self._stream_line,
+                subject,
+                seq,
+                stamp(ts),
+            )
+            cached = (subject, data, ts, (hdr[:-2] if len(hdr) > 2 else b"NATS/1.0\r\n") + lines)
+            prefixes = self._prefixes
+            if len(prefixes) >= _TAIL_CACHE_MAX:
+                prefixes.clear()
+            prefixes[seq] = cached
+        return cached[3] + b"Nats-Num-Pending: %d\r\nNats-Last-Sequence: %d\r\n\r\n" % (np, lseq)
 
     # --- endpoints --------------------------------------------------------------------
 
@@ -290,11 +390,17 @@ class DirectGetResponder:
         if not data:
             self._status(reply, EMPTY_REQUEST)
             return
-        try:
-            req = decode_direct_request(data)
-        except GoJSONError:
-            self._status(reply, MALFORMED_REQUEST)
-            return
+        req = self._decoded.get(data)
+        if req is None:
+            try:
+                req = decode_direct_request(data)
+            except GoJSONError:
+                self._status(reply, MALFORMED_REQUEST)
+                return
+            decoded = self._decoded
+            if len(decoded) >= _PLAN_CACHE_MAX:
+                decoded.clear()
+            decoded[data] = req  # read-only from here on
         seq = req.get("seq") or 0
         last_for = req.get("last_by_subj") or ""
         next_for = req.get("next_by_subj") or ""
@@ -391,6 +497,27 @@ class DirectGetResponder:
             batch = 1
         mb = self._max_bytes(req)
         sent_bytes = lseq = 0
+        items: list[tuple[int, bytes]] = []  # (header length, message), sent together
+        if batch > 0 and is_batch and seq > 0 and not next_for:
+            # Every live message from ``seq`` on: fetched in one go.
+            for mseq, subject, body, ts in store.live_entries(seq, batch):
+                hdr, data = (b"", body) if type(body) is bytes else cast(tuple[bytes, bytes], body)
+                seq = mseq + 1
+                if no_hdr:
+                    items.append((-1, data))
+                else:
+                    if np > 0:
+                        np -= 1
+                    head = self._batch_header(mseq, subject, hdr, data, ts, np, lseq)
+                    items.append((len(head), head + data))
+                lseq = mseq
+                sent_bytes += len(subject) + len(hdr) + len(data)
+                if sent_bytes >= mb:
+                    break
+            if not items:
+                self._status(reply, NOT_FOUND)
+                return
+            batch = 0  # done: skip the general loop below
         for i in range(batch):
             if seq > 0 and not next_for:
                 sm = store.load(seq) if i == 0 and not is_batch else store.load_next(b">", seq)
@@ -409,14 +536,15 @@ class DirectGetResponder:
             elif is_batch:
                 if np > 0:
                     np -= 1
-                block = self._batch_header(sm, np, lseq)
+                block = self._batch_header(sm.seq, sm.subject, sm.hdr, sm.data, sm.ts, np, lseq)
             else:
                 block = self._single_header(sm)
             lseq = sm.seq
-            self._send_msg(reply, sm, block)
+            items.append((-1, sm.data) if block is None else (len(block), block + sm.data))
             sent_bytes += len(sm.subject) + len(sm.hdr) + len(sm.data)
             if sent_bytes >= mb:
                 break
+        self._server.reply_batch(reply, items)
         if is_batch:
             if store.last_seq > valid_through:
                 np = store.num_pending(seq, filt)
@@ -455,22 +583,27 @@ class DirectGetResponder:
         batch: int = req.get("batch") or 0
         np = len(seqs)
         lseq = sent = sent_bytes = 0
-        for seq in seqs:
+        items: list[tuple[int, bytes]] = []  # (header length, message), sent together
+        for seq, entry in zip(seqs, store.entries(seqs)):
             np -= 1
             if seq < min_seq:
                 continue
-            sm = store.load(seq)
-            if sm is None:
+            if entry is None:
+                self._server.reply_batch(reply, items)
                 self._status(reply, NOT_FOUND)
                 return
-            self._send_msg(reply, sm, self._batch_header(sm, np, lseq))
+            subject, body, ts = entry
+            hdr, data = (b"", body) if type(body) is bytes else cast(tuple[bytes, bytes], body)
+            block = self._batch_header(seq, subject, hdr, data, ts, np, lseq)
+            items.append((len(block), block + data))
             lseq = seq
-            sent_bytes += len(sm.subject) + len(sm.hdr) + len(sm.data)
+            sent_bytes += len(subject) + len(hdr) + len(data)
             if sent_bytes >= mb:
                 break
             sent += 1
             if batch > 0 and sent >= batch:
                 break
+        self._server.reply_batch(reply, items)
         self._status(
             reply,
             b"NATS/1.0 204 EOB\r\nNats-Num-Pending: %d\r\nNats-Last-Sequence: %d\r\nNats-UpTo-Sequence: %d\r\n\r\n"

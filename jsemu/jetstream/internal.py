@@ -36,7 +36,7 @@ class InternalSubscriber:
         fn: DeliverFn,
         owner: object = None,
         *,
-        fast: bool = False,
+        fast: bool | FastHandler = False,
         skips: Callable[[bytes], bool] | None = None,
     ) -> None:
         self.fn = fn
@@ -44,7 +44,7 @@ class InternalSubscriber:
         self.owner = owner
         #: When ``fn`` never declines a message: a handler for a run of publishes that a
         #: connection's fast lane may call directly (``Server.learn_route``); else None.
-        self.fast_batch: FastHandler | None = self._run if fast else None
+        self.fast_batch: FastHandler | None = (fast if callable(fast) else self._run) if fast else None
         #: Subjects this subscriber always declines (it is then no reason to leave the fast lane).
         self.skips = skips
 

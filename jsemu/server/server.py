@@ -378,6 +378,61 @@ class Server:
                 conn.dirty = True
                 self.mark_dirty(conn)
 
+    def reply_batch(self, reply: bytes, items: list[tuple[int, bytes]]) -> None:
+        """``reply(reply, hdr, msg)`` for each ``(hdr, msg)``, encoded and queued together
+        (the messages of a Direct Get batch)."""
+        if not items:
+            return
+        plan = self.reply_plans.get(reply)
+        if plan is None:
+            plan = self._reply_plan(reply)
+        if plan is False:
+            for hdr, msg in items:
+                self.route(None, reply, None, hdr, msg)
+            return
+        count = len(items)
+        for sub, conn, hmsg, pmsg in plan:  # type: ignore[union-attr]
+            if conn.closed:
+                continue
+            sub.nm += count
+            conn.out_msgs += count
+            conn.out_bytes += sum(len(m) for _, m in items)
+            if conn.headers:
+                conn.out += [
+                    b"%b%d %d\r\n%b\r\n" % (hmsg, h, len(m), m) if h > 0 else b"%b%d\r\n%b\r\n" % (pmsg, len(m), m)
+                    for h, m in items
+                ]
+            else:
+                conn.out += [b"%b%d\r\n%b\r\n" % (pmsg, len(m) - max(h, 0), m[max(h, 0) :]) for h, m in items]
+            if not conn.dirty:
+                conn.dirty = True
+                self.mark_dirty(conn)
+
+    def reply_tails(self, reply: bytes, tails: list[bytes], size: int) -> bool:
+        """``reply_encoded`` for several ready HMSG tails to one reply subject (``size``:
+        their message bytes in all), joined into one buffer; False, with nothing sent, when
+        the plan is not plain or a listener lacks header support."""
+        plan = self.reply_plans.get(reply)
+        if plan is None:
+            plan = self._reply_plan(reply)
+        if plan is False:
+            return False
+        for _, conn, _, _ in plan:  # type: ignore[union-attr]
+            if not conn.headers and not conn.closed:
+                return False
+        count = len(tails)
+        for sub, conn, hmsg, _ in plan:  # type: ignore[union-attr]
+            if conn.closed:
+                continue
+            sub.nm += count
+            conn.out_msgs += count
+            conn.out_bytes += size
+            conn.out.append(hmsg + hmsg.join(tails))
+            if not conn.dirty:
+                conn.dirty = True
+                self.mark_dirty(conn)
+        return True
+
     def reply_encoded(self, reply: bytes, tail: bytes, size: int) -> bool:
         """Send an HMSG whose ``<hdr len> <total len>\\r\\n<msg>\\r\\n`` part is ready
         (``size`` bytes of message). False, with nothing sent, when the plan is not plain

@@ -69,6 +69,14 @@ _SCAN_CAP = 4096
 _SCAN_SLOTS = 65536
 _CHUNK = 4096
 
+# Multi-last filters remembered with their subjects (for at most this many subjects each).
+_MEMO_MAX_FILTERS = 256
+_MEMO_MAX_SUBJECTS = 4096
+
+# A wildcard filter matching at most this many subjects is looked up in their indexes
+# straight after a short walk (_SCAN_MIN) finds nothing.
+_FEW_SUBJECTS = 64
+
 # _next_live/_prev_live look at this many neighbouring slots before searching the dmap.
 _PROBE = 32
 
@@ -199,6 +207,7 @@ class StreamStore:
         "_last",
         "_last_ts",
         "_limits",
+        "_match_memo",
         "_max_age",
         "_maxp",
         "_msgs",
@@ -240,6 +249,8 @@ class StreamStore:
         # New subjects join the tree when a wildcard lookup next needs it, not on the
         # publish path (see _wtree).
         self._tree_pending: list[_Subj] = []
+        # Wildcard filter -> its subjects, while the set of subjects stays the same.
+        self._match_memo: dict[bytes, list[tuple[bytes, _Subj]]] = {}
         self._dmap: _SortedSeqs = _sorted_list()
         self._msgs = 0
         self._bytes = 0
@@ -386,6 +397,7 @@ class StreamStore:
         self._fss = {}
         self._tree = SubjectTree()
         self._tree_pending = []
+        self._match_memo.clear()
         self._dmap.clear()
         self._msgs = 0
         self._bytes = 0
@@ -418,6 +430,7 @@ class StreamStore:
         n = len(seqs)
         if n == 1:
             del self._fss[subject]
+            self._match_memo.clear()
             self._tree.remove(subject)
             return
         if seqs[0] == seq:
@@ -438,6 +451,7 @@ class StreamStore:
         n, m = len(seqs), len(removed)
         if m == n:
             del self._fss[subject]
+            self._match_memo.clear()
             self._tree.remove(subject)
             return
         if seqs[m - 1] == removed[-1]:
@@ -609,6 +623,8 @@ class StreamStore:
             st = _Subj(subject, seq)
             self._fss[subject] = st
             self._tree_pending.append(st)
+            if self._match_memo:
+                self._match_memo.clear()
         else:
             seqs = st.seqs
             if type(seqs) is array:
@@ -639,6 +655,8 @@ class StreamStore:
         if st is None:
             st = self._fss[subject] = _Subj(subject, seq)
             self._tree_pending.append(st)
+            if self._match_memo:
+                self._match_memo.clear()
         else:
             seqs = st.seqs
             if type(seqs) is array:
@@ -672,6 +690,7 @@ class StreamStore:
         shared: list[bytes] = []
         add = shared.append
         seq = self._last
+        before = len(fss)
         for subject in subjects:
             seq += 1
             st = get(subject)
@@ -688,6 +707,8 @@ class StreamStore:
             else:
                 cast(_SortedSeqs, seqs).add(seq)
             add(st.subject)  # one shared bytes object per subject
+        if self._match_memo and len(fss) != before:
+            self._match_memo.clear()
         now = self._clock.now_ns
         stamps = [now() for _ in shared]
         count = len(shared)
@@ -876,13 +897,69 @@ class StreamStore:
         assert body is not None
         return subject, body, self._ts[i]
 
+    def entries(self, seqs: Sequence[int]) -> list[tuple[bytes, bytes | tuple[bytes, bytes], int] | None]:
+        """``entry`` for each sequence (0 gives None), for a run of Direct Gets."""
+        if self._max_age:
+            self._tick()
+        if not self._msgs:
+            return [None] * len(seqs)
+        first, last, base = self._first, self._last, self._base
+        subj, body, ts = self._subj, self._body, self._ts
+        out: list[tuple[bytes, bytes | tuple[bytes, bytes], int] | None] = []
+        add = out.append
+        for seq in seqs:
+            if first <= seq <= last:
+                i = seq - base
+                subject = subj[i]
+                if subject is not None:
+                    add((subject, body[i], ts[i]))  # type: ignore[arg-type]
+                    continue
+            add(None)
+        return out
+
+    def live_entries(self, start: int, limit: int) -> list[tuple[int, bytes, bytes | tuple[bytes, bytes], int]]:
+        """Up to ``limit`` live messages from sequence ``start`` on, ascending, as
+        (seq, subject, data or (hdr, data), ts): ``load_next(b">", ...)`` repeated, for a
+        Direct Get batch. Live slots are picked out at C speed; a long run of deletes is
+        crossed through the dmap."""
+        if self._max_age:
+            self._tick()
+        last = self._last
+        if not self._msgs or start > last or limit <= 0:
+            return []
+        pos = max(start, self._first)
+        base, subj, body, ts = self._base, self._subj, self._body, self._ts
+        out: list[tuple[int, bytes, bytes | tuple[bytes, bytes], int]] = []
+        add = out.append
+        while pos <= last:
+            want = limit - len(out)
+            end = min(last, pos + 2 * want + 16)
+            found = False
+            for seq in compress(range(pos, end + 1), subj[pos - base : end - base + 1]):
+                i = seq - base
+                add((seq, subj[i], body[i], ts[i]))  # type: ignore[arg-type]
+                found = True
+                if len(out) >= limit:
+                    return out
+            pos = end + 1
+            if not found and pos <= last:
+                pos = self._next_live(pos)
+        return out
+
+    def last_seqs(self, subjects: Sequence[bytes]) -> list[int]:
+        """``last_seq_for_subject`` for each literal subject, for a run of Direct Gets."""
+        if self._max_age:
+            self._tick()
+        get = self._fss.get
+        return [st.seqs[-1] if (st := get(subject)) is not None else 0 for subject in subjects]
+
     def subject_for_seq(self, seq: int) -> bytes | None:
         self._tick()
         if not self._is_live(seq):
             return None
         return self._subj[seq - self._base]
 
-    def _scan(self, ftoks: list[bytes], start: int, end: int, step: int) -> tuple[int, int]:
+    def _scan(self, ftoks: list[bytes], start: int, end: int, step: int, budget: int = 0) -> tuple[int, int]:
         """Walk live slots from ``start`` to ``end`` (``step`` +1 or -1) for a wildcard match.
 
         Dead slots are skipped at C speed (``compress``); the walk gives up after a number of live
@@ -890,7 +967,8 @@ class StreamStore:
         Returns (match or 0, the first sequence not examined).
         """
         base, subj = self._base, self._subj
-        budget = _SCAN_MIN + min(len(self._fss), _SCAN_CAP)
+        if not budget:
+            budget = _SCAN_MIN + min(len(self._fss), _SCAN_CAP)
         if abs(end - start) >= _SCAN_SLOTS:
             end = start + step * (_SCAN_SLOTS - 1)
         memo: dict[bytes, bool] = {}
@@ -939,12 +1017,24 @@ class StreamStore:
         found = self._next_wildcard(filter, start)
         return self._make(found) if found else None
 
+    def _few_matches(self, filter: bytes) -> list[_Subj] | None:
+        """The subjects matching ``filter`` when there are at most _FEW_SUBJECTS (their
+        indexes then beat any walk), else None."""
+        matches = [st for _, st in islice(self._wtree().match(filter), _FEW_SUBJECTS + 1)]
+        return matches if len(matches) <= _FEW_SUBJECTS else None
+
     def _next_wildcard(self, filter: bytes, start: int) -> int:
-        found, start = self._scan(filter.split(b"."), start, self._last, 1)
+        ftoks = filter.split(b".")
+        found, start = self._scan(ftoks, start, self._last, 1, _SCAN_MIN)
         if found or start > self._last:
             return found
+        few = self._few_matches(filter)
+        if few is None:
+            found, start = self._scan(ftoks, start, self._last, 1)
+            if found or start > self._last:
+                return found
         best = 0
-        for _, st in self._wtree().match(filter):
+        for st in few if few is not None else (st for _, st in self._wtree().match(filter)):
             seqs = st.seqs
             if seqs[-1] < start:
                 continue
@@ -973,11 +1063,17 @@ class StreamStore:
         return self._make(found) if found else None
 
     def _prev_wildcard(self, filter: bytes, start: int) -> int:
-        found, start = self._scan(filter.split(b"."), start, self._first, -1)
+        ftoks = filter.split(b".")
+        found, start = self._scan(ftoks, start, self._first, -1, _SCAN_MIN)
         if found or start < self._first:
             return found
+        few = self._few_matches(filter)
+        if few is None:
+            found, start = self._scan(ftoks, start, self._first, -1)
+            if found or start < self._first:
+                return found
         best = 0
-        for _, st in self._wtree().match(filter):
+        for st in few if few is not None else (st for _, st in self._wtree().match(filter)):
             seqs = st.seqs
             if seqs[0] > start:
                 continue
@@ -1092,7 +1188,7 @@ class StreamStore:
                 # key set, whatever the history; dict order is Go's insertion order anyway).
                 matched: Iterable[tuple[bytes, _Subj]] = match_keys(self._fss.items(), filt)
             else:
-                matched = self._wtree().match(filt)
+                matched = self._memo_match(filt)
             for _, st in matched:
                 seqs = st.seqs
                 s = seqs[-1]
@@ -1107,6 +1203,18 @@ class StreamStore:
             if max_allowed > 0 and len(seen) > max_allowed:
                 raise TooManyResults()
         return sorted(seen)
+
+    def _memo_match(self, filter: bytes) -> list[tuple[bytes, _Subj]]:
+        """``_wtree().match(filter)`` as a list, remembered until a subject comes or goes."""
+        memo = self._match_memo
+        found = memo.get(filter)
+        if found is None:
+            found = [(st.subject, st) for _, st in self._wtree().match(filter)]
+            if len(found) <= _MEMO_MAX_SUBJECTS:
+                if len(memo) >= _MEMO_MAX_FILTERS:
+                    memo.clear()
+                memo[filter] = found
+        return found
 
     def _matching(self, filter: bytes) -> Iterator[tuple[bytes, _Subj]]:
         if not filter or filter == _FWC:

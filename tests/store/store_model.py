@@ -35,6 +35,7 @@ def shrink_thresholds(monkeypatch: pytest.MonkeyPatch) -> None:
         "_TRIM_MIN": 1,  # drop dead slots in front almost at once
         "_SCAN_MIN": 1,  # wildcard lookups fall back to the subject tree after one message...
         "_SCAN_CAP": 0,
+        "_FEW_SUBJECTS": 1,  # a filter matching two subjects already takes the walk-then-tree path
         "_SCAN_SLOTS": 3,  # ...or three slots
         "_CHUNK": 2,
         "_PROBE": 1,  # next/prev live go to the dmap after one slot

@@ -1,0 +1,490 @@
+"""jsemu against the real nats-server, side by side, in one run: ``python -m benchmarks``.
+
+Both servers run as their own processes on loopback (``nats-server -js`` and ``jsemu serve``)
+and are driven by the same lean raw-socket client: request bytes are built before the clock
+starts and replies are counted with ``bytes.count`` on their subject, so the client is
+never the bottleneck. Sections (``--only`` picks some):
+
+* ``directget``: Direct Get throughput on one connection, pipelined in windows of 1,000
+  replies: ``last_by_subj``, ``seq``, subject-appended (a KV get), ``batch`` of 100 and
+  ``multi_last`` over 100 subjects.
+* ``directget16``: the same forms over 16 connections at once.
+* ``ingest``: 1M plain publishes on 100k subjects into a memory stream (first PUB sent to
+  the stream holding all of them), then 1M acknowledged ones (every PubAck counted);
+  ``memory``: the server's RSS growth per stored message in the plain run.
+* ``scaling``: one-at-a-time latency of ``last_by_subj``, ``next_by_subj`` with a wildcard
+  and ``multi_last`` at 10^3 .. 10^6 stored messages (it should stay flat).
+* ``startup``: an in-process ``jsemu.Server`` to its first PONG and to a created stream,
+  against spawning ``nats-server``.
+
+Every ratio is oriented so that >= 1.0 means jsemu meets the target: jsemu / nats-server
+for rates, nats-server / jsemu for latencies, bytes and start-up times.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import platform
+import random
+import selectors
+import shutil
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+from conftest import RealServer, nats_server_binary
+
+from benchmarks.stream_ingest import Conn, build_frames, rss_bytes
+
+KINDS = ("real", "jsemu")
+INBOX = b"_INBOX.b.a"
+MARKER = b"MSG _INBOX.b.a "  # also inside "HMSG _INBOX.b.a "
+TIMEOUT = 60.0
+
+
+@dataclass
+class Row:
+    """One line of the table: a figure per server and how to read it."""
+
+    section: str
+    name: str
+    unit: str
+    higher_is_better: bool
+    values: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def ratio(self) -> float | None:
+        real, emu = self.values.get("real"), self.values.get("jsemu")
+        if not real or not emu:
+            return None
+        return emu / real if self.higher_is_better else real / emu
+
+
+@dataclass
+class Sizes:
+    requests: int = 200_000
+    batches: int = 2_000
+    messages: int = 1_000_000
+    subjects: int = 100_000
+    scaling_max: int = 1_000_000
+    latency_samples: int = 1_000
+    startups: int = 50
+    spawns: int = 10
+
+
+QUICK = Sizes(
+    requests=20_000,
+    batches=200,
+    messages=100_000,
+    subjects=10_000,
+    scaling_max=10_000,
+    latency_samples=200,
+    startups=10,
+    spawns=3,
+)
+
+
+# --- the load generator ------------------------------------------------------------------
+
+
+def count_replies(sock: socket.socket, expected: int, deadline: float, marker: bytes = MARKER) -> None:
+    """Read until ``expected`` replies to the bench inbox have arrived."""
+    seen = 0
+    tail = b""
+    keep = len(marker) - 1
+    sock.settimeout(max(0.1, deadline - time.monotonic()))
+    while seen < expected:
+        data = sock.recv(1 << 20)
+        if not data:
+            raise ConnectionError("server closed the connection")
+        chunk = tail + data
+        seen += chunk.count(marker)
+        tail = chunk[-keep:]
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"{seen} of {expected} replies")
+
+
+def windows(build: Callable[[int, bytes], bytes], count: int, per_window: int, inbox: bytes = INBOX) -> list[bytes]:
+    return [
+        b"".join(build(i, inbox) for i in range(s, min(s + per_window, count))) for s in range(0, count, per_window)
+    ]
+
+
+def pipelined(conn: Conn, frames: list[bytes], replies_per_window: list[int]) -> float:
+    """Send each window and wait for its replies; returns elapsed seconds."""
+    deadline = time.monotonic() + TIMEOUT
+    start = time.perf_counter()
+    for frame, expected in zip(frames, replies_per_window, strict=True):
+        conn.sock.sendall(frame)
+        count_replies(conn.sock, expected, deadline)
+    return time.perf_counter() - start
+
+
+def own_inbox(conn: Conn, k: int) -> bytes:
+    """Give connection ``k`` an inbox of its own (they all start on ``_INBOX.b.*``)."""
+    inbox = b"_INBOX.c%d.a" % k
+    conn.sock.sendall(b"UNSUB 1\r\nSUB _INBOX.c%d.* 2\r\n" % k)
+    return inbox
+
+
+def pipelined_many(conns: list[Conn], frames: list[list[bytes]], replies: list[int], markers: list[bytes]) -> float:
+    """Connection ``k`` runs through its windows ``frames[k]``, starting the next as soon as
+    the previous one is answered; returns elapsed seconds until all are done."""
+    sel = selectors.DefaultSelector()
+    done = [0] * len(conns)  # windows answered
+    seen = [0] * len(conns)  # replies towards the current window
+    tails = [b""] * len(conns)
+    for k, conn in enumerate(conns):
+        sel.register(conn.sock, selectors.EVENT_READ, k)
+    deadline = time.monotonic() + TIMEOUT
+    start = time.perf_counter()
+    for k, conn in enumerate(conns):
+        conn.sock.sendall(frames[k][0])
+    running = len(conns)
+    while running:
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"{running} connections still running")
+        for key, _ in sel.select(timeout=1.0):
+            k = key.data
+            sock = conns[k].sock
+            data = sock.recv(1 << 20)
+            if not data:
+                raise ConnectionError("server closed a connection")
+            marker = markers[k]
+            chunk = tails[k] + data
+            tails[k] = chunk[-(len(marker) - 1) :]
+            seen[k] += chunk.count(marker)
+            while done[k] < len(replies) and seen[k] >= replies[done[k]]:
+                seen[k] -= replies[done[k]]
+                done[k] += 1
+                if done[k] == len(replies):
+                    running -= 1
+                else:
+                    sock.sendall(frames[k][done[k]])
+    elapsed = time.perf_counter() - start
+    sel.close()
+    return elapsed
+
+
+def start(kind: str) -> RealServer:
+    return RealServer(jsemu_process=(kind == "jsemu"))
+
+
+def fill(conn: Conn, stream: str, pubs: Iterator[bytes], total: int) -> None:
+    """Publish pre-built PUB frames and wait until the stream holds ``total`` messages."""
+    for chunk in pubs:
+        conn.sock.sendall(chunk)
+    deadline = time.monotonic() + TIMEOUT
+    while conn.request(f"$JS.API.STREAM.INFO.{stream}")["state"]["messages"] < total:
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"stream {stream} never got {total} messages")
+        time.sleep(0.01)
+
+
+def create(conn: Conn, name: str, subjects: list[str]) -> None:
+    cfg = {"name": name, "subjects": subjects, "storage": "memory", "allow_direct": True}
+    reply = conn.request(f"$JS.API.STREAM.CREATE.{name}", json.dumps(cfg).encode())
+    if "error" in reply:
+        raise RuntimeError(reply)
+
+
+# --- sections ----------------------------------------------------------------------------
+
+KV_SUBJECTS = 10_000
+ML_SUBJECTS = 100
+
+
+def _dg_forms(sizes: Sizes) -> list[tuple[str, Callable[[int, bytes], bytes], int, int]]:
+    """(row, request builder (index, inbox), requests, replies per request)."""
+
+    def payload(body: bytes, inbox: bytes, subject: bytes = b"$JS.API.DIRECT.GET.KV") -> bytes:
+        return b"PUB %b %b %d\r\n%b\r\n" % (subject, inbox, len(body), body)
+
+    return [
+        ("last_by_subj", lambda i, r: payload(b'{"last_by_subj":"kv.%d"}' % (i % KV_SUBJECTS), r), sizes.requests, 1),
+        ("seq", lambda i, r: payload(b'{"seq":%d}' % (i % KV_SUBJECTS + 1), r), sizes.requests, 1),
+        (
+            "subject-appended (KV get)",
+            lambda i, r: b"PUB $JS.API.DIRECT.GET.KV.kv.%d %b 0\r\n\r\n" % (i % KV_SUBJECTS, r),
+            sizes.requests,
+            1,
+        ),
+        (
+            "batch 100",
+            lambda i, r: payload(b'{"seq":%d,"batch":100}' % (i % (KV_SUBJECTS - 100) + 1), r),
+            sizes.batches,
+            101,
+        ),
+        (
+            "multi_last 100 subjects",
+            lambda i, r: payload(b'{"multi_last":["ml.>"]}', r, b"$JS.API.DIRECT.GET.ML"),
+            sizes.batches,
+            ML_SUBJECTS + 1,
+        ),
+    ]
+
+
+def _dg_setup(conn: Conn) -> None:
+    create(conn, "KV", ["kv.>"])
+    create(conn, "ML", ["ml.>"])
+    kv = b"".join(b"PUB kv.%d 5\r\nvalue\r\n" % i for i in range(KV_SUBJECTS))
+    fill(conn, "KV", iter([kv]), KV_SUBJECTS)
+    ml = b"".join(b"PUB ml.%d 5\r\nvalue\r\n" % (i % ML_SUBJECTS) for i in range(ML_SUBJECTS * 10))
+    fill(conn, "ML", iter([ml]), ML_SUBJECTS * 10)
+
+
+def directget(kind: str, sizes: Sizes, connections: int, rows: dict[str, Row], section: str) -> None:
+    server = start(kind)
+    try:
+        conns = [Conn(server.port) for _ in range(connections)]
+        _dg_setup(conns[0])
+        inboxes = [INBOX] if connections == 1 else [own_inbox(c, k) for k, c in enumerate(conns)]
+        for conn in conns[1:] if connections == 1 else conns:
+            conn.sock.sendall(b"PING\r\n")
+            conn._read_until(b"PONG\r\n")  # the inbox change has been applied
+        markers = [b"MSG " + inbox + b" " for inbox in inboxes]
+        for name, build, count, per in _dg_forms(sizes):
+            per_window = max(1, 1000 // per)
+            frames = [windows(build, count, per_window, inbox) for inbox in inboxes]
+            replies = [len(w) * per for w in _chunks(count, per_window)]
+            row = rows.setdefault(f"{section}/{name}", Row(section, name, "req/s", True))
+            try:
+                if connections == 1:
+                    elapsed = pipelined(conns[0], frames[0], replies)
+                else:
+                    elapsed = pipelined_many(conns, frames, replies, markers)
+                row.values[kind] = count * connections / elapsed
+            except (TimeoutError, OSError) as exc:
+                print(f"  {kind} {section} {name}: {exc!r}", file=sys.stderr)
+    finally:
+        server.stop()
+
+
+def _chunks(count: int, size: int) -> list[range]:
+    return [range(s, min(s + size, count)) for s in range(0, count, size)]
+
+
+def ingest(kind: str, sizes: Sizes, rows: dict[str, Row]) -> None:
+    server = start(kind)
+    try:
+        conn = Conn(server.port)
+        create(conn, "BENCH", ["bench.>"])
+        frames = build_frames(sizes.messages, sizes.subjects, 7, reply=False)
+        rss0 = rss_bytes(server.proc.pid)
+        t0 = time.perf_counter()
+        fill(conn, "BENCH", iter(frames), sizes.messages)
+        elapsed = time.perf_counter() - t0
+        grown = rss_bytes(server.proc.pid) - rss0
+        label = f"{sizes.messages:,} on {sizes.subjects:,} subjects"
+        rows.setdefault("ingest/plain", Row("ingest", f"publish {label}", "msg/s", True)).values[kind] = (
+            sizes.messages / elapsed
+        )
+        rows.setdefault("memory/rss", Row("memory", f"RSS per stored message ({label})", "bytes", False)).values[
+            kind
+        ] = grown / sizes.messages
+        conn.request("$JS.API.STREAM.PURGE.BENCH")
+        acked = build_frames(sizes.messages, sizes.subjects, 7, reply=True)
+        t0 = time.perf_counter()
+        deadline = time.monotonic() + TIMEOUT
+        for chunk in acked:
+            conn.sock.sendall(chunk)
+        count_replies(conn.sock, sizes.messages, deadline)
+        rows.setdefault("ingest/acked", Row("ingest", f"acked publish {label}", "msg/s", True)).values[kind] = (
+            sizes.messages / (time.perf_counter() - t0)
+        )
+    finally:
+        server.stop()
+
+
+def _scaling_subject(i: int) -> bytes:
+    return b"s.%d.%b" % (i % 1000, b"x" if i % 10 == 0 else b"y")
+
+
+def _latency(conn: Conn, requests: list[bytes]) -> tuple[float, float]:
+    """Median and 99th percentile round trip (µs) of requests sent one at a time."""
+    times = []
+    deadline = time.monotonic() + TIMEOUT
+    for req in requests:
+        t0 = time.perf_counter()
+        conn.sock.sendall(req)
+        expected = 1 if b"multi_last" not in req else 101
+        count_replies(conn.sock, expected, deadline)
+        times.append((time.perf_counter() - t0) * 1e6)
+    times.sort()
+    return statistics.median(times), times[int(len(times) * 0.99) - 1]
+
+
+def scaling(kind: str, sizes: Sizes, rows: dict[str, Row]) -> None:
+    rng = random.Random(7)
+    size = 1000
+    while size <= sizes.scaling_max:
+        server = start(kind)
+        try:
+            conn = Conn(server.port)
+            create(conn, "SC", ["s.>"])
+            frames = [
+                b"".join(b"PUB %b 5\r\nvalue\r\n" % _scaling_subject(i) for i in range(s, min(s + 10_000, size)))
+                for s in range(0, size, 10_000)
+            ]
+            fill(conn, "SC", iter(frames), size)
+            n = sizes.latency_samples
+            last = [
+                b"PUB $JS.API.DIRECT.GET.SC.s.%d.x %b 0\r\n\r\n" % (rng.randrange(100) * 10, INBOX) for _ in range(n)
+            ]
+            nxt = []
+            for _ in range(n):
+                body = b'{"seq":%d,"next_by_subj":"s.7.*"}' % rng.randrange(1, max(2, size - 2000))
+                nxt.append(b"PUB $JS.API.DIRECT.GET.SC %b %d\r\n%b\r\n" % (INBOX, len(body), body))
+            body = b'{"multi_last":["s.*.x"]}'
+            multi = [b"PUB $JS.API.DIRECT.GET.SC %b %d\r\n%b\r\n" % (INBOX, len(body), body)] * max(20, n // 10)
+            for name, reqs in (("last_by_subj", last), ("next_by_subj s.7.*", nxt), ("multi_last s.*.x", multi)):
+                median, p99 = _latency(conn, reqs)
+                key = f"scaling/{name}/{size}"
+                rows.setdefault(key, Row("scaling", f"{name} @ {size:,} msgs, median", "µs", False)).values[kind] = (
+                    median
+                )
+                rows.setdefault(key + "/p99", Row("scaling", f"{name} @ {size:,} msgs, p99", "µs", False)).values[
+                    kind
+                ] = p99
+        finally:
+            server.stop()
+        size *= 10
+
+
+async def _jsemu_startup() -> tuple[float, float]:
+    import jsemu
+
+    t0 = time.perf_counter()
+    async with jsemu.Server(port=0) as srv:
+        reader, writer = await asyncio.open_connection("127.0.0.1", srv.port)
+        await reader.readline()  # INFO
+        writer.write(b'CONNECT {"verbose":false}\r\nPING\r\n')
+        while (await reader.readline()) != b"PONG\r\n":
+            pass
+        pong = time.perf_counter() - t0
+        body = b'{"name":"X","subjects":["x"],"storage":"memory"}'
+        writer.write(b"SUB r 1\r\nPUB $JS.API.STREAM.CREATE.X r %d\r\n%s\r\n" % (len(body), body))
+        while not (await reader.readline()).startswith(b"MSG r"):
+            pass
+        created = time.perf_counter() - t0
+        writer.close()
+    return pong, created
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _real_startup() -> tuple[float, float]:
+    port = _free_port()
+    store = tempfile.mkdtemp(prefix="bench-ns-")
+    t0 = time.perf_counter()
+    proc = subprocess.Popen(
+        [nats_server_binary(), "-js", "-a", "127.0.0.1", "-p", str(port), "--store_dir", store],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + TIMEOUT
+        while True:
+            try:
+                sock = socket.create_connection(("127.0.0.1", port))
+                break
+            except OSError:
+                if time.monotonic() > deadline:
+                    raise TimeoutError("nats-server did not start") from None
+                time.sleep(0.0005)
+        f = sock.makefile("rb")
+        f.readline()
+        sock.sendall(b'CONNECT {"verbose":false}\r\nPING\r\n')
+        while f.readline() != b"PONG\r\n":
+            pass
+        pong = time.perf_counter() - t0
+        body = b'{"name":"X","subjects":["x"],"storage":"memory"}'
+        sock.sendall(b"SUB r 1\r\nPUB $JS.API.STREAM.CREATE.X r %d\r\n%s\r\n" % (len(body), body))
+        while not f.readline().startswith(b"MSG r"):
+            pass
+        created = time.perf_counter() - t0
+        sock.close()
+        return pong, created
+    finally:
+        proc.kill()
+        proc.wait()
+        shutil.rmtree(store, ignore_errors=True)
+
+
+def startup(sizes: Sizes, rows: dict[str, Row]) -> None:
+    emu = [asyncio.run(_jsemu_startup()) for _ in range(sizes.startups)]
+    real = [_real_startup() for _ in range(sizes.spawns)]
+    for i, name in enumerate(("start to first PONG", "start to a created stream")):
+        row = rows.setdefault(f"startup/{i}", Row("startup", f"{name} (median)", "ms", False))
+        row.values["real"] = statistics.median(r[i] for r in real) * 1e3
+        row.values["jsemu"] = statistics.median(r[i] for r in emu) * 1e3
+
+
+# --- output ------------------------------------------------------------------------------
+
+
+def machine() -> str:
+    cpu = "unknown CPU"
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    version = subprocess.run([nats_server_binary(), "--version"], capture_output=True, text=True).stdout.strip()
+    return (
+        f"{cpu}, {os.cpu_count()} cores; Python {platform.python_version()} "
+        f"({platform.python_implementation()}, default asyncio loop); {version}"
+    )
+
+
+def table(rows: dict[str, Row]) -> str:
+    out = [f"{'section':<12}{'row':<46}{'unit':>7}{'nats-server':>14}{'jsemu':>14}{'ratio':>8}"]
+    for row in rows.values():
+        real, emu, ratio = row.values.get("real"), row.values.get("jsemu"), row.ratio
+
+        def cell(v: float | None) -> str:
+            return "-" if v is None else f"{v:,.3f}" if v < 10 else f"{v:,.0f}"
+
+        out.append(
+            f"{row.section:<12}{row.name:<46}{row.unit:>7}{cell(real):>14}{cell(emu):>14}"
+            f"{'-' if ratio is None else f'{ratio:.2f}':>8}"
+        )
+    out.append("ratio: jsemu/nats-server for rates, nats-server/jsemu for µs, ms and bytes; >= 1.00 meets the target")
+    return "\n".join(out)
+
+
+SECTIONS = ("directget", "directget16", "ingest", "scaling", "startup")
+
+
+def run(only: list[str], sizes: Sizes) -> dict[str, Row]:
+    rows: dict[str, Row] = {}
+    for section in only:
+        print(f"running {section} ...", file=sys.stderr, flush=True)
+        if section == "startup":
+            startup(sizes, rows)
+            continue
+        for kind in KINDS:
+            if section == "directget":
+                directget(kind, sizes, 1, rows, section)
+            elif section == "directget16":
+                directget(kind, sizes, 16, rows, section)
+            elif section == "ingest":
+                ingest(kind, sizes, rows)
+            elif section == "scaling":
+                scaling(kind, sizes, rows)
+    return rows
