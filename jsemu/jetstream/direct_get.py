@@ -45,6 +45,7 @@ BAD_REQUEST = b"NATS/1.0 408 Bad Request\r\n\r\n"
 NOT_FOUND = b"NATS/1.0 404 Message Not Found\r\n\r\n"
 NO_RESULTS = b"NATS/1.0 404 No Results\r\n\r\n"
 TOO_MANY_RESULTS = b"NATS/1.0 413 Too Many Results\r\n\r\n"
+_PENDING = b"Nats-Num-Pending: %d\r\nNats-Last-Sequence: %d\r\n\r\n"
 _NOT_FOUND_TAIL = b"%d %d\r\n%b\r\n" % (len(NOT_FOUND), len(NOT_FOUND), NOT_FOUND)
 
 _UINT64_MAX = (1 << 64) - 1
@@ -319,9 +320,9 @@ class DirectGetResponder:
         else:
             self._server.reply(reply, len(block), block + sm.data)
 
-    def _batch_header(self, seq: int, subject: bytes, hdr: bytes, data: bytes, ts: int, np: int, lseq: int) -> bytes:
-        """The header block of a batch or multi-last message: the stored header, the ``dg``
-        lines (kept per sequence, like single replies) and the request's pending lines."""
+    def _batch_prefix(self, seq: int, subject: bytes, hdr: bytes, data: bytes, ts: int) -> bytes:
+        """The header block of a batch or multi-last message up to the request's pending
+        lines: the stored header and the ``dg`` lines, kept per sequence like single replies."""
         cached = self._prefixes.get(seq)
         if cached is None or cached[1] is not data or cached[0] is not subject or cached[2] != ts:
             lines = b"%b%b\r\nNats-Sequence: %d\r\nNats-Time-Stamp: %b\r\n" % (
@@ -335,7 +336,10 @@ class DirectGetResponder:
             if len(prefixes) >= _TAIL_CACHE_MAX:
                 prefixes.clear()
             prefixes[seq] = cached
-        return cached[3] + b"Nats-Num-Pending: %d\r\nNats-Last-Sequence: %d\r\n\r\n" % (np, lseq)
+        return cached[3]
+
+    def _batch_header(self, seq: int, subject: bytes, hdr: bytes, data: bytes, ts: int, np: int, lseq: int) -> bytes:
+        return self._batch_prefix(seq, subject, hdr, data, ts) + _PENDING % (np, lseq)
 
     # --- endpoints --------------------------------------------------------------------
 
@@ -499,7 +503,11 @@ class DirectGetResponder:
         sent_bytes = lseq = 0
         items: list[tuple[int, bytes]] = []  # (header length, message), sent together
         if batch > 0 and is_batch and seq > 0 and not next_for:
-            # Every live message from ``seq`` on: fetched in one go.
+            # Every live message from ``seq`` on: fetched in one go, framed here when the
+            # requester is a plain subscription.
+            hp = None if no_hdr else self._server.hmsg_prefix(reply)
+            frames: list[bytes] = []
+            size = 0
             for mseq, subject, body, ts in store.live_entries(seq, batch):
                 hdr, data = (b"", body) if type(body) is bytes else cast(tuple[bytes, bytes], body)
                 seq = mseq + 1
@@ -508,15 +516,23 @@ class DirectGetResponder:
                 else:
                     if np > 0:
                         np -= 1
-                    head = self._batch_header(mseq, subject, hdr, data, ts, np, lseq)
-                    items.append((len(head), head + data))
+                    pre = self._batch_prefix(mseq, subject, hdr, data, ts)
+                    pend = _PENDING % (np, lseq)
+                    hlen = len(pre) + len(pend)
+                    if hp is not None:
+                        frames.append(b"%b%d %d\r\n%b%b%b\r\n" % (hp, hlen, hlen + len(data), pre, pend, data))
+                        size += hlen + len(data)
+                    else:
+                        items.append((hlen, pre + pend + data))
                 lseq = mseq
                 sent_bytes += len(subject) + len(hdr) + len(data)
                 if sent_bytes >= mb:
                     break
-            if not items:
+            if not items and not frames:
                 self._status(reply, NOT_FOUND)
                 return
+            if frames:
+                self._server.reply_hmsgs(reply, frames, size)
             batch = 0  # done: skip the general loop below
         for i in range(batch):
             if seq > 0 and not next_for:
@@ -584,18 +600,28 @@ class DirectGetResponder:
         np = len(seqs)
         lseq = sent = sent_bytes = 0
         items: list[tuple[int, bytes]] = []  # (header length, message), sent together
+        hp = self._server.hmsg_prefix(reply)  # else frames are made here
+        frames: list[bytes] = []
+        size = 0
         for seq, entry in zip(seqs, store.entries(seqs)):
             np -= 1
             if seq < min_seq:
                 continue
             if entry is None:
+                self._server.reply_hmsgs(reply, frames, size)
                 self._server.reply_batch(reply, items)
                 self._status(reply, NOT_FOUND)
                 return
             subject, body, ts = entry
             hdr, data = (b"", body) if type(body) is bytes else cast(tuple[bytes, bytes], body)
-            block = self._batch_header(seq, subject, hdr, data, ts, np, lseq)
-            items.append((len(block), block + data))
+            pre = self._batch_prefix(seq, subject, hdr, data, ts)
+            pend = _PENDING % (np, lseq)
+            hlen = len(pre) + len(pend)
+            if hp is not None:
+                frames.append(b"%b%d %d\r\n%b%b%b\r\n" % (hp, hlen, hlen + len(data), pre, pend, data))
+                size += hlen + len(data)
+            else:
+                items.append((hlen, pre + pend + data))
             lseq = seq
             sent_bytes += len(subject) + len(hdr) + len(data)
             if sent_bytes >= mb:
@@ -603,6 +629,7 @@ class DirectGetResponder:
             sent += 1
             if batch > 0 and sent >= batch:
                 break
+        self._server.reply_hmsgs(reply, frames, size)
         self._server.reply_batch(reply, items)
         self._status(
             reply,

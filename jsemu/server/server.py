@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import base64
 import concurrent.futures
 import os
 import random
@@ -41,9 +40,13 @@ _ReplyTarget = tuple[Subscription, ClientConnection, bytes, bytes]
 _DOMAIN_API_GROUPS = frozenset((b"STREAM", b"CONSUMER", b"DIRECT", b"META", b"SERVER", b"ACCOUNT"))
 
 
+# Random bytes -> base32 letters in one C call (256 is a multiple of 32: no letter is favoured).
+_BASE32 = bytes(b"ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"[i % 32] for i in range(256))
+
+
 def _nkey_like(prefix: str) -> str:
     """A 56-character base32 id shaped like an nkey public key (``N...`` or ``X...``)."""
-    return prefix + base64.b32encode(os.urandom(35)).decode()[:55]
+    return prefix + os.urandom(55).translate(_BASE32).decode()
 
 
 class Server:
@@ -64,7 +67,7 @@ class Server:
         self.xkey = _nkey_like("X")
         self.server_name = options.server_name or f"jsemu-{self.server_id}"
         self.sublist = Sublist()
-        self.rng = random.Random()
+        self.rng = random.Random(int.from_bytes(os.urandom(16)))  # cheaper than seeding from 2.5 KB
         #: How queue group members are picked (random unless a test sets a policy).
         self.queue_policies = QueuePolicies(self.rng)
         self.queue_policies.changed = self.sublist.invalidate
@@ -432,6 +435,37 @@ class Server:
                 conn.dirty = True
                 self.mark_dirty(conn)
         return True
+
+    def hmsg_prefix(self, reply: bytes) -> bytes | None:
+        """``HMSG <reply> <sid> `` when exactly one plain, header-capable subscription takes
+        ``reply`` (then ``reply_hmsgs`` may carry frames built on it); else None."""
+        plan = self.reply_plans.get(reply)
+        if plan is None:
+            plan = self._reply_plan(reply)
+        if plan is False or len(plan) != 1:  # type: ignore[arg-type]
+            return None
+        _, conn, hmsg, _ = plan[0]  # type: ignore[index]
+        return hmsg if conn.headers and not conn.closed else None
+
+    def reply_hmsgs(self, reply: bytes, frames: list[bytes], size: int) -> None:
+        """Queue complete HMSG frames made with ``hmsg_prefix(reply)`` (``size``: their
+        message bytes in all) for that one subscription."""
+        if not frames:
+            return
+        plan = self.reply_plans.get(reply)
+        if plan is None:
+            plan = self._reply_plan(reply)
+        assert plan is not False and len(plan) == 1, "frames made for another plan"  # type: ignore[arg-type]
+        sub, conn, _, _ = plan[0]  # type: ignore[index]
+        if conn.closed:
+            return
+        sub.nm += len(frames)
+        conn.out_msgs += len(frames)
+        conn.out_bytes += size
+        conn.out += frames
+        if not conn.dirty:
+            conn.dirty = True
+            self.mark_dirty(conn)
 
     def reply_encoded(self, reply: bytes, tail: bytes, size: int) -> bool:
         """Send an HMSG whose ``<hdr len> <total len>\\r\\n<msg>\\r\\n`` part is ready

@@ -73,9 +73,10 @@ _CHUNK = 4096
 _MEMO_MAX_FILTERS = 256
 _MEMO_MAX_SUBJECTS = 4096
 
-# A wildcard filter matching at most this many subjects is looked up in their indexes
-# straight after a short walk (_SCAN_MIN) finds nothing.
+# A wildcard filter matching at most _FEW_SUBJECTS subjects is looked up in their indexes
+# straight after a walk over _SCAN_SHORT live messages finds nothing.
 _FEW_SUBJECTS = 64
+_SCAN_SHORT = 16
 
 # _next_live/_prev_live look at this many neighbouring slots before searching the dmap.
 _PROBE = 32
@@ -1025,7 +1026,7 @@ class StreamStore:
 
     def _next_wildcard(self, filter: bytes, start: int) -> int:
         ftoks = filter.split(b".")
-        found, start = self._scan(ftoks, start, self._last, 1, _SCAN_MIN)
+        found, start = self._scan(ftoks, start, self._last, 1, _SCAN_SHORT)
         if found or start > self._last:
             return found
         few = self._few_matches(filter)
@@ -1064,7 +1065,7 @@ class StreamStore:
 
     def _prev_wildcard(self, filter: bytes, start: int) -> int:
         ftoks = filter.split(b".")
-        found, start = self._scan(ftoks, start, self._first, -1, _SCAN_MIN)
+        found, start = self._scan(ftoks, start, self._first, -1, _SCAN_SHORT)
         if found or start < self._first:
             return found
         few = self._few_matches(filter)

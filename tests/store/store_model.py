@@ -36,6 +36,7 @@ def shrink_thresholds(monkeypatch: pytest.MonkeyPatch) -> None:
         "_SCAN_MIN": 1,  # wildcard lookups fall back to the subject tree after one message...
         "_SCAN_CAP": 0,
         "_FEW_SUBJECTS": 1,  # a filter matching two subjects already takes the walk-then-tree path
+        "_SCAN_SHORT": 1,
         "_SCAN_SLOTS": 3,  # ...or three slots
         "_CHUNK": 2,
         "_PROBE": 1,  # next/prev live go to the dmap after one slot
