@@ -144,8 +144,9 @@ class DirectGetResponder:
         #: seq -> (subject, body, ts, reply tail, size, header length): a single-message reply,
         #: encoded once and reused while the sequence holds the very same stored message.
         self._tails: dict[int, tuple[bytes, bytes | tuple[bytes, bytes], int, bytes, int, int]] = {}
-        #: seq -> (subject, data, ts, header block up to the pending lines) for batch replies.
-        self._prefixes: dict[int, tuple[bytes, bytes, int, bytes]] = {}
+        #: seq -> (subject, stored body or None, ts, header block up to the pending lines, data,
+        #: size counted against max_bytes) for batch replies.
+        self._prefixes: dict[int, tuple[bytes, object, int, bytes, bytes, int]] = {}
         #: request payload -> its decoded form, for requests the general path serves.
         self._decoded: dict[bytes, dict[str, Any]] = {}
         #: request payload -> fast plan, or None for requests the general path serves.
@@ -324,19 +325,32 @@ class DirectGetResponder:
         """The header block of a batch or multi-last message up to the request's pending
         lines: the stored header and the ``dg`` lines, kept per sequence like single replies."""
         cached = self._prefixes.get(seq)
-        if cached is None or cached[1] is not data or cached[0] is not subject or cached[2] != ts:
-            lines = b"%b%b\r\nNats-Sequence: %d\r\nNats-Time-Stamp: %b\r\n" % (
-                self._stream_line,
-                subject,
-                seq,
-                stamp(ts),
-            )
-            cached = (subject, data, ts, (hdr[:-2] if len(hdr) > 2 else b"NATS/1.0\r\n") + lines)
-            prefixes = self._prefixes
-            if len(prefixes) >= _TAIL_CACHE_MAX:
-                prefixes.clear()
-            prefixes[seq] = cached
+        if cached is None or cached[4] is not data or cached[0] is not subject or cached[2] != ts:
+            cached = self._new_prefix(seq, subject, None, hdr, data, ts)
         return cached[3]
+
+    def _prefix_of(
+        self, seq: int, entry: tuple[bytes, bytes | tuple[bytes, bytes], int]
+    ) -> tuple[bytes, object, int, bytes, bytes, int]:
+        """``_batch_prefix`` for a store entry: (subject, body, ts, prefix, data, size)."""
+        cached = self._prefixes.get(seq)
+        if cached is None or cached[1] is not entry[1] or cached[0] is not entry[0] or cached[2] != entry[2]:
+            subject, body, ts = entry
+            hdr, data = (b"", body) if type(body) is bytes else cast(tuple[bytes, bytes], body)
+            cached = self._new_prefix(seq, subject, body, hdr, data, ts)
+        return cached
+
+    def _new_prefix(
+        self, seq: int, subject: bytes, body: object, hdr: bytes, data: bytes, ts: int
+    ) -> tuple[bytes, object, int, bytes, bytes, int]:
+        lines = b"%b%b\r\nNats-Sequence: %d\r\nNats-Time-Stamp: %b\r\n" % (self._stream_line, subject, seq, stamp(ts))
+        prefix = (hdr[:-2] if len(hdr) > 2 else b"NATS/1.0\r\n") + lines
+        cached = (subject, body, ts, prefix, data, len(subject) + len(hdr) + len(data))
+        prefixes = self._prefixes
+        if len(prefixes) >= _TAIL_CACHE_MAX:
+            prefixes.clear()
+        prefixes[seq] = cached
+        return cached
 
     def _batch_header(self, seq: int, subject: bytes, hdr: bytes, data: bytes, ts: int, np: int, lseq: int) -> bytes:
         return self._batch_prefix(seq, subject, hdr, data, ts) + _PENDING % (np, lseq)
@@ -612,9 +626,7 @@ class DirectGetResponder:
                 self._server.reply_batch(reply, items)
                 self._status(reply, NOT_FOUND)
                 return
-            subject, body, ts = entry
-            hdr, data = (b"", body) if type(body) is bytes else cast(tuple[bytes, bytes], body)
-            pre = self._batch_prefix(seq, subject, hdr, data, ts)
+            _, _, _, pre, data, nbytes = self._prefix_of(seq, entry)
             pend = _PENDING % (np, lseq)
             hlen = len(pre) + len(pend)
             if hp is not None:
@@ -623,7 +635,7 @@ class DirectGetResponder:
             else:
                 items.append((hlen, pre + pend + data))
             lseq = seq
-            sent_bytes += len(subject) + len(hdr) + len(data)
+            sent_bytes += nbytes
             if sent_bytes >= mb:
                 break
             sent += 1
