@@ -257,7 +257,7 @@ class DirectGetResponder:
         for reply, seq, tail, size in zip(replies, seqs, tails, sizes):
             if tail is _NOT_FOUND_TAIL:
                 self._status(reply, NOT_FOUND)
-            elif not server.reply_encoded(reply, tail, size):
+            elif not server.reply_tails(reply, [tail], size):
                 self._send_seq(reply, seq)
 
     def _tail(
@@ -289,7 +289,7 @@ class DirectGetResponder:
         cached = self._tails.get(seq)
         if cached is None or cached[1] is not entry[1] or cached[0] is not entry[0] or cached[2] != entry[2]:
             cached = self._tail(seq, entry)
-        if not self._server.reply_encoded(reply, cached[3], cached[4]):
+        if not self._server.reply_tails(reply, [cached[3]], cached[4]):
             # Somebody unusual listens on the reply subject: route the message plainly.
             tail = cached[3]
             self._server.reply(reply, cached[5], tail[len(tail) - cached[4] - 2 : -2])

@@ -290,8 +290,8 @@ class Server:
         """Whether client publishes on ``subject`` can skip ``route``, and to what: when exactly
         one internal subscriber with a ``fast_batch`` handler takes them (a stream, a single
         Direct Get responder), other internal subscribers only pass (``skips``), and no fault
-        rule, trace or queue policy is in play. The handler takes a list of publishes
-        ``(subject, reply, hdr, msg)``. Cached until the sublist's match cache is cleared."""
+        rule, trace or queue policy is in play. The handler takes the publishes as columns
+        (``FastHandler``). Cached until the sublist's match cache is cleared."""
         routes = self.fast_routes
         if len(routes) >= _FAST_ROUTES_MAX:
             routes.clear()
@@ -412,9 +412,10 @@ class Server:
                 self.mark_dirty(conn)
 
     def reply_tails(self, reply: bytes, tails: list[bytes], size: int) -> bool:
-        """``reply_encoded`` for several ready HMSG tails to one reply subject (``size``:
-        their message bytes in all), joined into one buffer; False, with nothing sent, when
-        the plan is not plain or a listener lacks header support."""
+        """Send HMSGs whose ``<hdr len> <total len>\\r\\n<msg>\\r\\n`` parts (``tails``) are
+        ready, to one reply subject (``size``: their message bytes in all), joined into one
+        buffer. False, with nothing sent, when the plan is not plain or a listener lacks
+        header support (then the caller uses ``reply``)."""
         plan = self.reply_plans.get(reply)
         if plan is None:
             plan = self._reply_plan(reply)
@@ -466,30 +467,6 @@ class Server:
         if not conn.dirty:
             conn.dirty = True
             self.mark_dirty(conn)
-
-    def reply_encoded(self, reply: bytes, tail: bytes, size: int) -> bool:
-        """Send an HMSG whose ``<hdr len> <total len>\\r\\n<msg>\\r\\n`` part is ready
-        (``size`` bytes of message). False, with nothing sent, when the plan is not plain
-        (then the caller uses ``reply``)."""
-        plan = self.reply_plans.get(reply)
-        if plan is None:
-            plan = self._reply_plan(reply)
-        if plan is False:
-            return False
-        for _, conn, _, _ in plan:  # type: ignore[union-attr]
-            if not conn.headers and not conn.closed:
-                return False
-        for sub, conn, hmsg, _ in plan:  # type: ignore[union-attr]
-            if conn.closed:
-                continue
-            sub.nm += 1
-            conn.out_msgs += 1
-            conn.out_bytes += size
-            conn.out.append(hmsg + tail)
-            if not conn.dirty:
-                conn.dirty = True
-                self.mark_dirty(conn)
-        return True
 
     def _reply_plan(self, reply: bytes) -> tuple[_ReplyTarget, ...] | bool:
         result = self.sublist.match(reply)
