@@ -20,6 +20,7 @@ from pathlib import Path
 
 from .config import load_config
 from .conformance import command as conformance_command
+from .pipeline import command as pipeline_command
 from .server.options import NATS_VERSION, ServerOptions
 from .server.server import Server
 
@@ -70,6 +71,8 @@ def build_parser() -> argparse.ArgumentParser:
         "conformance", help="run the conformance table against a server (exit 1 on any failure)"
     )
     conformance_command.add_arguments(conformance)
+    pipeline = commands.add_parser("pipeline", help="stream data through Spark: export, view, seed (extra: spark)")
+    pipeline_command.add_arguments(pipeline)
     return parser
 
 
@@ -130,6 +133,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if args.command == "conformance":
         return conformance_command.main(args)
+    if args.command == "pipeline":
+        return pipeline_command.main(args)
     if args.command == "shim":
         print(write_shim(Path(args.directory)))
         return 0

@@ -1,0 +1,279 @@
+"""The PySpark pipeline (extra ``spark``): the ``jetstream`` data source and the views give
+exactly what Direct Get gives, from jsemu and from the real nats-server.
+
+One local SparkSession serves the whole module (about 6 s to start); servers run in threads
+or processes because Spark's Python workers connect to them over TCP.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from conftest import RealServer
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import jsemu
+
+pyspark = pytest.importorskip("pyspark")
+from pyspark.sql import SparkSession
+
+from jsemu.pipeline import register
+from jsemu.pipeline.client import JetStreamError, NatsClient
+from jsemu.pipeline.views import last_per_subject, next_by_subject, subject_counts
+
+SUBJECTS = ["a.b", "a.c", "a.b.c", "b.c", "b", "a.b.d", "c.d.e"]
+FILTERS = ["a.*", "*.c", "a.>", ">", "b", "a.*.*", "*.*.c", "x.>", "a.b.c"]
+
+
+@pytest.fixture(scope="module")
+def spark() -> Iterator[SparkSession]:
+    os.environ["PYSPARK_PYTHON"] = sys.executable  # workers run this interpreter (with jsemu)
+    session = (
+        SparkSession.builder.master("local[2]")
+        .appName("jsemu-tests")
+        .config("spark.ui.enabled", "false")
+        .config("spark.sql.shuffle.partitions", "2")
+        .config("spark.sql.session.timeZone", "UTC")
+        .getOrCreate()
+    )
+    session.sparkContext.setLogLevel("ERROR")
+    register(session)
+    yield session
+    session.stop()
+
+
+@pytest.fixture(scope="module")
+def emu() -> Iterator[str]:
+    with jsemu.Server.in_thread(port=0) as srv:
+        yield srv.server.url
+
+
+def _fill(
+    url: str, stream: str, pubs: list[tuple[str, list[tuple[str, str]] | None, bytes]], deletes: list[int]
+) -> None:
+    with NatsClient(url) as nc:
+        try:
+            nc.request(f"$JS.API.STREAM.DELETE.{stream}")
+        except JetStreamError:
+            pass
+        cfg = {"name": stream, "subjects": [f"{stream.lower()}.>"], "storage": "memory", "allow_direct": True}
+        nc.request(f"$JS.API.STREAM.CREATE.{stream}", cfg)
+        nc.publish_acked(iter([(f"{stream.lower()}.{s}", h, d) for s, h, d in pubs]))
+        for seq in deletes:
+            nc.request(f"$JS.API.STREAM.MSG.DELETE.{stream}", {"seq": seq})
+
+
+def _pubs(n: int) -> list[tuple[str, list[tuple[str, str]] | None, bytes]]:
+    out: list[tuple[str, list[tuple[str, str]] | None, bytes]] = []
+    for i in range(n):
+        headers = [("K", str(i)), ("K", "again"), ("X-Empty", "")] if i % 4 == 0 else None
+        out.append((SUBJECTS[i % len(SUBJECTS)], headers, b"payload-%d" % i))
+    return out
+
+
+def _direct_all(url: str, stream: str, **request: Any) -> list[tuple[Any, ...]]:
+    """Every message the way a Direct Get batch reads it (the reference)."""
+    out = []
+    with NatsClient(url) as nc:
+        seq = request.pop("seq", 1)
+        while True:
+            got = list(nc.direct_batch(stream, {"seq": seq, "batch": 500, **request}))
+            if not got:
+                return out
+            out += [(m.seq, m.subject, m.time_ns, m.headers, m.data) for m in got]
+            seq = got[-1].seq + 1
+
+
+def _rows(df: Any) -> list[tuple[Any, ...]]:
+    return [
+        (r.seq, r.subject, r.time_ns, [(h.key, h.value) for h in r.headers], bytes(r.data))
+        for r in df.orderBy("seq").collect()
+    ]
+
+
+def _read(spark: SparkSession, url: str, stream: str, **options: Any) -> Any:
+    reader = spark.read.format("jetstream").option("url", url).option("stream", stream)
+    for key, value in options.items():
+        reader = reader.option(key, str(value))
+    return reader.load()
+
+
+def test_read_equals_direct_get_batches(spark: SparkSession, emu: str) -> None:
+    _fill(emu, "R1", _pubs(1200), deletes=[3, 4, 5, 600, 1200])
+    df = _read(spark, emu, "R1", partitions=4, batch=100)
+    assert df.rdd.getNumPartitions() == 4
+    rows = _rows(df)
+    assert rows == _direct_all(emu, "R1")
+    assert len(rows) == 1195 and rows[0][3] == [("K", "0"), ("K", "again"), ("X-Empty", "")]
+    first = df.where("seq = 1").collect()[0]
+    assert first.stream == "R1" and first.time.year >= 2026
+
+
+def test_read_with_a_filter_and_a_start(spark: SparkSession, emu: str) -> None:
+    _fill(emu, "R2", _pubs(300), deletes=[10])
+    got = _rows(_read(spark, emu, "R2", subject="r2.a.*", start_seq=40, partitions=3, batch=7))
+    assert got == _direct_all(emu, "R2", seq=40, next_by_subj="r2.a.*")
+    assert {subject for _, subject, *_ in got} == {"r2.a.b", "r2.a.c"}
+
+
+def test_a_read_is_fixed_when_planned(spark: SparkSession, emu: str) -> None:
+    """The last sequence is taken when the read is planned: later messages are not in it."""
+    _fill(emu, "R3", _pubs(50), deletes=[])
+    planned = _read(spark, emu, "R3", partitions=2).rdd  # planned now
+    with NatsClient(emu) as nc:
+        nc.publish_acked(iter([("r3.a.b", None, b"late")] * 5))
+    assert [r.seq for r in planned.collect()] == list(range(1, 51))
+    assert _read(spark, emu, "R3").count() == 55  # a new read sees them
+
+
+def test_the_real_server_gives_the_same_rows(spark: SparkSession, emu: str) -> None:
+    real = RealServer()
+    real_url = f"nats://127.0.0.1:{real.port}"
+    try:
+        pubs = _pubs(400)
+        for url in (emu, real_url):
+            _fill(url, "RR", pubs, deletes=[7, 8, 399])
+
+        def strip(rows: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
+            return [(seq, subject, headers, data) for seq, subject, _, headers, data in rows]
+
+        from_real = strip(_rows(_read(spark, real_url, "RR", partitions=3)))
+        assert from_real == strip(_rows(_read(spark, emu, "RR", partitions=2)))
+        assert from_real == strip(_direct_all(real_url, "RR"))
+    finally:
+        real.stop()
+
+
+def test_write_then_read_round_trips_and_msg_ids_dedupe(spark: SparkSession, emu: str) -> None:
+    _fill(emu, "W1", [], deletes=[])
+    rows = [
+        ("w1.a", [("H", "1"), ("H", "2")], bytes(range(256)), "id-1"),
+        ("w1.b", [], b"", "id-2"),
+        ("w1.a.deep", None, b"\r\n\x00 binary", "id-3"),
+    ]
+    schema = "subject string, headers array<struct<key:string,value:string>>, data binary, id string"
+    df = spark.createDataFrame(rows, schema).repartition(2)
+    df.write.format("jetstream").option("url", emu).option("msg_id_column", "id").mode("append").save()
+    df.write.format("jetstream").option("url", emu).option("msg_id_column", "id").mode("append").save()  # a re-run
+    back = {r.subject: r for r in _read(spark, emu, "W1").collect()}
+    assert len(back) == 3
+    for subject, headers, data, msg_id in rows:
+        assert bytes(back[subject].data) == data
+        assert [(h.key, h.value) for h in back[subject].headers] == [*(headers or []), ("Nats-Msg-Id", msg_id)]
+
+
+def test_a_refused_publish_fails_the_write(spark: SparkSession, emu: str) -> None:
+    df = spark.createDataFrame([("nobody.listens", b"x")], "subject string, data binary")
+    with pytest.raises(Exception, match="publish refused|no responders|503"):
+        df.write.format("jetstream").option("url", emu).mode("append").save()
+
+
+def test_subject_counts_match_stream_info(spark: SparkSession, emu: str) -> None:
+    _fill(emu, "C1", _pubs(200), deletes=[1, 2])
+    with NatsClient(emu) as nc:
+        info = nc.request("$JS.API.STREAM.INFO.C1", {"subjects_filter": ">"})
+    counts = {r.subject: r.messages for r in subject_counts(_read(spark, emu, "C1")).collect()}
+    assert counts == info["state"]["subjects"]
+
+
+def test_next_by_subject_is_a_next_by_subj_batch(spark: SparkSession, emu: str) -> None:
+    _fill(emu, "N1", _pubs(100), deletes=[15])
+    got = [r.seq for r in next_by_subject(_read(spark, emu, "N1"), "n1.*.c", 10, 5).collect()]
+    want = [m[0] for m in _direct_all(emu, "N1", seq=10, next_by_subj="n1.*.c")][:5]
+    assert got == want and len(got) == 5
+
+
+@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    picks=st.lists(st.tuples(st.sampled_from(SUBJECTS), st.binary(max_size=6), st.booleans()), min_size=1, max_size=40),
+    deletes=st.sets(st.integers(1, 40), max_size=8),
+    filters=st.lists(st.sampled_from(FILTERS), min_size=1, max_size=3, unique=True),
+    up_to=st.none() | st.integers(1, 40),
+)
+def test_last_per_subject_equals_multi_last(
+    spark: SparkSession,
+    emu: str,
+    picks: list[tuple[str, bytes, bool]],
+    deletes: set[int],
+    filters: list[str],
+    up_to: int | None,
+) -> None:
+    pubs = [(s, [("N", str(i))] if h else None, d) for i, (s, d, h) in enumerate(picks)]
+    _fill(emu, "ML", pubs, deletes=sorted(d for d in deletes if d <= len(pubs)))
+    full = [f"ml.{f}" if f != ">" else "ml.>" for f in filters]
+    request: dict[str, Any] = {"multi_last": full}
+    if up_to is not None:
+        request["up_to_seq"] = up_to
+    with NatsClient(emu) as nc:
+        want = [(m.seq, m.subject, m.headers, m.data) for m in nc.direct_batch("ML", request)]
+    view = last_per_subject(_read(spark, emu, "ML", partitions=2), full, up_to_seq=up_to)
+    got = [(r.seq, r.subject, [(h.key, h.value) for h in r.headers], bytes(r.data)) for r in view.collect()]
+    assert got == want
+
+
+def test_cli_export_view_seed(emu: str, tmp_path: Any, spark: SparkSession) -> None:
+    """``jsemu pipeline``: archive a KV-like stream, ask what each key held at a sequence, and
+    seed another server from the archive (run in-process; the command shares the session)."""
+    from jsemu.cli import main
+
+    _fill(emu, "KV", [("k1", None, b"v1"), ("k2", None, b"v2"), ("k1", None, b"v3")], deletes=[])
+    out = tmp_path / "kv.parquet"
+    assert main(["pipeline", "--master", "local[2]", "export", "--url", emu, "--stream", "KV", "--out", str(out)]) == 0
+    view = tmp_path / "view.parquet"
+    assert (
+        main(
+            [
+                "pipeline",
+                "--master",
+                "local[2]",
+                "view",
+                "--in",
+                str(out),
+                "--filter",
+                "kv.>",
+                "--up-to-seq",
+                "2",
+                "--out",
+                str(view),
+            ]
+        )
+        == 0
+    )
+    assert [(r.subject, bytes(r.data)) for r in spark.read.parquet(str(view)).orderBy("seq").collect()] == [
+        ("kv.k1", b"v1"),
+        ("kv.k2", b"v2"),
+    ]
+    with jsemu.Server.in_thread(port=0) as other:
+        url = other.server.url
+        with NatsClient(url) as nc:
+            nc.request(
+                "$JS.API.STREAM.CREATE.KV",
+                {
+                    "name": "KV",
+                    "subjects": ["kv.>"],
+                    "storage": "memory",
+                    "allow_direct": True,
+                    "duplicate_window": 60_000_000_000,
+                },
+            )
+        for _ in range(2):  # the second run is deduplicated
+            assert main(["pipeline", "--master", "local[2]", "seed", "--in", str(out), "--url", url, "--msg-id"]) == 0
+        assert [(m[1], m[4]) for m in _direct_all(url, "KV")] == [("kv.k1", b"v1"), ("kv.k2", b"v2"), ("kv.k1", b"v3")]
+
+
+def test_clients_never_share_an_inbox(emu: str) -> None:
+    """Spark's Python workers are forks of one daemon, so objects land at the same addresses:
+    an inbox derived from id() was shared by concurrent tasks, which then read each other's
+    replies. A client made where the previous one lived must still get its own."""
+    seen = set()
+    for _ in range(5):
+        nc = NatsClient(emu)
+        seen.add(nc.inbox)
+        nc.close()
+        del nc
+    assert len(seen) == 5
