@@ -277,3 +277,25 @@ def test_clients_never_share_an_inbox(emu: str) -> None:
         nc.close()
         del nc
     assert len(seen) == 5
+
+
+def test_start_time_and_up_to_time_follow_the_server(spark: SparkSession) -> None:
+    """``start_time`` starts the read at the first message at or after it; ``up_to_time`` is
+    exclusive, as in a multi_last request (the clock is set for each publish)."""
+    from jsemu.jetstream.timefmt import format_ns
+
+    base = 1_800_000_000_000_000_000
+    with jsemu.Server.in_thread(port=0) as srv:
+        url = srv.server.url
+        srv.control.freeze_clock(base)
+        _fill(url, "T", [], deletes=[])
+        with NatsClient(url) as nc:
+            for i in range(10):
+                srv.control.set_clock(base + i * 1_000_000_000)
+                nc.publish_acked(iter([(f"t.{i % 3}", None, b"%d" % i)]))
+            cut = format_ns(base + 6_000_000_000)
+            want = [m.seq for m in nc.direct_batch("T", {"multi_last": ["t.>"], "up_to_time": cut})]
+        df = _read(spark, url, "T", start_time=format_ns(base + 4_000_000_000))
+        assert [r.seq for r in df.orderBy("seq").collect()] == list(range(5, 11))
+        view = last_per_subject(_read(spark, url, "T"), ["t.>"], up_to_time=cut)
+        assert [r.seq for r in view.collect()] == want == [4, 5, 6]
