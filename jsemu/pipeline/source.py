@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from pyspark.sql.datasource import DataSource, DataSourceReader, DataSourceWriter, InputPartition, WriterCommitMessage
@@ -57,9 +57,12 @@ def _option(options: dict[str, str], name: str) -> str:
     return value
 
 
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+
+
 def row_of(msg: DirectMessage) -> tuple[Any, ...]:
-    """A message as a row of ``SCHEMA``."""
-    when = datetime.fromtimestamp(msg.time_ns // 1000 / 1_000_000, tz=UTC)
+    """A message as a row of ``SCHEMA`` (``time`` exact to the microsecond, ``time_ns`` whole)."""
+    when = _EPOCH + timedelta(microseconds=msg.time_ns // 1000)
     return (msg.stream, msg.seq, msg.subject, when, msg.time_ns, msg.headers, msg.data)
 
 
