@@ -30,6 +30,7 @@ from .requests import MSG_GET_REQUEST
 from .timefmt import go_unix_nano, stamp
 
 if TYPE_CHECKING:
+    from ..server.server import Server
     from .service import JetStream
     from .stream import Stream
 
@@ -102,6 +103,41 @@ def decode_direct_request(data: bytes) -> dict[str, Any]:
     if len(spans) != 1:
         raise GoJSONError("unexpected end of JSON input" if not spans else "invalid character after top-level value")
     return decode_request(data, MSG_GET_REQUEST, strict=False)
+
+
+class _Outbox:
+    """The messages of one reply to a batch or multi-last request, in order: framed in place
+    when the requester is one plain subscription (``hmsg`` from ``Server.hmsg_prefix``),
+    else kept as (header length, message) for ``Server.reply_batch``."""
+
+    __slots__ = ("frames", "hmsg", "items", "size")
+
+    def __init__(self, hmsg: bytes | None) -> None:
+        self.hmsg = hmsg
+        self.frames: list[bytes] = []
+        self.size = 0
+        self.items: list[tuple[int, bytes]] = []
+
+    def add(self, head: bytes, tail: bytes, data: bytes) -> None:
+        """A message whose header block is ``head + tail``."""
+        hlen = len(head) + len(tail)
+        if self.hmsg is not None:
+            self.frames.append(b"%b%d %d\r\n%b%b%b\r\n" % (self.hmsg, hlen, hlen + len(data), head, tail, data))
+            self.size += hlen + len(data)
+        else:
+            self.items.append((hlen, head + tail + data))
+
+    def add_plain(self, data: bytes) -> None:
+        """A message without headers (``no_hdr``)."""
+        self.items.append((-1, data))
+
+    def __bool__(self) -> bool:
+        return bool(self.frames or self.items)
+
+    def send(self, server: Server, reply: bytes) -> None:
+        server.reply_hmsgs(reply, self.frames, self.size)
+        server.reply_batch(reply, self.items)
+        self.frames, self.size, self.items = [], 0, []
 
 
 def _gen_lines(hdr: bytes, lines: bytes) -> bytes:
@@ -352,9 +388,6 @@ class DirectGetResponder:
         prefixes[seq] = cached
         return cached
 
-    def _batch_header(self, seq: int, subject: bytes, hdr: bytes, data: bytes, ts: int, np: int, lseq: int) -> bytes:
-        return self._batch_prefix(seq, subject, hdr, data, ts) + _PENDING % (np, lseq)
-
     # --- endpoints --------------------------------------------------------------------
 
     def _on_payload(self, subject: bytes, reply: bytes | None, hdr_len: int, msg: bytes) -> None:
@@ -515,38 +548,25 @@ class DirectGetResponder:
             batch = 1
         mb = self._max_bytes(req)
         sent_bytes = lseq = 0
-        items: list[tuple[int, bytes]] = []  # (header length, message), sent together
+        out = _Outbox(None if no_hdr else self._server.hmsg_prefix(reply))
         if batch > 0 and is_batch and seq > 0 and not next_for:
-            # Every live message from ``seq`` on: fetched in one go, framed here when the
-            # requester is a plain subscription.
-            hp = None if no_hdr else self._server.hmsg_prefix(reply)
-            frames: list[bytes] = []
-            size = 0
+            # Every live message from ``seq`` on, fetched in one go.
             for mseq, subject, body, ts in store.live_entries(seq, batch):
                 hdr, data = (b"", body) if type(body) is bytes else cast(tuple[bytes, bytes], body)
                 seq = mseq + 1
                 if no_hdr:
-                    items.append((-1, data))
+                    out.add_plain(data)
                 else:
                     if np > 0:
                         np -= 1
-                    pre = self._batch_prefix(mseq, subject, hdr, data, ts)
-                    pend = _PENDING % (np, lseq)
-                    hlen = len(pre) + len(pend)
-                    if hp is not None:
-                        frames.append(b"%b%d %d\r\n%b%b%b\r\n" % (hp, hlen, hlen + len(data), pre, pend, data))
-                        size += hlen + len(data)
-                    else:
-                        items.append((hlen, pre + pend + data))
+                    out.add(self._batch_prefix(mseq, subject, hdr, data, ts), _PENDING % (np, lseq), data)
                 lseq = mseq
                 sent_bytes += len(subject) + len(hdr) + len(data)
                 if sent_bytes >= mb:
                     break
-            if not items and not frames:
+            if not out:
                 self._status(reply, NOT_FOUND)
                 return
-            if frames:
-                self._server.reply_hmsgs(reply, frames, size)
             batch = 0  # done: skip the general loop below
         for i in range(batch):
             if seq > 0 and not next_for:
@@ -562,19 +582,18 @@ class DirectGetResponder:
                 return
             seq = sm.seq + 1
             if no_hdr:
-                block = None
+                out.add_plain(sm.data)
             elif is_batch:
                 if np > 0:
                     np -= 1
-                block = self._batch_header(sm.seq, sm.subject, sm.hdr, sm.data, sm.ts, np, lseq)
+                out.add(self._batch_prefix(sm.seq, sm.subject, sm.hdr, sm.data, sm.ts), _PENDING % (np, lseq), sm.data)
             else:
-                block = self._single_header(sm)
+                out.add(self._single_header(sm), b"", sm.data)
             lseq = sm.seq
-            items.append((-1, sm.data) if block is None else (len(block), block + sm.data))
             sent_bytes += len(sm.subject) + len(sm.hdr) + len(sm.data)
             if sent_bytes >= mb:
                 break
-        self._server.reply_batch(reply, items)
+        out.send(self._server, reply)
         if is_batch:
             if store.last_seq > valid_through:
                 np = store.num_pending(seq, filt)
@@ -613,27 +632,17 @@ class DirectGetResponder:
         batch: int = req.get("batch") or 0
         np = len(seqs)
         lseq = sent = sent_bytes = 0
-        items: list[tuple[int, bytes]] = []  # (header length, message), sent together
-        hp = self._server.hmsg_prefix(reply)  # else frames are made here
-        frames: list[bytes] = []
-        size = 0
+        out = _Outbox(self._server.hmsg_prefix(reply))
         for seq, entry in zip(seqs, store.entries(seqs)):
             np -= 1
             if seq < min_seq:
                 continue
             if entry is None:
-                self._server.reply_hmsgs(reply, frames, size)
-                self._server.reply_batch(reply, items)
+                out.send(self._server, reply)
                 self._status(reply, NOT_FOUND)
                 return
             _, _, _, pre, data, nbytes = self._prefix_of(seq, entry)
-            pend = _PENDING % (np, lseq)
-            hlen = len(pre) + len(pend)
-            if hp is not None:
-                frames.append(b"%b%d %d\r\n%b%b%b\r\n" % (hp, hlen, hlen + len(data), pre, pend, data))
-                size += hlen + len(data)
-            else:
-                items.append((hlen, pre + pend + data))
+            out.add(pre, _PENDING % (np, lseq), data)
             lseq = seq
             sent_bytes += nbytes
             if sent_bytes >= mb:
@@ -641,8 +650,7 @@ class DirectGetResponder:
             sent += 1
             if batch > 0 and sent >= batch:
                 break
-        self._server.reply_hmsgs(reply, frames, size)
-        self._server.reply_batch(reply, items)
+        out.send(self._server, reply)
         self._status(
             reply,
             b"NATS/1.0 204 EOB\r\nNats-Num-Pending: %d\r\nNats-Last-Sequence: %d\r\nNats-UpTo-Sequence: %d\r\n\r\n"

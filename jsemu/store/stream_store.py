@@ -643,38 +643,11 @@ class StreamStore:
         return seq, ts
 
     def append_plain(self, subject: bytes, data: bytes) -> int:
-        """``append(subject, b"", data)[0]`` for the publish hot path (``bytes`` arguments only).
-
-        With no limits configured and a subject seen before, none of append's checks can
-        apply, so the message goes straight into the slot lists; otherwise this is append.
-        """
-        if not self._unlimited or not self._msgs or not subject or len(data) > _FILE_RECORD_MAX - 1024:
-            return self.append(subject, b"", data)[0]
-        seq = self._last + 1
-        ts = self._clock.now_ns()
-        st = self._fss.get(subject)
-        if st is None:
-            st = self._fss[subject] = _Subj(subject, seq)
-            self._tree_pending.append(st)
-            if self._match_memo:
-                self._match_memo.clear()
-        else:
-            seqs = st.seqs
-            if type(seqs) is array:
-                seqs.append(seq)
-                if len(seqs) > _SMALL_MAX:
-                    st.seqs = _sorted_list(seqs)
-            else:
-                cast(_SortedSeqs, seqs).add(seq)
-            subject = st.subject  # one shared bytes object per subject
-        self._subj.append(subject)
-        self._body.append(data)
-        self._ts.append(ts)
-        self._msgs += 1
-        self._bytes += len(subject) + len(data) + self._overhead
-        self._last = seq
-        self._last_ts = ts
-        return seq
+        """``append(subject, b"", data)[0]`` for the publish path (``bytes`` arguments only):
+        through ``append_columns`` when no limit applies, else ``append``."""
+        if self.append_columns((subject,), (data,)):
+            return self._last
+        return self.append(subject, b"", data)[0]
 
     def append_columns(self, subjects: Sequence[bytes], datas: Sequence[bytes]) -> bool:
         """``append(subject, b"", data)`` for each pair, in order, or nothing (False) unless no
