@@ -18,11 +18,11 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
+from .app import Server
 from .config import load_config
 from .conformance import command as conformance_command
 from .pipeline import command as pipeline_command
 from .server.options import NATS_VERSION, ServerOptions
-from .server.server import Server
 
 __all__ = ["build_parser", "main"]
 
@@ -104,7 +104,7 @@ async def serve(options: ServerOptions) -> None:
         if options.cluster_size > 1:
             peers = ", ".join(server.jetstream.peer_names) if server.jetstream else ""
             _log("INF", f"  Simulated cluster {options.cluster_name or 'jsemu'!r}: {peers}")
-    _log("INF", "  Control plane on $JSEMU.API.> (see jsemu.testing.control)")
+    _log("INF", "  Control plane on $JSEMU.API.> (see jsemu.control)")
     if server.monitor is not None:
         _log("INF", f"Starting http monitor on {options.host}:{server.monitor.port}")
     _log("INF", f"Listening for client connections on {options.host}:{server.port}")

@@ -114,7 +114,7 @@ def _server_conf(scenario: Scenario) -> dict[str, Any]:
 
 
 async def _run_spawned_jsemu(scenario: Scenario, want: list[list[str]]) -> list[list[str]]:
-    from ..server.server import Server
+    from ..app import Server
 
     srv = Server(**scenario.server)
     await srv.start()
@@ -190,7 +190,7 @@ async def _run_api(target: str, binary: str, case: ApiCase, entries: list[dict[s
     want = [e["reply"] for e in entries]
     try:
         if target == "spawn-jsemu":
-            from ..server.server import Server
+            from ..app import Server
 
             async with Server() as srv:
                 got = await run_api_case("127.0.0.1", srv.port, case)

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..protocol.gojson import GoJSONError
 from ..protocol.headers import api_level_too_high
-from ..server.options import API_LEVEL
+from ..version import API_LEVEL
 from .errors import ApiError, api_error
 from .requests import decode_request
 

@@ -22,12 +22,12 @@ from typing import TYPE_CHECKING, Any, cast
 
 from ..protocol.gojson import GoJSONError, decode_request, scan_values
 from ..protocol.headers import api_level_too_high
-from ..server.options import API_LEVEL
 from ..server.sublist import Subscription
 from ..store import StoredMsg, StreamStore, TooManyResults
+from ..timefmt import go_unix_nano, stamp
+from ..version import API_LEVEL
 from .internal import InternalSubscriber
 from .requests import MSG_GET_REQUEST
-from .timefmt import go_unix_nano, stamp
 
 if TYPE_CHECKING:
     from ..server.server import Server

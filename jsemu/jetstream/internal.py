@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from ..server.sublist import Subscription
 
 if TYPE_CHECKING:
-    from ..server.server import FastHandler
+    from ..server.subscriber import FastHandler
 
 __all__ = ["DeliverFn", "InternalSubscriber"]
 

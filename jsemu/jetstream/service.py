@@ -14,11 +14,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..protocol.gojson import dumps
-from ..server.options import API_LEVEL
 from ..server.sublist import Subscription
 from ..store import Clock, ControlledClock
 from ..subject_transform import SubjectTransform, TransformError
 from ..subjects import is_valid_subject, subjects_collide
+from ..version import API_LEVEL
 from . import stream_api as _stream_api  # noqa: F401 - registers the handlers
 from .api import API_PREFIX, ApiRequest, QuietError, find_handler
 from .direct_get import DirectGetResponder

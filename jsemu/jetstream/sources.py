@@ -15,9 +15,9 @@ from typing import TYPE_CHECKING, Any
 
 from ..protocol.headers import remove_header, remove_header_prefix, slice_header
 from ..store import StoredMsg
+from ..timefmt import format_ns
 from .gohash import go_hash
 from .stream_config import compose_iname
-from .timefmt import format_ns
 from .upstream import UpstreamLink
 
 if TYPE_CHECKING:

@@ -15,11 +15,11 @@ from ..protocol.gojson import dumps
 from ..protocol.headers import parse_uint_header, remove_header, remove_header_status, slice_header
 from ..store import DedupWindow, StoreError, StoreLimits, StreamStore
 from ..subject_transform import SubjectTransform
+from ..timefmt import format_ns
 from .errors import ApiError, api_error, wrap_error
 from .gohash import go_hash
 from .replicas import Peer, ReplicaSet, ReplicatedStore
 from .stream_config import StreamConfig, config_json
-from .timefmt import format_ns
 
 if TYPE_CHECKING:
     from ..server.sublist import Subscription

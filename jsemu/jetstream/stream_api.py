@@ -11,6 +11,7 @@ import base64
 from typing import TYPE_CHECKING, Any
 
 from ..protocol.gojson import dumps
+from ..timefmt import format_ns, go_unix_nano
 from .api import ApiRequest, QuietError, api, error_response, is_empty_request, is_json_object_or_array, response_type
 from .errors import ApiError, api_error, wrap_error
 from .requests import (
@@ -25,7 +26,6 @@ from .requests import (
 )
 from .stream import MAX_SUBJECT_DETAILS
 from .stream_config import check_stream_config, config_from_request, set_static_metadata
-from .timefmt import format_ns, go_unix_nano
 
 if TYPE_CHECKING:
     from .service import JetStream

@@ -14,7 +14,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..server.options import API_LEVEL, NATS_VERSION
 from ..subject_transform import SubjectTransform, TransformError
 from ..subjects import (
     is_valid_literal_subject,
@@ -23,9 +22,10 @@ from ..subjects import (
     subject_is_subset_match,
     subjects_collide,
 )
+from ..timefmt import format_ns
+from ..version import API_LEVEL, NATS_VERSION
 from .errors import ApiError, api_error
 from .gohash import go_hash
-from .timefmt import format_ns
 
 __all__ = [
     "DEFAULT_DUPLICATE_WINDOW",

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..store import StoredMsg
 from ..subject_transform import SubjectTransform, TransformError
-from .timefmt import go_unix_nano
+from ..timefmt import go_unix_nano
 
 if TYPE_CHECKING:
     from .service import JetStream

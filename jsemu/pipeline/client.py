@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any, Self
 from urllib.parse import urlparse
 
-from ..jetstream.timefmt import parse_rfc3339_ns
+from ..timefmt import parse_rfc3339_ns
 
 __all__ = ["DirectMessage", "JetStreamError", "NatsClient"]
 

@@ -29,7 +29,7 @@ from typing import Any
 from pyspark.sql.datasource import DataSource, DataSourceReader, DataSourceWriter, InputPartition, WriterCommitMessage
 from pyspark.sql.types import StructType
 
-from ..jetstream.timefmt import format_ns, parse_rfc3339_ns
+from ..timefmt import format_ns, parse_rfc3339_ns
 from .client import DirectMessage, JetStreamError, NatsClient
 
 __all__ = ["SCHEMA", "JetStreamDataSource"]

@@ -15,7 +15,7 @@ from datetime import datetime
 from pyspark.sql import Column, DataFrame, Window
 from pyspark.sql import functions as F
 
-from ..jetstream.timefmt import parse_rfc3339_ns
+from ..timefmt import parse_rfc3339_ns
 
 __all__ = ["filter_regex", "last_per_subject", "matches", "next_by_subject", "subject_counts"]
 

@@ -16,18 +16,16 @@ import shutil
 import sys
 import tempfile
 import time
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 from urllib.parse import parse_qs, urlsplit
 
-from .. import __version__
-from ..jetstream.stream_config import config_json
-from ..jetstream.timefmt import format_ns
-from .options import API_LEVEL, NATS_VERSION, PROTO_VERSION
+from ..timefmt import format_ns
+from ..version import NATS_VERSION, PROTO_VERSION, __version__
 
 if TYPE_CHECKING:
     from .server import Server
 
-__all__ = ["Monitor", "go_duration", "uptime"]
+__all__ = ["JetStreamReport", "Monitor", "go_duration", "uptime"]
 
 _CONNZ_LIMIT = 1024
 #: nats-server 2.15.1's feature flags, as /varz reports them.
@@ -72,11 +70,34 @@ def _trim(value: float) -> str:
     return f"{value:.3f}".rstrip("0").rstrip(".")
 
 
+class JetStreamReport(Protocol):
+    """What /varz and /jsz show of JetStream, handed in by the wiring (``jsemu.app``) so
+    that this module knows nothing of streams."""
+
+    def stats(self) -> dict[str, Any]:
+        """``JetStreamStats``: memory, storage, reservations, accounts, HA assets, API counts."""
+        ...
+
+    def totals(self) -> tuple[int, int, int]:
+        """Streams, messages and bytes over every stream."""
+        ...
+
+    def api_counts(self) -> tuple[int, int]:
+        """API requests and API errors so far."""
+        ...
+
+    def stream_detail(self, config: bool) -> list[dict[str, Any]]:
+        """``StreamDetail`` of each stream by name (with its config if asked)."""
+        ...
+
+
 class Monitor:
     """Serves the monitoring endpoints of one server."""
 
-    def __init__(self, server: Server) -> None:
+    def __init__(self, server: Server, jetstream: JetStreamReport | None = None) -> None:
         self.server = server
+        #: JetStream's figures; None: JetStream is off.
+        self.jetstream = jetstream
         self.requests: dict[str, int] = {}
         self._listener: asyncio.base_events.Server | None = None
         self.port = 0
@@ -154,34 +175,6 @@ class Monitor:
             "strict": True,
         }
 
-    def _jetstream_stats(self) -> dict[str, Any]:
-        js = self.server.jetstream
-        memory = storage = reserved_memory = reserved_storage = 0
-        ha = 0
-        if js is not None:
-            for stream in js.streams.values():
-                if stream.config.storage == "memory":
-                    memory += stream.store.bytes
-                    reserved_memory += max(0, stream.config.max_bytes)
-                else:
-                    storage += stream.store.bytes
-                    reserved_storage += max(0, stream.config.max_bytes)
-                if stream.config.num_replicas > 1:
-                    ha += 1
-        return {
-            "memory": memory,
-            "storage": storage,
-            "reserved_memory": reserved_memory,
-            "reserved_storage": reserved_storage,
-            "accounts": 1 if js is not None else 0,
-            "ha_assets": ha,
-            "api": {
-                "level": API_LEVEL,
-                "total": js.api_total if js is not None else 0,
-                "errors": js.api_errors if js is not None else 0,
-            },
-        }
-
     def varz(self, query: dict[str, str]) -> dict[str, Any]:
         server = self.server
         opts = server.options
@@ -217,10 +210,10 @@ class Monitor:
             "mqtt": {},
             "websocket": {},
         }
-        if server.jetstream is not None:
+        if self.jetstream is not None:
             out["jetstream"] = {
                 "config": self._jetstream_config(),
-                "stats": self._jetstream_stats(),
+                "stats": self.jetstream.stats(),
                 "limits": {"default_max_consumers": 1000},
             }
         start = server.start_ns
@@ -266,20 +259,22 @@ class Monitor:
         return out
 
     def jsz(self, query: dict[str, str]) -> dict[str, Any]:
-        js = self.server.jetstream
+        js = self.jetstream
         if js is None:
             return {"server_id": self.server.server_id, "now": self._now(), "disabled": True}
-        out: dict[str, Any] = self._jetstream_stats()
+        out: dict[str, Any] = js.stats()
         out["server_id"] = self.server.server_id
         out["now"] = self._now()
         out["config"] = self._jetstream_config()
         out["limits"] = {"default_max_consumers": 1000}
-        out["streams"] = len(js.streams)
+        streams, messages, size = js.totals()
+        out["streams"] = streams
         out["consumers"] = 0
-        out["messages"] = sum(s.store.msgs for s in js.streams.values())
-        out["bytes"] = sum(s.store.bytes for s in js.streams.values())
+        out["messages"] = messages
+        out["bytes"] = size
         if _truthy(query.get("streams")) or _truthy(query.get("accounts")):
-            stats = self._jetstream_stats()
+            stats = js.stats()
+            api_total, api_errors = js.api_counts()
             detail: dict[str, Any] = {
                 "name": "$G",
                 "id": "$G",
@@ -289,19 +284,10 @@ class Monitor:
                 "reserved_storage": 18446744073709551615,
                 "accounts": 0,
                 "ha_assets": 0,
-                "api": {"level": 0, "total": js.api_total, "errors": js.api_errors},
+                "api": {"level": 0, "total": api_total, "errors": api_errors},
             }
             if _truthy(query.get("streams")):
-                streams = []
-                for name in sorted(js.streams):
-                    stream = js.streams[name]
-                    item: dict[str, Any] = {"name": name, "created": format_ns(stream.created_ns)}
-                    item["cluster"] = stream.cluster_json()
-                    if _truthy(query.get("config")):
-                        item["config"] = config_json(stream.config, dynamic_metadata=False)
-                    item["state"] = stream.state_json()
-                    streams.append(item)
-                detail["stream_detail"] = streams
+                detail["stream_detail"] = js.stream_detail(_truthy(query.get("config")))
             out["account_details"] = [detail]
         out["total"] = 1
         return out

@@ -5,14 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..protocol.parser import MAX_CONTROL_LINE, MAX_PAYLOAD
+from ..version import API_LEVEL, NATS_VERSION, PROTO_VERSION  # re-exported: older import path
 
 __all__ = ["API_LEVEL", "NATS_VERSION", "PROTO_VERSION", "ServerOptions"]
-
-#: The nats-server release whose wire behaviour jsemu reproduces.
-NATS_VERSION = "2.15.1"
-PROTO_VERSION = 1
-#: JetStream API level reported by nats-server 2.15 (``api_lvl`` in INFO).
-API_LEVEL = 5
 
 
 @dataclass

@@ -3,36 +3,27 @@
 from __future__ import annotations
 
 import asyncio
-import concurrent.futures
 import os
 import random
 import sys
-import threading
 import time
 from collections import deque
 from collections.abc import Callable, Sequence
-from typing import Any, Self
+from typing import Any, Protocol, Self
 
-from .. import __version__
-from ..jetstream.service import JetStream
-from ..store import Clock
-from ..testing.control import ControlPlane
-from ..testing.control_api import ControlApi
+from ..version import API_LEVEL, NATS_VERSION, PROTO_VERSION, __version__
 from .connection import ClientConnection
 from .faults import FaultInjector
-from .monitor import Monitor
-from .options import API_LEVEL, NATS_VERSION, PROTO_VERSION, ServerOptions
+from .monitor import JetStreamReport, Monitor
+from .options import ServerOptions
 from .queue_policy import QueuePolicies
 from .sublist import Sublist, Subscription
+from .subscriber import FastHandler
 
-__all__ = ["Server", "ThreadedServer"]
+__all__ = ["Server", "Service"]
 
 # Entries in the fast route and reply plan caches before they start over.
 _FAST_ROUTES_MAX = 1 << 18
-
-#: Takes client publishes on its subjects as columns: subjects, replies, header lengths
-#: (None: all -1, no headers) and messages.
-FastHandler = Callable[[Sequence[bytes], Sequence[bytes | None], Sequence[int] | None, Sequence[bytes]], None]
 
 #: (subscription, its connection, b"HMSG <reply> <sid> ", b"MSG <reply> <sid> ")
 _ReplyTarget = tuple[Subscription, ClientConnection, bytes, bytes]
@@ -49,14 +40,20 @@ def _nkey_like(prefix: str) -> str:
     return prefix + os.urandom(55).translate(_BASE32).decode()
 
 
-class Server:
-    """An in-process NATS server.
+class Service(Protocol):
+    """Something started with the server once its listener is up (JetStream, the control API)."""
 
-    >>> async with Server() as srv:      # doctest: +SKIP
-    ...     nc = await nats.connect(srv.url)
+    def start(self) -> None: ...
+
+
+class Server:
+    """The NATS core: listener, connections, subscriptions, routing, monitoring port.
+
+    It knows nothing of JetStream or the control plane: :class:`jsemu.app.Server` (the
+    ``jsemu.Server`` of the README) adds them through ``services`` and ``jetstream_report``.
     """
 
-    def __init__(self, options: ServerOptions | None = None, *, clock: Clock | None = None, **kwargs: Any) -> None:
+    def __init__(self, options: ServerOptions | None = None, **kwargs: Any) -> None:
         if options is None:
             options = ServerOptions(**kwargs)
         elif kwargs:
@@ -95,13 +92,12 @@ class Server:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._port = options.port
         self._info_base: dict[str, Any] = {}
-        #: The JetStream service (None when JetStream is off); ``clock`` drives its timestamps.
-        self.jetstream: JetStream | None = JetStream(self, clock) if options.jetstream else None
+        #: Started in order once the listener is up (the wiring adds JetStream and the control API).
+        self.services: list[Service] = []
+        #: JetStream's figures for the monitoring port (None: it shows JetStream off).
+        self.jetstream_report: JetStreamReport | None = None
         #: The HTTP monitoring port (``http_port``), while running.
         self.monitor: Monitor | None = None
-        #: What tests can do to this server that a real one can't (``$JSEMU.API`` too).
-        self.control = ControlPlane(self)
-        self._control_api = ControlApi(self, self.control)
         #: With a JetStream domain, the prefix of subjects mapped onto the local JetStream API.
         self.domain_api = f"$JS.{options.domain}.API.".encode() if options.jetstream and options.domain else None
 
@@ -122,11 +118,10 @@ class Server:
         sock = self._listener.sockets[0]
         self._port = sock.getsockname()[1]
         self._info_base = self._build_info()
-        if self.jetstream is not None:
-            self.jetstream.start()
-        self._control_api.start()
+        for service in self.services:
+            service.start()
         if opts.http_port:  # 0 or None: no monitoring port; -1: a random one
-            self.monitor = Monitor(self)
+            self.monitor = Monitor(self, self.jetstream_report)
             await self.monitor.start(opts.host, opts.http_port)
         return self
 
@@ -147,13 +142,6 @@ class Server:
 
     async def __aexit__(self, *exc: object) -> None:
         await self.stop()
-
-    @classmethod
-    def in_thread(
-        cls, options: ServerOptions | None = None, *, clock: Clock | None = None, **kwargs: Any
-    ) -> ThreadedServer:
-        """Start a server on its own event loop in a daemon thread (for synchronous code)."""
-        return ThreadedServer(cls(options, clock=clock, **kwargs))
 
     @property
     def loop(self) -> asyncio.AbstractEventLoop:
@@ -527,90 +515,3 @@ class Server:
             for conn in dirty:
                 conn.flush()
             dirty = self._dirty
-
-
-class _ThreadSafeControl:
-    """``ControlPlane`` methods, marshalled onto a :class:`ThreadedServer`'s loop."""
-
-    def __init__(self, threaded: ThreadedServer) -> None:
-        self._threaded = threaded
-
-    def __getattr__(self, name: str) -> Callable[..., Any]:
-        method = getattr(self._threaded.server.control, name)
-        if not callable(method):
-            raise AttributeError(name)  # noqa: TRY004 - not a method: no such attribute here
-
-        def call(*args: Any, **kwargs: Any) -> Any:
-            return self._threaded.call(method, *args, **kwargs)
-
-        call.__name__ = name
-        call.__doc__ = method.__doc__
-        return call
-
-
-class ThreadedServer:
-    """A :class:`Server` running on an event loop in a background thread."""
-
-    def __init__(self, server: Server) -> None:
-        self.server = server
-        self._loop = asyncio.new_event_loop()
-        self._started = threading.Event()
-        self._error: BaseException | None = None
-        self._thread = threading.Thread(target=self._run, name="jsemu-server", daemon=True)
-        self._thread.start()
-        self._started.wait()
-        if self._error is not None:
-            raise self._error
-
-    def _run(self) -> None:
-        asyncio.set_event_loop(self._loop)
-        try:
-            self._loop.run_until_complete(self.server.start())
-        except BaseException as exc:  # noqa: BLE001 - re-raised in the starting thread
-            self._error = exc
-            self._started.set()
-            return
-        self._started.set()
-        self._loop.run_forever()
-        self._loop.run_until_complete(self.server.stop())
-        self._loop.close()
-
-    @property
-    def url(self) -> str:
-        return self.server.url
-
-    @property
-    def port(self) -> int:
-        return self.server.port
-
-    def call(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
-        """Run ``fn`` on the server's loop thread and return its result (or raise its error):
-        the safe way to touch the server from the thread that started it."""
-        if threading.current_thread() is self._thread:
-            return fn(*args, **kwargs)
-        future: concurrent.futures.Future[Any] = concurrent.futures.Future()
-
-        def run() -> None:
-            try:
-                future.set_result(fn(*args, **kwargs))
-            except BaseException as exc:  # noqa: BLE001 - handed to the caller
-                future.set_exception(exc)
-
-        self._loop.call_soon_threadsafe(run)
-        return future.result(timeout=30)
-
-    @property
-    def control(self) -> _ThreadSafeControl:
-        """The server's control plane, each call run on the server's loop thread."""
-        return _ThreadSafeControl(self)
-
-    def stop(self) -> None:
-        if self._loop.is_running():
-            self._loop.call_soon_threadsafe(self._loop.stop)
-            self._thread.join()
-
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()

@@ -13,19 +13,12 @@ to publishes.
 
 from __future__ import annotations
 
-from typing import Any, Protocol
+from typing import Any
 
 from ..subjects import is_valid_sub_subject
+from .subscriber import Subscriber
 
 __all__ = ["MatchResult", "Sublist", "Subscriber", "Subscription"]
-
-
-class Subscriber(Protocol):
-    """Whoever owns a subscription: a client connection or an internal handler."""
-
-    def deliver(self, sub: Subscription, subject: bytes, reply: bytes | None, hdr: int, msg: bytes) -> bool:
-        """Hand over one message; False if it was not delivered (e.g. echo is off)."""
-        ...
 
 
 class Subscription:

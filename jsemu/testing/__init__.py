@@ -1,5 +1,6 @@
-"""Test support: the control plane (replication, faults, responders, clock, inspection)."""
+"""Test support: the pytest plugin and trace formatting. The control plane lives in
+:mod:`jsemu.control`; its names stay importable from here for existing tests."""
 
-from .control import ControlError, ControlPlane, DirectGetAnswer
+from ..control import ControlError, ControlPlane, DirectGetAnswer
 
 __all__ = ["ControlError", "ControlPlane", "DirectGetAnswer"]

@@ -26,8 +26,8 @@ from typing import Any
 
 import pytest
 
+from ..app import Server, ThreadedServer
 from ..server.options import ServerOptions
-from ..server.server import Server, ThreadedServer
 from .trace import format_trace
 
 try:  # pytest-asyncio provides async fixtures; without it only the sync fixtures work

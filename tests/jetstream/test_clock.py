@@ -11,7 +11,7 @@ import json
 import nats
 
 import jsemu
-from jsemu.jetstream.timefmt import format_ns
+from jsemu.timefmt import format_ns
 from jsemu.store import ManualClock
 
 SECOND = 1_000_000_000

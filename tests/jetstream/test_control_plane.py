@@ -16,7 +16,7 @@ from nats.aio.client import Client
 from nats.errors import NoRespondersError, TimeoutError
 
 import jsemu
-from jsemu.jetstream.timefmt import format_ns
+from jsemu.timefmt import format_ns
 
 SECOND = 1_000_000_000
 T0 = 1_800_000_000_000_000_000  # 2027-01-15T08:00:00Z

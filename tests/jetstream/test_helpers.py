@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from jsemu.jetstream.timefmt import ZERO_TIME, format_ns, parse_rfc3339_ns
+from jsemu.timefmt import ZERO_TIME, format_ns, parse_rfc3339_ns
 from jsemu.protocol.headers import parse_uint_header, remove_header, remove_header_status, slice_header
 from jsemu.subjects import subject_is_subset_match, subjects_collide
 

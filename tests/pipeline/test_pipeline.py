@@ -285,7 +285,7 @@ def test_clients_never_share_an_inbox(emu: str) -> None:
 def test_start_time_and_up_to_time_follow_the_server(spark: SparkSession) -> None:
     """``start_time`` starts the read at the first message at or after it; ``up_to_time`` is
     exclusive, as in a multi_last request (the clock is set for each publish)."""
-    from jsemu.jetstream.timefmt import format_ns
+    from jsemu.timefmt import format_ns
 
     base = 1_800_000_000_000_000_000
     with jsemu.Server.in_thread(port=0) as srv:

@@ -1,7 +1,7 @@
 """The control plane over NATS: ``$JSEMU.API.<METHOD>`` requests with a JSON object of
 arguments, for a jsemu server running in another process (``jsemu serve``).
 
-``METHOD`` is a :class:`~jsemu.testing.control.ControlPlane` method name in upper case
+``METHOD`` is a :class:`~jsemu.control.plane.ControlPlane` method marked ``@remote``, in upper case
 (``PAUSE``, ``SET_LAG``, ``PEER_DOWN``, ``ADVANCE_CLOCK``, ``ANSWERS`` ...). The reply is
 ``{"ok":true,"result":...}`` or ``{"ok":false,"error":"..."}``; a request without a reply
 subject is carried out silently. ``$JSEMU.API.METHODS`` lists the methods.
@@ -13,11 +13,12 @@ import dataclasses
 import inspect
 import json
 import logging
+from types import MethodType
 from typing import TYPE_CHECKING, Any
 
 from ..jetstream.internal import InternalSubscriber
 from ..server.sublist import Subscription
-from .control import ControlError, ControlPlane
+from .plane import ControlError, ControlPlane, remote_methods
 
 if TYPE_CHECKING:
     from ..server.server import Server
@@ -28,35 +29,9 @@ log = logging.getLogger("jsemu.control")
 
 CONTROL_PREFIX = "$JSEMU.API."
 
-#: The control plane methods reachable over NATS.
-METHODS = (
-    "pause",
-    "resume",
-    "catch_up",
-    "set_lag",
-    "peers",
-    "mirror_state",
-    "peer_down",
-    "peer_up",
-    "step_down",
-    "fault",
-    "drop",
-    "delay",
-    "answer_status",
-    "faults",
-    "clear_fault",
-    "clear_faults",
-    "responder_policy",
-    "seed",
-    "now",
-    "freeze_clock",
-    "advance_clock",
-    "set_clock",
-    "resume_clock",
-    "answers",
-    "clear_answers",
-    "reset",
-)
+#: The control plane methods reachable over NATS (those marked ``@remote``), by name.
+_REMOTE = remote_methods(ControlPlane)
+METHODS = tuple(_REMOTE)
 
 
 def _jsonable(value: Any) -> Any:
@@ -83,7 +58,8 @@ class ControlApi:
         name = method.lower()
         if name == "methods":
             return {"ok": True, "result": [m.upper() for m in METHODS]}
-        if name not in METHODS:
+        fn = _REMOTE.get(name)
+        if fn is None:
             return {"ok": False, "error": f"unknown control method {method!r}"}
         try:
             args = json.loads(data) if data.strip() else {}
@@ -91,13 +67,13 @@ class ControlApi:
             return {"ok": False, "error": f"invalid JSON: {exc}"}
         if not isinstance(args, dict):
             return {"ok": False, "error": "the request must be a JSON object of arguments"}
-        fn = getattr(self.control, name)
+        bound = MethodType(fn, self.control)
         try:
-            inspect.signature(fn).bind(**args)
+            inspect.signature(bound).bind(**args)
         except TypeError as exc:
             return {"ok": False, "error": f"{method.upper()}: {exc}"}
         try:
-            result = fn(**args)
+            result = bound(**args)
         except (ControlError, ValueError, TypeError) as exc:
             return {"ok": False, "error": str(exc)}
         return {"ok": True, "result": _jsonable(result)}

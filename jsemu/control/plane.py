@@ -2,7 +2,7 @@
 
 Modelled on moto's ``/moto-api``: plain methods on ``server.control`` for tests in the
 same process, and the same methods over NATS requests on ``$JSEMU.API.<METHOD>`` (see
-:mod:`jsemu.testing.control_api`) for a server running as a separate process.
+:mod:`jsemu.control.nats_api`) for a server running as a separate process.
 
 * replication: pause / resume a stream peer, a mirror or a source, hold it N messages
   behind, catch it up;
@@ -19,24 +19,39 @@ Call the methods from the server's event loop thread (or over ``$JSEMU.API``).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..jetstream.replicas import ReplicationError
 from ..server.queue_policy import Prefer, RoundRobin
 from ..store import ControlledClock, ManualClock
 
 if TYPE_CHECKING:
+    from ..app import Server
     from ..jetstream.mirror import MirrorLink
     from ..jetstream.replicas import ReplicaSet
     from ..jetstream.service import JetStream
     from ..jetstream.stream import Stream
     from ..jetstream.upstream import UpstreamLink
-    from ..server.server import Server
 
-__all__ = ["ControlError", "ControlPlane", "DirectGetAnswer"]
+__all__ = ["ControlError", "ControlPlane", "DirectGetAnswer", "remote", "remote_methods"]
 
 DIRECT_GET_FILTER = "$JS.API.DIRECT.GET.>"
+
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def remote(fn: _F) -> _F:
+    """Mark a :class:`ControlPlane` method as reachable over ``$JSEMU.API.<METHOD>``."""
+    fn.__jsemu_remote__ = True  # type: ignore[attr-defined]
+    return fn
+
+
+def remote_methods(cls: type) -> dict[str, Callable[..., Any]]:
+    """The methods marked with :func:`remote` by name, in definition order (an alias
+    counts under its own name)."""
+    return {name: attr for name, attr in vars(cls).items() if getattr(attr, "__jsemu_remote__", False)}
 
 
 class ControlError(ValueError):
@@ -95,6 +110,7 @@ class ControlPlane:
 
     # --- replication ------------------------------------------------------------------
 
+    @remote
     def pause(self, stream: str, peer: str | None = None, source: str | None = None) -> None:
         """Stop a follower (``peer``), a mirror (neither) or the copying from one of the
         stream's sources (``source``) from applying anything new."""
@@ -103,6 +119,7 @@ class ControlPlane:
         else:
             _wrap(self._replicas(stream).pause, peer)
 
+    @remote
     def resume(self, stream: str, peer: str | None = None, source: str | None = None) -> None:
         """Let a paused or held follower, mirror or source run again; it catches up at once."""
         if peer is None:
@@ -112,6 +129,7 @@ class ControlPlane:
 
     catch_up = resume
 
+    @remote
     def set_lag(self, stream: str, messages: int, peer: str | None = None, source: str | None = None) -> None:
         """Keep a follower, mirror or source exactly ``messages`` behind from now on."""
         if messages < 0:
@@ -121,6 +139,7 @@ class ControlPlane:
         else:
             _wrap(self._replicas(stream).set_lag, peer, messages)
 
+    @remote
     def peers(self, stream: str) -> list[dict[str, Any]]:
         """Each peer of the stream: name, leader, applied, lag, paused, held lag, offline."""
         replicas = self._replicas(stream)
@@ -137,6 +156,7 @@ class ControlPlane:
             for p in replicas.peers
         ]
 
+    @remote
     def mirror_state(self, stream: str) -> dict[str, Any]:
         link = self._mirror(stream)
         return {
@@ -151,20 +171,24 @@ class ControlPlane:
 
     # --- faults -----------------------------------------------------------------------
 
+    @remote
     def peer_down(self, stream: str, peer: str) -> None:
         """Take a peer offline: its Direct Get responders leave; a leader is replaced."""
         replicas = self._replicas(stream)
         _wrap(replicas.set_offline, peer, True)
 
+    @remote
     def peer_up(self, stream: str, peer: str) -> None:
         replicas = self._replicas(stream)
         _wrap(replicas.set_offline, peer, False)
 
+    @remote
     def step_down(self, stream: str, to: str | None = None) -> str:
         """Move the stream's leadership (to ``to`` if given); returns the new leader."""
         leader: str = _wrap(self._replicas(stream).step_down, to).name
         return leader
 
+    @remote
     def fault(
         self,
         filter: str,
@@ -182,26 +206,33 @@ class ControlPlane:
             raise ControlError(str(exc)) from None
         return rule.id
 
+    @remote
     def drop(self, filter: str, count: int = 1) -> int:
         return self.fault(filter, "drop", count)
 
+    @remote
     def delay(self, filter: str, seconds: float, count: int = 1) -> int:
         return self.fault(filter, "delay", count, delay=seconds)
 
+    @remote
     def answer_status(self, filter: str, status: int, description: str = "", count: int = 1) -> int:
         return self.fault(filter, "status", count, status=status, description=description)
 
+    @remote
     def faults(self) -> list[dict[str, object]]:
         return [f.as_dict() for f in self.server.faults.rules]
 
+    @remote
     def clear_fault(self, id: int) -> bool:
         return self.server.faults.remove(id)
 
+    @remote
     def clear_faults(self) -> None:
         self.server.faults.clear()
 
     # --- responders -------------------------------------------------------------------
 
+    @remote
     def responder_policy(
         self, policy: str, prefer: list[str] | str | None = None, filter: str = DIRECT_GET_FILTER
     ) -> None:
@@ -222,6 +253,7 @@ class ControlPlane:
         else:
             raise ControlError(f"unknown policy {policy!r}: use random, round_robin or prefer")
 
+    @remote
     def seed(self, seed: int) -> None:
         """Seed the random choices (queue group members, raft group names)."""
         self.server.rng.seed(seed)
@@ -234,9 +266,11 @@ class ControlPlane:
             raise ControlError(f"the server's clock ({type(clock).__name__}) can not be controlled")
         return clock
 
+    @remote
     def now(self) -> int:
         return self.js.clock.now_ns()
 
+    @remote
     def freeze_clock(self, at_ns: int | None = None) -> int:
         clock = self._clock()
         if isinstance(clock, ManualClock):
@@ -245,16 +279,19 @@ class ControlPlane:
             return clock.now_ns()
         return clock.freeze(at_ns)
 
+    @remote
     def advance_clock(self, ns: int = 0, seconds: float = 0.0) -> int:
         clock = self._clock()
         clock.advance(ns + round(seconds * 1_000_000_000))
         return clock.now_ns()
 
+    @remote
     def set_clock(self, ns: int) -> int:
         clock = self._clock()
         clock.set(ns)
         return clock.now_ns()
 
+    @remote
     def resume_clock(self) -> int:
         clock = self._clock()
         if isinstance(clock, ControlledClock):
@@ -263,6 +300,7 @@ class ControlPlane:
 
     # --- inspect ----------------------------------------------------------------------
 
+    @remote
     def answers(self, clear: bool = False) -> list[DirectGetAnswer]:
         """Who answered each Direct Get request, oldest first."""
         log = self.js.answers
@@ -274,9 +312,11 @@ class ControlPlane:
             log.clear()
         return out
 
+    @remote
     def clear_answers(self) -> None:
         self.js.answers.clear()
 
+    @remote
     def reset(self, streams: bool = False) -> None:
         """Undo every control: faults, policies, answers, paused / held / offline peers and
         mirrors, the clock; with ``streams`` also delete every stream."""
