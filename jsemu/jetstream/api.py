@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from ..protocol.gojson import GoJSONError
 from ..protocol.headers import api_level_too_high
 from ..version import API_LEVEL
-from .errors import ApiError, api_error
+from .errors import ApiError, ApiErrors, api_error
 from .requests import decode_request
 
 if TYPE_CHECKING:
@@ -56,12 +56,12 @@ class ApiRequest:
         try:
             return decode_request(self.data, struct, strict=True)
         except GoJSONError as exc:
-            raise api_error("JSInvalidJSONErr", err=str(exc)) from None
+            raise api_error(ApiErrors.JSInvalidJSONErr, err=str(exc)) from None
 
     def check_api_level(self) -> None:
         """``errorOnRequiredApiLevel``: a header asking for a newer API than ours."""
         if self.hdr and api_level_too_high(self.hdr, API_LEVEL):
-            raise api_error("JSRequiredApiLevelErr")
+            raise api_error(ApiErrors.JSRequiredApiLevelErr)
 
 
 Response = dict[str, Any] | bytes | None

@@ -22,6 +22,17 @@ from typing import TYPE_CHECKING, Any, cast
 
 from ..protocol.gojson import GoJSONError, decode_request, scan_values
 from ..protocol.headers import api_level_too_high
+from ..protocol.texts import (
+    STATUS_BAD_REQUEST,
+    STATUS_EMPTY_REQUEST,
+    STATUS_EOB,
+    STATUS_EOB_UP_TO,
+    STATUS_MALFORMED_REQUEST,
+    STATUS_NO_RESULTS,
+    STATUS_NOT_FOUND,
+    STATUS_REQUIRED_API_LEVEL,
+    STATUS_TOO_MANY_RESULTS,
+)
 from ..server.sublist import Subscription
 from ..store import StoredMsg, StreamStore, TooManyResults
 from ..timefmt import go_unix_nano, stamp
@@ -39,15 +50,8 @@ __all__ = ["DirectGetResponder", "decode_direct_request"]
 SYS_GROUP = b"_sys_"
 MAX_MULTI_RESULTS = 1024  # maxAllowedResponses
 
-REQUIRED_API_LEVEL = b"NATS/1.0 412 Required Api Level\r\n\r\n"
-EMPTY_REQUEST = b"NATS/1.0 408 Empty Request\r\n\r\n"
-MALFORMED_REQUEST = b"NATS/1.0 408 Malformed Request\r\n\r\n"
-BAD_REQUEST = b"NATS/1.0 408 Bad Request\r\n\r\n"
-NOT_FOUND = b"NATS/1.0 404 Message Not Found\r\n\r\n"
-NO_RESULTS = b"NATS/1.0 404 No Results\r\n\r\n"
-TOO_MANY_RESULTS = b"NATS/1.0 413 Too Many Results\r\n\r\n"
 _PENDING = b"Nats-Num-Pending: %d\r\nNats-Last-Sequence: %d\r\n\r\n"
-_NOT_FOUND_TAIL = b"%d %d\r\n%b\r\n" % (len(NOT_FOUND), len(NOT_FOUND), NOT_FOUND)
+_NOT_FOUND_TAIL = b"%d %d\r\n%b\r\n" % (len(STATUS_NOT_FOUND), len(STATUS_NOT_FOUND), STATUS_NOT_FOUND)
 
 _UINT64_MAX = (1 << 64) - 1
 _INT64_MAX = (1 << 63) - 1
@@ -279,7 +283,7 @@ class DirectGetResponder:
         for seq, entry in zip(seqs, self.store.entries(seqs)):
             if entry is None:
                 tails.append(_NOT_FOUND_TAIL)
-                sizes.append(len(NOT_FOUND))
+                sizes.append(len(STATUS_NOT_FOUND))
                 continue
             cached = get(seq)
             if cached is None or cached[1] is not entry[1] or cached[0] is not entry[0] or cached[2] != entry[2]:
@@ -292,7 +296,7 @@ class DirectGetResponder:
             return
         for reply, seq, tail, size in zip(replies, seqs, tails, sizes):
             if tail is _NOT_FOUND_TAIL:
-                self._status(reply, NOT_FOUND)
+                self._status(reply, STATUS_NOT_FOUND)
             elif not server.reply_tails(reply, [tail], size):
                 self._send_seq(reply, seq)
 
@@ -320,7 +324,7 @@ class DirectGetResponder:
         """Answer with message ``seq`` and its ``dg`` header, or 404 if it is gone."""
         entry = self.store.entry(seq)
         if entry is None:
-            self._status(reply, NOT_FOUND)
+            self._status(reply, STATUS_NOT_FOUND)
             return
         cached = self._tails.get(seq)
         if cached is None or cached[1] is not entry[1] or cached[0] is not entry[0] or cached[2] != entry[2]:
@@ -405,7 +409,7 @@ class DirectGetResponder:
                 if seq:
                     self._send_seq(reply, seq)
                 else:
-                    self._status(reply, NOT_FOUND)
+                    self._status(reply, STATUS_NOT_FOUND)
                 return
         self._on_payload_general(reply, hdr_len, msg)
 
@@ -436,17 +440,17 @@ class DirectGetResponder:
     def _on_payload_general(self, reply: bytes, hdr_len: int, msg: bytes) -> None:
         hdr, data = (msg[:hdr_len], msg[hdr_len:]) if hdr_len > 0 else (b"", msg)
         if hdr and api_level_too_high(hdr, API_LEVEL):
-            self._status(reply, REQUIRED_API_LEVEL)
+            self._status(reply, STATUS_REQUIRED_API_LEVEL)
             return
         if not data:
-            self._status(reply, EMPTY_REQUEST)
+            self._status(reply, STATUS_EMPTY_REQUEST)
             return
         req = self._decoded.get(data)
         if req is None:
             try:
                 req = decode_direct_request(data)
             except GoJSONError:
-                self._status(reply, MALFORMED_REQUEST)
+                self._status(reply, STATUS_MALFORMED_REQUEST)
                 return
             decoded = self._decoded
             if len(decoded) >= _PLAN_CACHE_MAX:
@@ -459,7 +463,7 @@ class DirectGetResponder:
         start_time = req.get("start_time")
         batch = req.get("batch") or 0
         if seq == 0 and not last_for and not next_for and not multi and start_time is None:
-            self._status(reply, EMPTY_REQUEST)
+            self._status(reply, STATUS_EMPTY_REQUEST)
             return
         if (
             (seq > 0 and last_for)
@@ -471,7 +475,7 @@ class DirectGetResponder:
             or (next_for and multi)
             or ((req.get("up_to_seq") or 0) > 0 and req.get("up_to_time") is not None)
         ):
-            self._status(reply, BAD_REQUEST)
+            self._status(reply, STATUS_BAD_REQUEST)
             return
         self._serve(req, reply)
 
@@ -486,21 +490,21 @@ class DirectGetResponder:
             if seq:
                 self._send_seq(reply, seq)
             else:
-                self._status(reply, NOT_FOUND)
+                self._status(reply, STATUS_NOT_FOUND)
             return
         self._on_subject_general(subject, reply, hdr_len, msg)
 
     def _on_subject_general(self, subject: bytes, reply: bytes, hdr_len: int, msg: bytes) -> None:
         hdr, data = (msg[:hdr_len], msg[hdr_len:]) if hdr_len > 0 else (b"", msg)
         if hdr and api_level_too_high(hdr, API_LEVEL):
-            self._status(reply, REQUIRED_API_LEVEL)
+            self._status(reply, STATUS_REQUIRED_API_LEVEL)
             return
         req: dict[str, Any] = {}
         if data:
             try:
                 req = decode_direct_request(data)
             except GoJSONError:
-                self._status(reply, MALFORMED_REQUEST)
+                self._status(reply, STATUS_MALFORMED_REQUEST)
                 return
         # The key is everything after the fifth token separator.
         parts = subject.split(b".", 5)
@@ -511,11 +515,11 @@ class DirectGetResponder:
             or req.get("start_time") is not None
             or req.get("up_to_time") is not None
         ):
-            self._status(reply, BAD_REQUEST)
+            self._status(reply, STATUS_BAD_REQUEST)
             return
         sm = self.store.load_last(key)
         if sm is None:
-            self._status(reply, NOT_FOUND)
+            self._status(reply, STATUS_NOT_FOUND)
         elif req.get("no_hdr"):
             self._send_msg(reply, sm, None)
         else:
@@ -565,7 +569,7 @@ class DirectGetResponder:
                 if sent_bytes >= mb:
                     break
             if not out:
-                self._status(reply, NOT_FOUND)
+                self._status(reply, STATUS_NOT_FOUND)
                 return
             batch = 0  # done: skip the general loop below
         for i in range(batch):
@@ -578,7 +582,7 @@ class DirectGetResponder:
             if sm is None:
                 if batch > 1 and i > 0:
                     break
-                self._status(reply, NOT_FOUND)
+                self._status(reply, STATUS_NOT_FOUND)
                 return
             seq = sm.seq + 1
             if no_hdr:
@@ -597,9 +601,7 @@ class DirectGetResponder:
         if is_batch:
             if store.last_seq > valid_through:
                 np = store.num_pending(seq, filt)
-            self._status(
-                reply, b"NATS/1.0 204 EOB\r\nNats-Num-Pending: %d\r\nNats-Last-Sequence: %d\r\n\r\n" % (np, lseq)
-            )
+            self._status(reply, STATUS_EOB % (np, lseq))
 
     def _serve_multi(self, req: dict[str, Any], reply: bytes) -> None:
         """``getDirectMulti``: the last message of each matching subject, ascending."""
@@ -610,7 +612,7 @@ class DirectGetResponder:
         if up_to_time is not None:
             up_to = store.seq_from_time(go_unix_nano(up_to_time))
             if up_to <= store.first_seq:
-                self._status(reply, NO_RESULTS)
+                self._status(reply, STATUS_NO_RESULTS)
                 return
             up_to -= 1
         if up_to == 0:
@@ -623,10 +625,10 @@ class DirectGetResponder:
             else:
                 seqs = store.multi_last_seqs(filters, up_to, MAX_MULTI_RESULTS)
         except TooManyResults:
-            self._status(reply, TOO_MANY_RESULTS)
+            self._status(reply, STATUS_TOO_MANY_RESULTS)
             return
         if not seqs:
-            self._status(reply, NO_RESULTS)
+            self._status(reply, STATUS_NO_RESULTS)
             return
         min_seq: int = req.get("seq") or 0
         batch: int = req.get("batch") or 0
@@ -639,7 +641,7 @@ class DirectGetResponder:
                 continue
             if entry is None:
                 out.send(self._server, reply)
-                self._status(reply, NOT_FOUND)
+                self._status(reply, STATUS_NOT_FOUND)
                 return
             _, _, _, pre, data, nbytes = self._prefix_of(seq, entry)
             out.add(pre, _PENDING % (np, lseq), data)
@@ -653,6 +655,5 @@ class DirectGetResponder:
         out.send(self._server, reply)
         self._status(
             reply,
-            b"NATS/1.0 204 EOB\r\nNats-Num-Pending: %d\r\nNats-Last-Sequence: %d\r\nNats-UpTo-Sequence: %d\r\n\r\n"
-            % (np, lseq, up_to),
+            STATUS_EOB_UP_TO % (np, lseq, up_to),
         )

@@ -1,17 +1,19 @@
 """JetStream API errors as the server sends them: ``{"code":..,"err_code":..,"description":..}``.
 
-The table itself lives in :mod:`.error_table` (copied from nats-server's ``errors.json``);
-this module turns entries into exceptions handlers can raise, and keeps Go's ``Unless``
-rule: wrapping an error that already is an API error returns it unchanged.
+The table itself is :class:`~jsemu.protocol.texts.ApiErrors` (copied from nats-server's
+``errors.json``), referenced by attribute (``api_error(ApiErrors.JSStreamNotFoundErr)``) so
+a misspelt constant fails at import; this module turns entries into exceptions handlers can
+raise, and keeps Go's ``Unless`` rule: wrapping an error that already is an API error
+returns it unchanged.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from .error_table import ERRORS
+from ..protocol.texts import ApiErrors, ApiErrorText
 
-__all__ = ["ApiError", "api_error", "wrap_error"]
+__all__ = ["ApiError", "ApiErrors", "api_error", "wrap_error"]
 
 
 class ApiError(Exception):
@@ -37,17 +39,17 @@ class ApiError(Exception):
         return f"ApiError({self.code}, {self.err_code}, {self.description!r})"
 
 
-def api_error(constant: str, **params: object) -> ApiError:
-    """Build the error named by nats-server's constant, filling ``{placeholders}``."""
-    code, err_code, description = ERRORS[constant]
+def api_error(text: ApiErrorText, **params: object) -> ApiError:
+    """Build the error of one :class:`ApiErrors` entry, filling ``{placeholders}``."""
+    code, err_code, description = text
     for key, value in params.items():
         description = description.replace("{" + key + "}", str(value))
     return ApiError(code, err_code, description)
 
 
-def wrap_error(constant: str, err: Exception | str) -> ApiError:
+def wrap_error(text: ApiErrorText, err: Exception | str) -> ApiError:
     """Go's ``NewJS...Error(err, Unless(err))``: an ApiError passes through, anything
-    else becomes the ``{err}`` of ``constant``."""
+    else becomes the ``{err}`` of ``text``."""
     if isinstance(err, ApiError):
         return err
-    return api_error(constant, err=str(err))
+    return api_error(text, err=str(err))

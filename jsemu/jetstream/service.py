@@ -22,7 +22,7 @@ from ..version import API_LEVEL
 from . import stream_api as _stream_api  # noqa: F401 - registers the handlers
 from .api import API_PREFIX, ApiRequest, QuietError, find_handler
 from .direct_get import DirectGetResponder
-from .errors import ApiError, api_error
+from .errors import ApiError, ApiErrors, api_error
 from .internal import InternalSubscriber
 from .mirror import MirrorLink
 from .persistence import StreamFiles, saved_streams
@@ -187,10 +187,10 @@ class JetStream:
             copy_metadata(cfg, existing.config)
             if cfg == existing.config:
                 return existing
-            raise api_error("JSStreamNameExistErr")
+            raise api_error(ApiErrors.JSStreamNameExistErr)
         for other in self.streams.values():
             if any(subjects_collide(a, b) for a in cfg.subjects or [] for b in other.config.subjects or []):
-                raise api_error("JSStreamSubjectOverlapErr")
+                raise api_error(ApiErrors.JSStreamSubjectOverlapErr)
         _check_transform(cfg)
         _check_mirror_filters(cfg)
         stream = self._new_stream(cfg, self.clock.now_ns())
@@ -267,9 +267,9 @@ class JetStream:
 
     def _check_replicas(self, cfg: StreamConfig) -> None:
         if cfg.num_replicas > 1 and not self.clustered:
-            raise api_error("JSStreamReplicasNotSupportedErr")
+            raise api_error(ApiErrors.JSStreamReplicasNotSupportedErr)
         if cfg.num_replicas > len(self.peer_names):
-            raise api_error("JSClusterNoPeersErrF", err="no suitable peers for placement")
+            raise api_error(ApiErrors.JSClusterNoPeersErrF, err="no suitable peers for placement")
 
     def _raft_group(self, cfg: StreamConfig) -> str:
         """``groupNameForStream``: S-R<n><storage>-<random>; only R>1 streams show it."""
@@ -298,7 +298,7 @@ class JetStream:
         if not cfg.deny_purge and old.deny_purge:
             raise _invalid("stream configuration update can not cancel deny purge")
         if cfg.mirror is not None and cfg.mirror != old.mirror:
-            raise api_error("JSStreamMirrorNotUpdatableErr")
+            raise api_error(ApiErrors.JSStreamMirrorNotUpdatableErr)
         if old.allow_msg_ttl and not cfg.allow_msg_ttl:
             raise _invalid("message TTL status can not be disabled")
         if cfg.allow_msg_counter != old.allow_msg_counter:
@@ -316,7 +316,7 @@ class JetStream:
             if other is stream:
                 continue
             if any(subjects_collide(a, b) for a in cfg.subjects or [] for b in other.config.subjects or []):
-                raise api_error("JSStreamSubjectOverlapErr")
+                raise api_error(ApiErrors.JSStreamSubjectOverlapErr)
         _check_transform(cfg)
         stream.update_config(cfg)
         if cfg.retention == "interest" and old.retention != "interest" and stream.store.msgs:
@@ -443,7 +443,9 @@ def _check_mirror_filters(cfg: StreamConfig) -> None:
         )
         for filt in filters:
             if filt and not is_valid_subject(filt):
-                raise api_error("JSStreamCreateErrF", err=f"subject filter '{filt}' for the source: invalid subject")
+                raise api_error(
+                    ApiErrors.JSStreamCreateErrF, err=f"subject filter '{filt}' for the source: invalid subject"
+                )
         for tr in transforms:
             src_subject, dest = tr.get("src", ""), tr.get("dest", "")
             if dest:
@@ -451,7 +453,7 @@ def _check_mirror_filters(cfg: StreamConfig) -> None:
                     SubjectTransform(src_subject or ">", dest)
                 except TransformError as exc:
                     raise api_error(
-                        "JSStreamCreateErrF",
+                        ApiErrors.JSStreamCreateErrF,
                         err=f"subject transform from '{src_subject}' to '{dest}' for the source: {exc}",
                     ) from None
     mirror = cfg.mirror
@@ -461,20 +463,22 @@ def _check_mirror_filters(cfg: StreamConfig) -> None:
     if not transforms:
         filt = mirror.get("filter_subject") or ""
         if filt and not is_valid_subject(filt):
-            raise api_error("JSStreamCreateErrF", err=f"subject filter '{filt}' for the mirror invalid subject")
+            raise api_error(ApiErrors.JSStreamCreateErrF, err=f"subject filter '{filt}' for the mirror invalid subject")
         return
     for tr in transforms:
         src, dest = (tr or {}).get("src", ""), (tr or {}).get("dest", "")
         if src and not is_valid_subject(src):
             raise api_error(
-                "JSStreamCreateErrF", err=f"invalid subject transform source '{src}' for the mirror: invalid subject"
+                ApiErrors.JSStreamCreateErrF,
+                err=f"invalid subject transform source '{src}' for the mirror: invalid subject",
             )
         if dest:
             try:
                 SubjectTransform(src or ">", dest)
             except TransformError as exc:
                 raise api_error(
-                    "JSStreamCreateErrF", err=f"subject transform from '{src}' to '{dest}' for the mirror: {exc}"
+                    ApiErrors.JSStreamCreateErrF,
+                    err=f"subject transform from '{src}' to '{dest}' for the mirror: {exc}",
                 ) from None
 
 
@@ -485,8 +489,10 @@ def _check_transform(cfg: StreamConfig) -> None:
     try:
         SubjectTransform(src, dest)
     except TransformError as exc:
-        raise api_error("JSStreamCreateErrF", err=f"stream subject transform from '{src}' to '{dest}': {exc}") from None
+        raise api_error(
+            ApiErrors.JSStreamCreateErrF, err=f"stream subject transform from '{src}' to '{dest}': {exc}"
+        ) from None
 
 
 def _invalid(text: str) -> ApiError:
-    return api_error("JSStreamInvalidConfigF", err=text)
+    return api_error(ApiErrors.JSStreamInvalidConfigF, err=text)

@@ -16,7 +16,7 @@ from ..protocol.headers import parse_uint_header, remove_header, remove_header_s
 from ..store import DedupWindow, StoreError, StoreLimits, StreamStore
 from ..subject_transform import SubjectTransform
 from ..timefmt import format_ns
-from .errors import ApiError, api_error, wrap_error
+from .errors import ApiError, ApiErrors, api_error, wrap_error
 from .gohash import go_hash
 from .replicas import Peer, ReplicaSet, ReplicatedStore
 from .stream_config import StreamConfig, config_json
@@ -186,7 +186,7 @@ class Stream:
                 try:
                     seq = self.store.append_plain(subject, msg)
                 except StoreError as exc:
-                    ack = self._error_ack(wrap_error("JSStreamStoreFailedF", exc))
+                    ack = self._error_ack(wrap_error(ApiErrors.JSStreamStoreFailedF, exc))
                 else:
                     self.last_msg_id = b""
                     if self.watchers:
@@ -226,12 +226,12 @@ class Stream:
         if hdr:
             hdr = remove_header_status(hdr)
         if cfg.sealed:
-            return self._error_ack(api_error("JSStreamSealedErr"))
+            return self._error_ack(api_error(ApiErrors.JSStreamSealedErr))
         # nats-server 2.15.1 checks the size before any header rule (observed; newer
         # sources check it later).
         max_size = cfg.max_msg_size
         if max_size >= 0 and (len(hdr) > max_size or len(payload) > max_size - len(hdr)):
-            return self._error_ack(api_error("JSStreamMessageExceedsMaximumErr"))
+            return self._error_ack(api_error(ApiErrors.JSStreamMessageExceedsMaximumErr))
         if hdr:
             hdr = remove_header(hdr, _REQUEST_INFO)
         msg_id = b""
@@ -248,14 +248,14 @@ class Stream:
             expected_id = slice_header(_EXPECTED_LAST_MSG_ID, hdr)
             if expected_id and expected_id != self.last_msg_id:
                 return self._error_ack(
-                    api_error("JSStreamWrongLastMsgIDErrF", id=self.last_msg_id.decode("utf-8", "replace"))
+                    api_error(ApiErrors.JSStreamWrongLastMsgIDErrF, id=self.last_msg_id.decode("utf-8", "replace"))
                 )
             rollup = slice_header(_ROLLUP, hdr)
             if rollup and sourced and (not cfg.allow_rollup_hdrs or cfg.deny_purge):
                 rollup = None  # stored as it is; the rollup only applies where it is allowed
             if rollup:
                 if not cfg.allow_rollup_hdrs or cfg.deny_purge:
-                    return self._error_ack(api_error("JSStreamRollupFailedF", err="rollup not permitted"))
+                    return self._error_ack(api_error(ApiErrors.JSStreamRollupFailedF, err="rollup not permitted"))
                 value = rollup.lower()
                 if value == b"sub":
                     rollup_sub = True
@@ -264,12 +264,12 @@ class Stream:
                 else:
                     text = rollup.decode("utf-8", "replace").lower()
                     return self._error_ack(
-                        api_error("JSStreamRollupFailedF", err=f"rollup value invalid: {dumps(text)}")
+                        api_error(ApiErrors.JSStreamRollupFailedF, err=f"rollup value invalid: {dumps(text)}")
                     )
         if cfg.allow_msg_counter:
-            return self._error_ack(api_error("JSMessageIncrMissingErr"))
+            return self._error_ack(api_error(ApiErrors.JSMessageIncrMissingErr))
         if len(hdr) > MAX_HEADER_SIZE:
-            return self._error_ack(api_error("JSStreamHeaderExceedsMaximumErr"))
+            return self._error_ack(api_error(ApiErrors.JSStreamHeaderExceedsMaximumErr))
         if cfg.retention == "interest":
             # No consumers exist in jsemu yet, so an interest stream keeps nothing but
             # still hands out the sequence (``SkipMsgNoInterest``).
@@ -279,7 +279,7 @@ class Stream:
             try:
                 seq, ts = store.append(subject, hdr, payload)
             except StoreError as exc:
-                return self._error_ack(wrap_error("JSStreamStoreFailedF", exc))
+                return self._error_ack(wrap_error(ApiErrors.JSStreamStoreFailedF, exc))
         self.last_msg_id = msg_id
         if msg_id:
             self.dedup.record(msg_id, seq, ts)
@@ -301,13 +301,13 @@ class Stream:
         cfg = self.config
         incr = slice_header(_INCR, hdr)
         if incr is not None and not cfg.allow_msg_counter:
-            return api_error("JSMessageIncrDisabledErr")
+            return api_error(ApiErrors.JSMessageIncrDisabledErr)
         expected_stream = slice_header(_EXPECTED_STREAM, hdr)
         if expected_stream and expected_stream.decode("utf-8", "replace") != cfg.name:
-            return api_error("JSStreamNotMatchErr")
+            return api_error(ApiErrors.JSStreamNotMatchErr)
         ttl = slice_header(_TTL, hdr)
         if ttl and not cfg.allow_msg_ttl and ttl != b"0":
-            return api_error("JSMessageTTLDisabledErr")
+            return api_error(ApiErrors.JSMessageTTLDisabledErr)
         last_subj_seq = slice_header(_EXPECTED_LAST_SUBJ_SEQ, hdr)
         if last_subj_seq:
             wanted = parse_uint_header(last_subj_seq)
@@ -315,18 +315,18 @@ class Stream:
             last = self.store.load_last(seq_subject)
             actual = last.seq if last is not None else 0
             if actual != wanted:
-                return api_error("JSStreamWrongLastSequenceErrF", seq=actual)
+                return api_error(ApiErrors.JSStreamWrongLastSequenceErrF, seq=actual)
         elif slice_header(_EXPECTED_LAST_SUBJ_SEQ_SUBJ, hdr):
-            return api_error("JSStreamExpectedLastSeqPerSubjectInvalid")
+            return api_error(ApiErrors.JSStreamExpectedLastSeqPerSubjectInvalid)
         last_seq = slice_header(_EXPECTED_LAST_SEQ, hdr)
         if last_seq and parse_uint_header(last_seq) != self.store.last_seq:
-            return api_error("JSStreamWrongLastSequenceErrF", seq=self.store.last_seq)
+            return api_error(ApiErrors.JSStreamWrongLastSequenceErrF, seq=self.store.last_seq)
         if slice_header(_SCHEDULE, hdr) and not cfg.allow_msg_schedules:
-            return api_error("JSMessageSchedulesDisabledErr")
+            return api_error(ApiErrors.JSMessageSchedulesDisabledErr)
         if slice_header(_SCHEDULE_NEXT, hdr) or slice_header(_SCHEDULER, hdr):
-            return api_error("JSMessageSchedulesSchedulerInvalidErr")
+            return api_error(ApiErrors.JSMessageSchedulesSchedulerInvalidErr)
         if slice_header(_STREAM_SOURCE, hdr):
-            return api_error("JSMessageSourceHdrNotAllowedErr")
+            return api_error(ApiErrors.JSMessageSourceHdrNotAllowedErr)
         return None
 
     # --- JSON views -------------------------------------------------------------------

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from ..protocol.gojson import dumps
 from ..timefmt import format_ns, go_unix_nano
 from .api import ApiRequest, QuietError, api, error_response, is_empty_request, is_json_object_or_array, response_type
-from .errors import ApiError, api_error, wrap_error
+from .errors import ApiError, ApiErrors, api_error, wrap_error
 from .requests import (
     MSG_DELETE_REQUEST,
     MSG_GET_REQUEST,
@@ -92,13 +92,13 @@ def stream_create(js: JetStream, req: ApiRequest) -> dict[str, Any]:
         set_static_metadata(cfg)
         name = req.token(5)
         if name != cfg.name:
-            raise api_error("JSStreamMismatchErr")
+            raise api_error(ApiErrors.JSStreamMismatchErr)
         if "\\" in name or "/" in name:
-            raise api_error("JSStreamNameContainsPathSeparatorsErr")
+            raise api_error(ApiErrors.JSStreamNameContainsPathSeparatorsErr)
         if cfg.sealed:
-            raise api_error("JSStreamInvalidConfigF", err="stream configuration for create can not be sealed")
+            raise api_error(ApiErrors.JSStreamInvalidConfigF, err="stream configuration for create can not be sealed")
         if cfg.mirror_direct and cfg.mirror is None:
-            raise api_error("JSStreamInvalidConfigF", err="stream has no mirror but does have mirror direct")
+            raise api_error(ApiErrors.JSStreamInvalidConfigF, err="stream has no mirror but does have mirror direct")
         stream = js.add_stream(cfg, pedantic, start_links=False)
     except ApiError as err:
         return error_response(kind, err)
@@ -121,10 +121,10 @@ def stream_update(js: JetStream, req: ApiRequest) -> dict[str, Any]:
         cfg = check_stream_config(ncfg, js.lookup_config, pedantic)
         name = req.token(5)
         if name != cfg.name:
-            raise api_error("JSStreamMismatchErr")
+            raise api_error(ApiErrors.JSStreamMismatchErr)
         stream = js.streams.get(name)
         if stream is None:
-            raise api_error("JSStreamNotFoundErr")
+            raise api_error(ApiErrors.JSStreamNotFoundErr)
         set_static_metadata(cfg)
         js.update_stream(stream, cfg, pedantic, start_links=False)
     except ApiError as err:
@@ -153,7 +153,7 @@ def stream_info(js: JetStream, req: ApiRequest) -> dict[str, Any]:
             offset = max(values.get("offset") or 0, 0)
         stream = js.streams.get(req.token(5))
         if stream is None:
-            raise api_error("JSStreamNotFoundErr")
+            raise api_error(ApiErrors.JSStreamNotFoundErr)
     except ApiError as err:
         return error_response(kind, err, **_PAGED_ZERO)
     paged = dict(_PAGED_ZERO)
@@ -233,10 +233,10 @@ def stream_delete(js: JetStream, req: ApiRequest) -> dict[str, Any]:
     try:
         req.check_api_level()
         if not is_empty_request(req.data):
-            raise api_error("JSNotEmptyRequestErr")
+            raise api_error(ApiErrors.JSNotEmptyRequestErr)
         stream = js.streams.get(req.token(5))
         if stream is None:
-            raise api_error("JSStreamNotFoundErr")
+            raise api_error(ApiErrors.JSStreamNotFoundErr)
         js.delete_stream(stream)
     except ApiError as err:
         return error_response(kind, err)
@@ -252,14 +252,14 @@ def stream_purge(js: JetStream, req: ApiRequest) -> dict[str, Any]:
         if is_json_object_or_array(req.data):
             request = req.decode(STREAM_PURGE_REQUEST)
             if (request.get("seq") or 0) > 0 and (request.get("keep") or 0) > 0:
-                raise api_error("JSBadRequestErr")
+                raise api_error(ApiErrors.JSBadRequestErr)
         stream = js.streams.get(req.token(5))
         if stream is None:
-            raise api_error("JSStreamNotFoundErr")
+            raise api_error(ApiErrors.JSStreamNotFoundErr)
         if stream.config.sealed:
-            raise api_error("JSStreamSealedErr")
+            raise api_error(ApiErrors.JSStreamSealedErr)
         if stream.config.deny_purge:
-            raise api_error("JSStreamPurgeFailedF", err="stream purge not permitted")
+            raise api_error(ApiErrors.JSStreamPurgeFailedF, err="stream purge not permitted")
     except ApiError as err:
         return error_response(kind, err, purged=0)
     try:
@@ -271,7 +271,7 @@ def stream_purge(js: JetStream, req: ApiRequest) -> dict[str, Any]:
                 subject.encode() if subject else None, request.get("seq") or 0, request.get("keep") or 0
             )
     except Exception as exc:  # noqa: BLE001 - the store refusing (e.g. a bad filter) is a reply, not a crash
-        return QuietError(error_response(kind, wrap_error("JSStreamGeneralErrorF", exc), purged=0))
+        return QuietError(error_response(kind, wrap_error(ApiErrors.JSStreamGeneralErrorF, exc), purged=0))
     return {"type": response_type(kind), "success": True, "purged": purged}
 
 
@@ -284,15 +284,15 @@ def msg_delete(js: JetStream, req: ApiRequest) -> dict[str, Any]:
     try:
         req.check_api_level()
         if is_empty_request(req.data):
-            raise api_error("JSBadRequestErr")
+            raise api_error(ApiErrors.JSBadRequestErr)
         values = req.decode(MSG_DELETE_REQUEST)
         stream = js.streams.get(req.token(6))
         if stream is None:
-            raise api_error("JSStreamNotFoundErr")
+            raise api_error(ApiErrors.JSStreamNotFoundErr)
         if stream.config.sealed:
-            raise api_error("JSStreamSealedErr")
+            raise api_error(ApiErrors.JSStreamSealedErr)
         if stream.config.deny_delete:
-            raise api_error("JSStreamMsgDeleteFailedF", err="message delete not permitted")
+            raise api_error(ApiErrors.JSStreamMsgDeleteFailedF, err="message delete not permitted")
     except ApiError as err:
         return error_response(kind, err)
     # From here on the server answers through its success path even for failures.
@@ -302,11 +302,15 @@ def msg_delete(js: JetStream, req: ApiRequest) -> dict[str, Any]:
         # The file store fails outright outside its block range (``removeMsg``); the
         # memory store just reports "not removed".
         if seq == 0 or seq < store.first_seq:
-            return QuietError(error_response(kind, api_error("JSStreamMsgDeleteFailedF", err="no message found")))
+            return QuietError(
+                error_response(kind, api_error(ApiErrors.JSStreamMsgDeleteFailedF, err="no message found"))
+            )
         if seq > store.last_seq:
-            return QuietError(error_response(kind, api_error("JSStreamMsgDeleteFailedF", err="stream store EOF")))
+            return QuietError(
+                error_response(kind, api_error(ApiErrors.JSStreamMsgDeleteFailedF, err="stream store EOF"))
+            )
     if not store.remove(seq, erase=not values.get("no_erase")):
-        return QuietError(error_response(kind, api_error("JSSequenceNotFoundErrF", seq=seq)))
+        return QuietError(error_response(kind, api_error(ApiErrors.JSSequenceNotFoundErrF, seq=seq)))
     return {"type": response_type(kind), "success": True}
 
 
@@ -316,14 +320,14 @@ def msg_get(js: JetStream, req: ApiRequest) -> dict[str, Any] | bytes:
     try:
         req.check_api_level()
         if is_empty_request(req.data):
-            raise api_error("JSBadRequestErr")
+            raise api_error(ApiErrors.JSBadRequestErr)
         values = req.decode(MSG_GET_REQUEST)
         seq = values.get("seq") or 0
         last_for = values.get("last_by_subj") or ""
         next_for = values.get("next_by_subj") or ""
         start_time = values.get("start_time")
         if (values.get("batch") or 0) > 0 or (values.get("max_bytes") or 0) > 0:
-            raise api_error("JSBadRequestErr")
+            raise api_error(ApiErrors.JSBadRequestErr)
         if (
             (seq > 0 and last_for)
             or (seq == 0 and not last_for and not next_for and start_time is None)
@@ -331,10 +335,10 @@ def msg_get(js: JetStream, req: ApiRequest) -> dict[str, Any] | bytes:
             or (start_time is not None and last_for)
             or (last_for and next_for)
         ):
-            raise api_error("JSBadRequestErr")
+            raise api_error(ApiErrors.JSBadRequestErr)
         stream = js.streams.get(req.token(6))
         if stream is None:
-            raise api_error("JSStreamNotFoundErr")
+            raise api_error(ApiErrors.JSStreamNotFoundErr)
         store = stream.store
         if start_time is not None:
             seq = store.seq_from_time(go_unix_nano(start_time))
@@ -345,7 +349,7 @@ def msg_get(js: JetStream, req: ApiRequest) -> dict[str, Any] | bytes:
         else:
             sm = store.load_last(last_for.encode())
         if sm is None:
-            raise api_error("JSNoMessageFoundErr")
+            raise api_error(ApiErrors.JSNoMessageFoundErr)
     except ApiError as err:
         return error_response(kind, err)
     message: dict[str, Any] = {"subject": sm.subject.decode("utf-8", "replace"), "seq": sm.seq}
@@ -381,14 +385,14 @@ def stream_leader_stepdown(js: JetStream, req: ApiRequest) -> dict[str, Any]:
     kind = "stream_leader_stepdown_response"
     try:
         if not js.clustered:
-            raise api_error("JSClusterRequiredErr")
+            raise api_error(ApiErrors.JSClusterRequiredErr)
         stream = js.streams.get(req.token(6))
         if stream is None:
-            raise api_error("JSStreamNotFoundErr")
+            raise api_error(ApiErrors.JSStreamNotFoundErr)
         req.check_api_level()
         replicas = stream.replicas
         if replicas.leaderless:
-            raise api_error("JSClusterNotAvailErr")
+            raise api_error(ApiErrors.JSClusterNotAvailErr)
         if len(replicas.peers) == 1:
             return {"type": response_type(kind), "success": True}
         preferred = ""
@@ -398,13 +402,13 @@ def stream_leader_stepdown(js: JetStream, req: ApiRequest) -> dict[str, Any]:
         if preferred:
             names = [p.name for p in replicas.peers]
             if preferred == replicas.leader.name:
-                raise api_error("JSClusterNoPeersErrF", err=f'preferred server "{preferred}" is already leader')
+                raise api_error(ApiErrors.JSClusterNoPeersErrF, err=f'preferred server "{preferred}" is already leader')
             if preferred not in names or replicas.peer(preferred).offline:
-                raise api_error("JSClusterNoPeersErrF", err=f'preferred server "{preferred}" not known')
+                raise api_error(ApiErrors.JSClusterNoPeersErrF, err=f'preferred server "{preferred}" not known')
         try:
             replicas.step_down(preferred or None)
         except ValueError as exc:
-            raise api_error("JSRaftGeneralErrF", err=str(exc)) from None
+            raise api_error(ApiErrors.JSRaftGeneralErrF, err=str(exc)) from None
     except ApiError as err:
         return error_response(kind, err)
     return {"type": response_type(kind), "success": True}

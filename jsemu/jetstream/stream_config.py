@@ -24,7 +24,7 @@ from ..subjects import (
 )
 from ..timefmt import format_ns
 from ..version import API_LEVEL, NATS_VERSION
-from .errors import ApiError, api_error
+from .errors import ApiError, ApiErrors, api_error
 from .gohash import go_hash
 
 __all__ = [
@@ -253,11 +253,11 @@ def copy_metadata(cfg: StreamConfig, prev: StreamConfig | None) -> None:
 
 
 def _invalid(text: str) -> ApiError:
-    return api_error("JSStreamInvalidConfigF", err=text)
+    return api_error(ApiErrors.JSStreamInvalidConfigF, err=text)
 
 
 def _pedantic(text: str) -> ApiError:
-    return api_error("JSPedanticErrF", err=text)
+    return api_error(ApiErrors.JSPedanticErrF, err=text)
 
 
 def check_stream_config(
@@ -284,7 +284,7 @@ def check_stream_config(
     if cfg.num_replicas > MAX_REPLICAS:
         raise _invalid(f"maximum replicas is {MAX_REPLICAS}")
     if cfg.num_replicas < 0:
-        raise api_error("JSReplicasCountCannotBeNegative")
+        raise api_error(ApiErrors.JSReplicasCountCannotBeNegative)
     for key in ("max_msgs", "max_msgs_per_subject", "max_bytes", "max_msg_size", "max_consumers"):
         value = getattr(cfg, key)
         if value == 0 or value < -1:
@@ -366,7 +366,7 @@ def check_stream_config(
             cfg.subjects = [*(cfg.subjects or []), cfg.name]
     else:
         if cfg.mirror is not None:
-            raise api_error("JSMirrorWithSubjectsErr")
+            raise api_error(ApiErrors.JSMirrorWithSubjectsErr)
         _check_subjects(cfg)
 
     if not cfg.subjects and not cfg.sources and cfg.mirror is None:
@@ -375,7 +375,7 @@ def check_stream_config(
     if cfg.subject_transform is not None:
         src = cfg.subject_transform.get("src", "")
         if src and not is_valid_subject(src):
-            raise api_error("JSStreamTransformInvalidSource", err=f"invalid subject {src}")
+            raise api_error(ApiErrors.JSStreamTransformInvalidSource, err=f"invalid subject {src}")
 
     if cfg.republish is not None:
         if not cfg.republish.get("src"):
@@ -454,91 +454,91 @@ def _check_mirror_and_sources(cfg: StreamConfig, lookup: Callable[[str], StreamC
     mirror = cfg.mirror
     if mirror is not None:
         if cfg.first_seq > 0:
-            raise api_error("JSMirrorWithFirstSeqErr")
+            raise api_error(ApiErrors.JSMirrorWithFirstSeqErr)
         if cfg.subjects:
-            raise api_error("JSMirrorWithSubjectsErr")
+            raise api_error(ApiErrors.JSMirrorWithSubjectsErr)
         if cfg.sources:
-            raise api_error("JSMirrorWithSourcesErr")
+            raise api_error(ApiErrors.JSMirrorWithSourcesErr)
         if cfg.allow_msg_counter:
-            raise api_error("JSMirrorWithCountersErr")
+            raise api_error(ApiErrors.JSMirrorWithCountersErr)
         if cfg.allow_atomic:
-            raise api_error("JSMirrorWithAtomicPublishErr")
+            raise api_error(ApiErrors.JSMirrorWithAtomicPublishErr)
         if cfg.allow_batched:
-            raise api_error("JSMirrorWithBatchPublishErr")
+            raise api_error(ApiErrors.JSMirrorWithBatchPublishErr)
         if cfg.allow_msg_schedules:
-            raise api_error("JSMirrorWithMsgSchedulesErr")
+            raise api_error(ApiErrors.JSMirrorWithMsgSchedulesErr)
         if _durable_consumer_invalid(mirror):
-            raise api_error("JSMirrorDurableConsumerCfgInvalid")
+            raise api_error(ApiErrors.JSMirrorDurableConsumerCfgInvalid)
         transforms = mirror.get("subject_transforms") or []
         if mirror.get("filter_subject") and transforms:
-            raise api_error("JSMirrorMultipleFiltersNotAllowed")
+            raise api_error(ApiErrors.JSMirrorMultipleFiltersNotAllowed)
         if cfg.subject_delete_marker_ttl > 0:
             raise _invalid("subject delete markers forbidden on mirrors")
         for i, tr in enumerate(transforms):
             src = (tr or {}).get("src", "")
             if src and not is_valid_subject(src):
-                raise api_error("JSMirrorInvalidSubjectFilter", err=f"invalid subject {src}")
+                raise api_error(ApiErrors.JSMirrorInvalidSubjectFilter, err=f"invalid subject {src}")
             dest = (tr or {}).get("dest", "")
             if dest:  # ValidateMapping
                 try:
                     SubjectTransform(src or ">", dest)
                 except TransformError as exc:
-                    raise api_error("JSMirrorInvalidTransformDestination", err=str(exc)) from None
+                    raise api_error(ApiErrors.JSMirrorInvalidTransformDestination, err=str(exc)) from None
             for j, other in enumerate(transforms):
                 if i != j and subjects_collide(src, (other or {}).get("src", "")):
-                    raise api_error("JSMirrorOverlappingSubjectFilters")
+                    raise api_error(ApiErrors.JSMirrorOverlappingSubjectFilters)
         if mirror.get("external") is None:
             if not is_valid_asset_name(mirror.get("name", "")):
-                raise api_error("JSMirrorInvalidStreamName")
+                raise api_error(ApiErrors.JSMirrorInvalidStreamName)
             origin = lookup(mirror.get("name", ""))
             if origin is not None:
                 if 0 < cfg.max_msg_size < origin.max_msg_size:
-                    raise api_error("JSMirrorMaxMessageSizeTooBigErr")
+                    raise api_error(ApiErrors.JSMirrorMaxMessageSizeTooBigErr)
                 if pedantic and cfg.mirror_direct != origin.allow_direct:
                     raise _pedantic("origin stream has direct get set, mirror has it disabled")
                 cfg.mirror_direct = origin.allow_direct
     if cfg.sources and cfg.allow_msg_schedules:
-        raise api_error("JSSourceWithMsgSchedulesErr")
+        raise api_error(ApiErrors.JSSourceWithMsgSchedulesErr)
     seen: set[str] = set()
     consumer_names: set[str] = set()
     for src in cfg.sources or []:
         if src is None or not is_valid_asset_name(src.get("name", "")):
-            raise api_error("JSSourceInvalidStreamName")
+            raise api_error(ApiErrors.JSSourceInvalidStreamName)
         iname = compose_iname(src)
         if iname in seen:
-            raise api_error("JSSourceDuplicateDetected")
+            raise api_error(ApiErrors.JSSourceDuplicateDetected)
         seen.add(iname)
         if src.get("filter_subject") and src.get("subject_transforms"):
-            raise api_error("JSSourceMultipleFiltersNotAllowed")
+            raise api_error(ApiErrors.JSSourceMultipleFiltersNotAllowed)
         transforms = [t or {} for t in src.get("subject_transforms") or []]
         for tr in transforms:
             tsrc, dest = tr.get("src", ""), tr.get("dest", "")
             if tsrc and not is_valid_subject(tsrc):
-                raise api_error("JSSourceInvalidSubjectFilter", err=f"invalid subject {tsrc}")
+                raise api_error(ApiErrors.JSSourceInvalidSubjectFilter, err=f"invalid subject {tsrc}")
             if dest:  # ValidateMapping
                 try:
                     SubjectTransform(tsrc or ">", dest)
                 except TransformError as exc:
-                    raise api_error("JSSourceInvalidTransformDestination", err=str(exc)) from None
+                    raise api_error(ApiErrors.JSSourceInvalidTransformDestination, err=str(exc)) from None
         for i, tr in enumerate(transforms):
             for j, other in enumerate(transforms):
                 if i != j and subject_is_subset_match(tr.get("src", ""), other.get("src", "")):
-                    raise api_error("JSSourceOverlappingSubjectFilters")
+                    raise api_error(ApiErrors.JSSourceOverlappingSubjectFilters)
         consumer = src.get("consumer")
         if consumer is not None:
             if _durable_consumer_invalid(src):
-                raise api_error("JSSourceDurableConsumerCfgInvalid")
+                raise api_error(ApiErrors.JSSourceDurableConsumerCfgInvalid)
             cname = str(src.get("name", ""))
             if src.get("external") is not None:
                 cname += ":" + go_hash(src["external"].get("api", ""))
             cname += " " + consumer.get("name", "")
             if cname in consumer_names:
-                raise api_error("JSSourceDurableConsumerDuplicateDetected")
+                raise api_error(ApiErrors.JSSourceDurableConsumerDuplicateDetected)
             consumer_names.add(cname)
         if src.get("external") is None:
             origin = lookup(src["name"])
             if origin is not None and 0 < cfg.max_msg_size < origin.max_msg_size:
-                raise api_error("JSSourceMaxMessageSizeTooBigErr")
+                raise api_error(ApiErrors.JSSourceMaxMessageSizeTooBigErr)
     _check_external_prefixes(cfg, lookup)
     _check_cycles(cfg, lookup)
 
@@ -563,15 +563,15 @@ def _check_external_prefixes(cfg: StreamConfig, lookup: Callable[[str], StreamCo
             api_prefixes.append(external["api"])
     for prefix in deliver_prefixes:
         if not is_valid_literal_subject(prefix):
-            raise api_error("JSStreamInvalidExternalDeliverySubjErrF", prefix=prefix)
+            raise api_error(ApiErrors.JSStreamInvalidExternalDeliverySubjErrF, prefix=prefix)
         for subject in origin_subjects:
             if subjects_collide(subject, f"{prefix}.{subject}"):
-                raise api_error("JSStreamExternalDelPrefixOverlapsErrF", prefix=prefix, subject=subject)
+                raise api_error(ApiErrors.JSStreamExternalDelPrefixOverlapsErrF, prefix=prefix, subject=subject)
     for prefix in api_prefixes:
         if not is_valid_literal_subject(prefix):
             raise _invalid(f"stream external api prefix {_go_quote(prefix)} must be a valid subject without wildcards")
         if subjects_collide(prefix, "$JS.API"):
-            raise api_error("JSStreamExternalApiOverlapErrF", prefix=prefix, subject="$JS.API")
+            raise api_error(ApiErrors.JSStreamExternalApiOverlapErrF, prefix=prefix, subject="$JS.API")
 
 
 def _check_cycles(cfg: StreamConfig, lookup: Callable[[str], StreamConfig | None]) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from .gojson import dumps
+from .texts import STATUS_NO_RESPONDERS
 
 __all__ = [
     "OK",
@@ -57,7 +58,7 @@ def status_header(code: int, description: str = "") -> bytes:
 
 def encode_no_responders(inbox: bytes, sid: bytes, subject: bytes) -> bytes:
     """The 503 status a requester gets when nobody is subscribed (2.12+ adds Nats-Subject)."""
-    hdr = b"NATS/1.0 503\r\nNats-Subject: " + subject + b"\r\n\r\n"
+    hdr = STATUS_NO_RESPONDERS + b"Nats-Subject: " + subject + b"\r\n\r\n"
     return b"HMSG %b %b %d %d\r\n%b\r\n" % (inbox, sid, len(hdr), len(hdr), hdr)
 
 

@@ -39,6 +39,7 @@ import re
 from collections.abc import Iterator
 
 from .ops import Connect, Err, HMsg, Info, Ok, Op, Ping, Pong, ProtocolError, PubRun, Sub, Unsub
+from .texts import ERR_MAX_CONTROL_LINE, ERR_MAX_PAYLOAD, ERR_UNKNOWN_OP
 
 #: A PUB or HPUB comes out as a plain ``(subject, reply, hdr, msg)`` tuple, equal to the
 #: ``Pub`` with those fields: cheaper to build and unpack on the hot path.
@@ -50,9 +51,6 @@ __all__ = ["ERR_MAX_CONTROL_LINE", "ERR_MAX_PAYLOAD", "ERR_UNKNOWN_OP", "MAX_CON
 MAX_CONTROL_LINE = 4096
 MAX_PAYLOAD = 1024 * 1024
 
-ERR_UNKNOWN_OP = "Unknown Protocol Operation"
-ERR_MAX_CONTROL_LINE = "maximum control line exceeded"
-ERR_MAX_PAYLOAD = "Maximum Payload Violation"
 
 # Keyword -> how its argument is read.
 _ARG_SPACE = 0  # needs a space/tab after the keyword, then an argument line

@@ -42,6 +42,17 @@ from ..protocol.encoder import (
 )
 from ..protocol.ops import Connect, Err, HMsg, Info, Ok, Ping, Pong, ProtocolError, PubRun, Sub, Unsub
 from ..protocol.parser import AnyOp, Parser
+from ..protocol.texts import (
+    ERR_AUTHORIZATION_VIOLATION,
+    ERR_INVALID_CLIENT_PROTOCOL,
+    ERR_INVALID_PUBLISH_SUBJECT,
+    ERR_INVALID_SUBJECT,
+    ERR_NO_RESPONDERS_NEEDS_HEADERS,
+    ERR_PUBLISH_DENIED,
+    ERR_PUBLISH_REPLY_DENIED,
+    ERR_STALE_CONNECTION,
+    ERR_SUBSCRIBE_QUEUE_DENIED,
+)
 from ..subjects import is_valid_literal_subject
 from .sublist import Subscription
 
@@ -323,14 +334,14 @@ class ClientConnection(asyncio.Protocol):
         self.parser.headers = self.headers
         self._set_first_ping_timer()
         if opts.get("account") or opts.get("new_account"):
-            self.close_with_error("Authorization Violation")
+            self.close_with_error(ERR_AUTHORIZATION_VIOLATION)
             return
         protocol = opts.get("protocol", 0)
         if protocol < 0 or protocol > 1:
-            self.close_with_error("invalid client protocol")
+            self.close_with_error(ERR_INVALID_CLIENT_PROTOCOL)
             return
         if self.no_responders and not self.headers:
-            self.close_with_error("no responders requires headers support")
+            self.close_with_error(ERR_NO_RESPONDERS_NEEDS_HEADERS)
             return
         if self.verbose:
             self.send(OK)
@@ -369,12 +380,12 @@ class ClientConnection(asyncio.Protocol):
         self.in_msgs += 1
         self.in_bytes += len(msg)
         if self.pedantic and not is_valid_literal_subject(subject.decode("latin-1")):
-            self.send(encode_err("Invalid Publish Subject"))
+            self.send(encode_err(ERR_INVALID_PUBLISH_SUBJECT))
         if subject[:5] == b"$NRG.":
-            self.send(encode_err(f"Permissions Violation for Publish to {go_quote(subject)}"))
+            self.send(encode_err(ERR_PUBLISH_DENIED.format(go_quote(subject))))
             return
         if reply is not None and _is_reserved_reply(reply):
-            self.send(encode_err(f"Permissions Violation for Publish with Reply of {go_quote(reply)}"))
+            self.send(encode_err(ERR_PUBLISH_REPLY_DENIED.format(go_quote(reply))))
             return
         if self.verbose:
             self.send(OK)
@@ -402,16 +413,12 @@ class ClientConnection(asyncio.Protocol):
     def _process_sub(self, op: Sub) -> None:
         self.last_in = self.read_time
         if op.queue is not None and op.queue == SYS_QUEUE:
-            self.send(
-                encode_err(
-                    f"Permissions Violation for Subscription to {go_quote(op.subject)} using queue {go_quote(op.queue)}"
-                )
-            )
+            self.send(encode_err(ERR_SUBSCRIBE_QUEUE_DENIED.format(go_quote(op.subject), go_quote(op.queue))))
             return
         if op.sid not in self.subs:
             sub = Subscription(self, op.subject, op.queue, op.sid)
             if not self.server.sublist.insert(sub):
-                self.send(encode_err("Invalid Subject"))
+                self.send(encode_err(ERR_INVALID_SUBJECT))
                 return
             self.subs[op.sid] = sub
         if self.verbose:
@@ -543,7 +550,7 @@ class ClientConnection(asyncio.Protocol):
         need_rtt = self.rtt_start is None or now - self.rtt_start > _RTT_INTERVAL
         if need_rtt or now - self.last_in >= opts.ping_interval:
             if self.pings_out + 1 > opts.max_pings_out:
-                self.close_with_error("Stale Connection")
+                self.close_with_error(ERR_STALE_CONNECTION)
                 return
             self.pings_out += 1
             self.rtt_start = now
