@@ -22,12 +22,14 @@ if TYPE_CHECKING:
     from .service import JetStream
 
 __all__ = [
+    "OWN_SUBSCRIPTIONS",
     "ApiRequest",
     "QuietError",
     "api",
     "find_handler",
     "is_empty_request",
     "is_json_object_or_array",
+    "registered_patterns",
     "response_type",
 ]
 
@@ -69,6 +71,18 @@ Handler = Callable[["JetStream", ApiRequest], Response]
 H = TypeVar("H", bound=Handler)
 
 _HANDLERS: list[tuple[tuple[str, ...], Handler]] = []
+
+#: ``$JS.API`` endpoints answered outside this registry, by subscriptions of their own
+#: (pattern after ``$JS.API.`` -> who subscribes); the API coverage table lists them too.
+OWN_SUBSCRIPTIONS: dict[str, str] = {
+    "DIRECT.GET.*": "DirectGetResponder (queue group _sys_, while allow_direct)",
+    "DIRECT.GET.*.>": "DirectGetResponder (queue group _sys_, while allow_direct)",
+}
+
+
+def registered_patterns() -> list[str]:
+    """The patterns handlers registered with :func:`api`, in registration order."""
+    return [".".join(tokens) for tokens, _ in _HANDLERS]
 
 
 def api(pattern: str) -> Callable[[H], H]:

@@ -1,0 +1,144 @@
+"""Write README's API coverage table: the ``$JS.API`` endpoints nats-server 2.15.1 answers,
+and which of them jsemu answers (its ``@api`` registry plus the endpoints with their own
+subscriptions, ``jetstream.api.OWN_SUBSCRIPTIONS``).
+
+    python -m jsemu.tools.api_coverage            # print the table
+    python -m jsemu.tools.api_coverage --write    # rewrite it in README.md, between the markers
+    python -m jsemu.tools.api_coverage --check    # exit 1 if README.md's table is stale
+
+The server's list is nats-server's ``server/jetstream_api.go`` (commit 1787eee0, the v2.15
+line): the constants of its ``$JS.API`` endpoints, and who answers each (``pairs`` and
+``infopairs`` in ``setJetStreamExportSubs`` for the account's API, the stream's Direct Get
+subscriptions, and the ``systemSubscribe`` calls of the system account's leader).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from ..jetstream import service as _service  # noqa: F401 - importing it registers the handlers
+from ..jetstream.api import OWN_SUBSCRIPTIONS, registered_patterns
+from ..version import NATS_VERSION
+
+__all__ = ["ACCOUNT", "DIRECT", "NATS_SERVER_API", "SYSTEM", "check", "coverage_table", "main", "rewrite"]
+
+ACCOUNT = "account API"
+DIRECT = "stream's Direct Get"
+SYSTEM = "system account"
+
+#: (Go constant, subject after ``$JS.API.``, who answers it in nats-server), in the order of
+#: the constants in ``jetstream_api.go``; no constant: seen only in the 2.15.1 binary.
+NATS_SERVER_API: tuple[tuple[str, str, str], ...] = (
+    ("JSApiAccountInfo", "INFO", ACCOUNT),
+    ("JSApiStreamCreate", "STREAM.CREATE.*", ACCOUNT),
+    ("JSApiStreamUpdate", "STREAM.UPDATE.*", ACCOUNT),
+    ("JSApiStreams", "STREAM.NAMES", ACCOUNT),
+    ("JSApiStreamList", "STREAM.LIST", ACCOUNT),
+    ("JSApiStreamInfo", "STREAM.INFO.*", ACCOUNT),
+    ("JSApiStreamDelete", "STREAM.DELETE.*", ACCOUNT),
+    ("JSApiStreamPurge", "STREAM.PURGE.*", ACCOUNT),
+    ("JSApiStreamSnapshot", "STREAM.SNAPSHOT.*", ACCOUNT),
+    ("JSApiStreamRestore", "STREAM.RESTORE.*", ACCOUNT),
+    ("JSApiMsgDelete", "STREAM.MSG.DELETE.*", ACCOUNT),
+    ("JSApiMsgGet", "STREAM.MSG.GET.*", ACCOUNT),
+    ("JSDirectMsgGet", "DIRECT.GET.*", DIRECT),
+    ("JSDirectGetLastBySubject", "DIRECT.GET.*.>", DIRECT),
+    ("JSApiConsumerCreate", "CONSUMER.CREATE.*", ACCOUNT),
+    ("JSApiConsumerCreateEx", "CONSUMER.CREATE.*.>", ACCOUNT),
+    ("JSApiDurableCreate", "CONSUMER.DURABLE.CREATE.*.*", ACCOUNT),
+    ("JSApiConsumers", "CONSUMER.NAMES.*", ACCOUNT),
+    ("JSApiConsumerList", "CONSUMER.LIST.*", ACCOUNT),
+    ("JSApiConsumerInfo", "CONSUMER.INFO.*.*", ACCOUNT),
+    ("JSApiConsumerDelete", "CONSUMER.DELETE.*.*", ACCOUNT),
+    ("JSApiConsumerPause", "CONSUMER.PAUSE.*.*", ACCOUNT),
+    ("JSApiConsumerUnpin", "CONSUMER.UNPIN.*.*", ACCOUNT),
+    ("JSApiStreamRemovePeer", "STREAM.PEER.REMOVE.*", ACCOUNT),
+    ("JSApiStreamEvacuatePeer", "STREAM.PEER.EVACUATE.*", ACCOUNT),
+    ("JSApiStreamCancelMove", "STREAM.CANCEL_MOVE.*", ACCOUNT),
+    ("JSApiStreamLeaderStepDown", "STREAM.LEADER.STEPDOWN.*", ACCOUNT),
+    ("JSApiConsumerLeaderStepDown", "CONSUMER.LEADER.STEPDOWN.*.*", ACCOUNT),
+    # In the 2.15.1 binary (it answers them), not yet in the source commit above.
+    ("", "CONSUMER.PEER.REMOVE.*.*", ACCOUNT),
+    ("", "CONSUMER.PEER.EVACUATE.*.*", ACCOUNT),
+    ("JSApiLeaderStepDown", "META.LEADER.STEPDOWN", SYSTEM),
+    ("JSApiRemoveServer", "SERVER.REMOVE", SYSTEM),
+    ("JSApiEvacuateServer", "SERVER.EVACUATE", SYSTEM),
+    ("JSApiMetaRescue", "META.RESCUE", SYSTEM),
+    ("JSApiAccountPurge", "ACCOUNT.PURGE.*", SYSTEM),
+    ("JSApiServerStreamMove", "ACCOUNT.STREAM.MOVE.*.*", SYSTEM),
+    ("JSApiServerStreamCancelMove", "ACCOUNT.STREAM.CANCEL_MOVE.*.*", SYSTEM),
+)
+
+START = "<!-- api-coverage:start -->"
+END = "<!-- api-coverage:end -->"
+README = Path(__file__).resolve().parents[2] / "README.md"
+
+
+def jsemu_endpoints() -> dict[str, str]:
+    """Pattern -> how jsemu answers it."""
+    out = {pattern: "yes" for pattern in registered_patterns()}
+    out.update((pattern, "yes (own subscription)") for pattern in OWN_SUBSCRIPTIONS)
+    return out
+
+
+def coverage_table() -> str:
+    """The markdown table (with a summary line), from the registry and the server's list."""
+    ours = jsemu_endpoints()
+    known = {subject for _, subject, _ in NATS_SERVER_API}
+    extra = sorted(set(ours) - known)
+    if extra:
+        raise ValueError(f"jsemu answers $JS.API subjects nats-server {NATS_VERSION} does not: {extra}")
+    lines = [
+        f"`$JS.API` coverage against nats-server {NATS_VERSION} (written by `python -m jsemu.tools.api_coverage --write`):",
+        "",
+        f"| `$JS.API.` subject | nats-server {NATS_VERSION} constant | answered by (nats-server) | jsemu |",
+        "| --- | --- | --- | --- |",
+    ]
+    served = {kind: [0, 0] for kind in (ACCOUNT, DIRECT, SYSTEM)}
+    for constant, subject, kind in NATS_SERVER_API:
+        how = ours.get(subject)
+        served[kind][1] += 1
+        served[kind][0] += how is not None
+        name = f"`{constant}`" if constant else "(2.15.1 binary)"
+        lines.append(f"| `{subject}` | {name} | {kind} | {how or 'no'} |")
+    summary = ", ".join(f"{kind}: {done} of {total}" for kind, (done, total) in served.items())
+    return "\n".join([*lines, "", f"jsemu answers {summary}."])
+
+
+def rewrite(text: str) -> str:
+    """``text`` (README.md) with the block between the markers replaced by the current table."""
+    start, end = text.find(START), text.find(END)
+    if start < 0 or end < start:
+        raise ValueError(f"README.md lacks the markers {START!r} ... {END!r}")
+    return text[: start + len(START)] + "\n" + coverage_table() + "\n" + text[end:]
+
+
+def check(path: Path = README) -> bool:
+    """Whether ``path`` already holds the current table."""
+    text = path.read_text()
+    return rewrite(text) == text
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m jsemu.tools.api_coverage", description=__doc__.split("\n")[0])
+    group = parser.add_mutually_exclusive_group()
+    group.add_argument("--write", action="store_true", help="rewrite the table in README.md")
+    group.add_argument("--check", action="store_true", help="exit 1 if README.md's table is stale")
+    parser.add_argument("--readme", type=Path, default=README, help="the README to read or write")
+    args = parser.parse_args(argv)
+    if args.write:
+        args.readme.write_text(rewrite(args.readme.read_text()))
+        return 0
+    if args.check:
+        if check(args.readme):
+            return 0
+        print(f"{args.readme}: the API coverage table is stale; run python -m jsemu.tools.api_coverage --write")
+        return 1
+    print(coverage_table())
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,76 @@
+"""README's API coverage table is written from the ``@api`` registry; it must be current,
+its server side must match the nats-server binary, and jsemu's own-subscription endpoints
+must really be subscribed."""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+import jsemu
+from jsemu.jetstream import api as api_registry
+from jsemu.tools import api_coverage
+from jsemu.tools.api_coverage import NATS_SERVER_API, README, check, coverage_table, main, rewrite
+
+
+def test_readme_table_is_current() -> None:
+    assert check(README), "README.md's API coverage table is stale: run python -m jsemu.tools.api_coverage --write"
+
+
+def test_a_new_handler_makes_the_table_stale(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(api_registry, "_HANDLERS", [*api_registry._HANDLERS, (("STREAM", "SNAPSHOT", "*"), print)])
+    assert "| `STREAM.SNAPSHOT.*` | `JSApiStreamSnapshot` | account API | yes |" in coverage_table()
+    assert not check(README)
+
+
+def test_an_edited_table_is_stale_and_write_repairs_it(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    readme = tmp_path / "README.md"
+    readme.write_text(README.read_text().replace("| `STREAM.LIST` | `JSApiStreamList` | account API | yes |", ""))
+    assert main(["--check", "--readme", str(readme)]) == 1
+    assert "stale" in capsys.readouterr().out
+    assert main(["--write", "--readme", str(readme)]) == 0
+    assert main(["--check", "--readme", str(readme)]) == 0
+    assert readme.read_text() == README.read_text()
+
+
+def test_an_endpoint_the_server_lacks_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(api_registry, "_HANDLERS", [*api_registry._HANDLERS, (("STREAM", "NOPE"), print)])
+    with pytest.raises(ValueError, match="STREAM.NOPE"):
+        coverage_table()
+    with pytest.raises(ValueError, match="markers"):
+        rewrite("no markers here")
+
+
+def test_server_list_matches_the_nats_server_binary() -> None:
+    """Every wildcard ``$JS.API`` subscription pattern spelt out in the 2.15.1 binary is in
+    the list and the other way round (Direct Get's are built at run time from a prefix)."""
+    binary = Path(sys.executable).parent / "nats-server"
+    if not binary.exists():
+        pytest.skip("nats-server binary not installed (the test extra brings it)")
+    data = binary.read_bytes()
+    found = {m.decode()[8:] for m in re.findall(rb"\$JS\.API\.(?:[A-Z_]+\.)+(?:\*\.)*[*>]", data)}
+    found = {p for p in found if not re.fullmatch(r"[A-Z_]+\.>", p)}  # domain mapping prefixes
+    ours = {subject for _, subject, _ in NATS_SERVER_API}
+    runtime_built = {"DIRECT.GET.*", "DIRECT.GET.*.>"}
+    assert found == {s for s in ours if "*" in s or ">" in s} - runtime_built
+    literal = [s for s in ours if "*" not in s and ">" not in s]
+    assert all(b"$JS.API." + s.encode() in data for s in literal)
+
+
+async def test_own_subscription_endpoints_are_subscribed() -> None:
+    """``OWN_SUBSCRIPTIONS`` claims Direct Get answers outside the registry: a stream with
+    ``allow_direct`` must have a ``_sys_`` queue subscription on exactly those patterns."""
+    assert set(api_registry.OWN_SUBSCRIPTIONS) == {"DIRECT.GET.*", "DIRECT.GET.*.>"}
+    async with jsemu.Server() as srv:
+        assert srv.jetstream is not None
+        srv.jetstream.api_call("$JS.API.STREAM.CREATE.S", {"name": "S", "subjects": ["s.>"], "allow_direct": True})
+        for pattern, example in (
+            ("DIRECT.GET.*", b"$JS.API.DIRECT.GET.S"),
+            ("DIRECT.GET.*.>", b"$JS.API.DIRECT.GET.S.s.a"),
+        ):
+            groups = srv.sublist.match_uncached(example).qsubs
+            assert [sub.queue for group in groups for sub in group] == [b"_sys_"], pattern
+    assert api_coverage.jsemu_endpoints()["DIRECT.GET.*"] == "yes (own subscription)"
