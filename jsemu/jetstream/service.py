@@ -443,18 +443,15 @@ def _check_mirror_filters(cfg: StreamConfig) -> None:
         )
         for filt in filters:
             if filt and not is_valid_subject(filt):
-                raise api_error(
-                    ApiErrors.JSStreamCreateErrF, err=f"subject filter '{filt}' for the source: invalid subject"
-                )
+                raise _create_failed(f"subject filter '{filt}' for the source: invalid subject")
         for tr in transforms:
             src_subject, dest = tr.get("src", ""), tr.get("dest", "")
             if dest:
                 try:
                     SubjectTransform(src_subject or ">", dest)
                 except TransformError as exc:
-                    raise api_error(
-                        ApiErrors.JSStreamCreateErrF,
-                        err=f"subject transform from '{src_subject}' to '{dest}' for the source: {exc}",
+                    raise _create_failed(
+                        f"subject transform from '{src_subject}' to '{dest}' for the source: {exc}"
                     ) from None
     mirror = cfg.mirror
     if mirror is None:
@@ -463,23 +460,17 @@ def _check_mirror_filters(cfg: StreamConfig) -> None:
     if not transforms:
         filt = mirror.get("filter_subject") or ""
         if filt and not is_valid_subject(filt):
-            raise api_error(ApiErrors.JSStreamCreateErrF, err=f"subject filter '{filt}' for the mirror invalid subject")
+            raise _create_failed(f"subject filter '{filt}' for the mirror invalid subject")
         return
     for tr in transforms:
         src, dest = (tr or {}).get("src", ""), (tr or {}).get("dest", "")
         if src and not is_valid_subject(src):
-            raise api_error(
-                ApiErrors.JSStreamCreateErrF,
-                err=f"invalid subject transform source '{src}' for the mirror: invalid subject",
-            )
+            raise _create_failed(f"invalid subject transform source '{src}' for the mirror: invalid subject")
         if dest:
             try:
                 SubjectTransform(src or ">", dest)
             except TransformError as exc:
-                raise api_error(
-                    ApiErrors.JSStreamCreateErrF,
-                    err=f"subject transform from '{src}' to '{dest}' for the mirror: {exc}",
-                ) from None
+                raise _create_failed(f"subject transform from '{src}' to '{dest}' for the mirror: {exc}") from None
 
 
 def _check_transform(cfg: StreamConfig) -> None:
@@ -489,9 +480,11 @@ def _check_transform(cfg: StreamConfig) -> None:
     try:
         SubjectTransform(src, dest)
     except TransformError as exc:
-        raise api_error(
-            ApiErrors.JSStreamCreateErrF, err=f"stream subject transform from '{src}' to '{dest}': {exc}"
-        ) from None
+        raise _create_failed(f"stream subject transform from '{src}' to '{dest}': {exc}") from None
+
+
+def _create_failed(text: str) -> ApiError:
+    return api_error(ApiErrors.JSStreamCreateErrF, err=text)
 
 
 def _invalid(text: str) -> ApiError:
