@@ -1,4 +1,5 @@
-"""The asyncio server: listener, connections, message routing and the public API."""
+"""The NATS core server: listener, connections, message routing, output batching (JetStream and
+the control plane are added by :mod:`jsemu.app`)."""
 
 from __future__ import annotations
 
