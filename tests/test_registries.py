@@ -36,9 +36,9 @@ def inline_texts(root: Path = ROOT) -> list[str]:
                 func = node.func
                 name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
                 arg = node.args[0]
-                if name in _TEXT_CALLS and isinstance(arg, ast.Constant | ast.JoinedStr):
-                    if not (isinstance(arg, ast.Constant) and arg.value is None):
-                        out.append(f"{where} {name}(<literal>)")
+                spelt = isinstance(arg, ast.JoinedStr) or (isinstance(arg, ast.Constant) and arg.value is not None)
+                if name in _TEXT_CALLS and spelt:
+                    out.append(f"{where} {name}(<literal>)")
             elif isinstance(node, ast.Constant) and isinstance(node.value, bytes) and _STATUS_LINE.search(node.value):
                 out.append(f"{where} {node.value!r}")
     return out
