@@ -14,7 +14,7 @@ import gc
 import time
 import tracemalloc
 
-from jsemu.store import ManualClock, StreamStore
+from jsemu.store import ManualClock, MemoryStore, StreamStore
 
 
 def _rss_kib() -> int:
@@ -44,7 +44,7 @@ def main() -> None:
     args = ap.parse_args()
 
     rss0 = _rss_kib()
-    store = StreamStore(clock=ManualClock())
+    store = MemoryStore(clock=ManualClock())
     started = time.perf_counter()
     fill(store, args.msgs, args.subjects, args.shape)
     elapsed = time.perf_counter() - started
@@ -62,7 +62,7 @@ def main() -> None:
 
     tracemalloc.start()
     base = tracemalloc.get_traced_memory()[0]
-    store = StreamStore(clock=ManualClock())
+    store = MemoryStore(clock=ManualClock())
     fill(store, args.msgs, args.subjects, args.shape)
     gc.collect()
     used = tracemalloc.get_traced_memory()[0] - base

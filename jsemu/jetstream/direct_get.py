@@ -34,7 +34,7 @@ from ..protocol.texts import (
     STATUS_TOO_MANY_RESULTS,
 )
 from ..server.sublist import Subscription
-from ..store import StoredMsg, StreamStore, TooManyResults
+from ..store import Store, StoredMsg, TooManyResults
 from ..timefmt import go_unix_nano, stamp
 from ..version import API_LEVEL
 from .internal import InternalSubscriber
@@ -164,7 +164,7 @@ class DirectGetResponder:
         self,
         js: JetStream,
         stream: Stream,
-        store: StreamStore,
+        store: Store,
         peer: str,
         answer_as: str | None = None,
     ) -> None:
@@ -619,11 +619,7 @@ class DirectGetResponder:
             up_to = store.last_seq
         filters = [f.encode() for f in req["multi_last"]]
         try:
-            if store.storage == "file" and up_to > store.last_seq:
-                # The file store looks for the block holding ``up_to`` and finds none.
-                seqs = []
-            else:
-                seqs = store.multi_last_seqs(filters, up_to, MAX_MULTI_RESULTS)
+            seqs = store.multi_last_seqs(filters, up_to, MAX_MULTI_RESULTS)
         except TooManyResults:
             self._status(reply, STATUS_TOO_MANY_RESULTS)
             return

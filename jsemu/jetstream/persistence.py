@@ -21,7 +21,7 @@ import shutil
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..store import StoreError, StreamStore
+from ..store import StoreError
 from ..store.wal import WriteAheadLog, replay
 from .stream_config import StreamConfig
 
@@ -59,12 +59,12 @@ class StreamFiles:
     def replay_into(self, stream: Stream) -> int:
         """Apply the logged mutations to every peer's store; returns how many."""
         count = 0
-        for name, args, kwargs in replay(self.dir / _WAL):
+        for record in replay(self.dir / _WAL):
             for peer in stream.replicas.peers:
                 try:
-                    getattr(StreamStore, name)(peer.store, *args, **kwargs)
+                    peer.store.apply(record)
                 except StoreError:
-                    log.warning("stream %s: logged %s could not be applied again", stream.name, name)
+                    log.warning("stream %s: logged %s could not be applied again", stream.name, record)
             count += 1
         return count
 

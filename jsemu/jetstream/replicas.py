@@ -16,62 +16,41 @@ stream's write-ahead log.
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from ..store import StoreError, StreamStore
+from ..store import FLAVOURS, Clock, Store, StoreError, StoreLimits, StreamStore
+from ..store.records import Record
 from ..store.wal import WriteAheadLog
 
 if TYPE_CHECKING:
     from .direct_get import DirectGetResponder
     from .stream import Stream
 
-__all__ = ["Peer", "ReplicaSet", "ReplicatedStore", "ReplicationError"]
+__all__ = ["Peer", "ReplicaSet", "ReplicatedStore", "ReplicationError", "replicated_store"]
 
 log = logging.getLogger("jsemu.jetstream")
 
 #: Raft heartbeats keep an online follower's ``active`` below this (ns).
 HEARTBEAT_NS = 1_000_000_000
 
-#: The store methods that change state and so are replicated, as (name, args, kwargs).
-_LOGGED = ("append", "skip_msg", "skip_msgs", "remove", "purge", "compact", "purge_ex", "update_limits")
-
-Entry = tuple[str, tuple[Any, ...], dict[str, Any]]
-
 
 class ReplicationError(ValueError):
     """A control-plane request that names no such peer or cannot be carried out."""
 
 
-def _logged(name: str) -> Any:
-    base = getattr(StreamStore, name)
-
-    def method(self: ReplicatedStore, *args: Any, **kwargs: Any) -> Any:
-        replicas = self.replicas
-        if replicas is None or self._depth or replicas.leader.store is not self:
-            return base(self, *args, **kwargs)
-        self._depth += 1  # calls the method makes on itself are part of this one entry
-        try:
-            result = base(self, *args, **kwargs)
-        finally:
-            self._depth -= 1
-        if name == "append":
-            kwargs = {**kwargs, "ts": result[1]}  # followers store the leader's timestamp
-        replicas.record((name, args, kwargs))
-        return result
-
-    method.__name__ = name
-    method.__doc__ = base.__doc__
-    return method
-
-
 class ReplicatedStore(StreamStore):
-    """A peer's store; while it is the leader's, each outermost mutation is logged."""
+    """A peer's store; while it is the leader's, each outermost mutation is logged as its record.
+
+    Mixed into each flavour by :func:`replicated_store`; the logging methods are generated
+    from the flavour's registered mutators (:mod:`jsemu.store.records`), so a new mutator
+    is logged without a list to keep here.
+    """
 
     __slots__ = ("_depth", "replicas")
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
+    def __init__(self, limits: StoreLimits | None = None, clock: Clock | None = None, first_seq: int = 1) -> None:
+        super().__init__(limits, clock, first_seq)
         self.replicas: ReplicaSet | None = None
         self._depth = 0
 
@@ -83,15 +62,56 @@ class ReplicatedStore(StreamStore):
         """Nothing in bulk: each message goes through ``append`` to be logged."""
         return False
 
+    def apply(self, record: Record) -> object:
+        """A record from the log (a follower's copy, a replayed log): not logged again."""
+        self._depth += 1
+        try:
+            return record.apply(self)
+        finally:
+            self._depth -= 1
 
-for _name in _LOGGED:
-    setattr(ReplicatedStore, _name, _logged(_name))
+
+def _logged(base: Callable[..., Any], record: type[Record]) -> Callable[..., Any]:
+    def method(self: ReplicatedStore, *args: Any, **kwargs: Any) -> Any:
+        replicas = self.replicas
+        if replicas is None or self._depth or replicas.leader.store is not self:
+            return base(self, *args, **kwargs)
+        self._depth += 1  # calls the method makes on itself are part of this one record
+        try:
+            result = base(self, *args, **kwargs)
+        finally:
+            self._depth -= 1
+        replicas.record(record(*args, **kwargs).settled(result))
+        return result
+
+    method.__name__ = base.__name__
+    method.__doc__ = base.__doc__
+    return method
+
+
+def _replicated_flavour(flavour: type[StreamStore]) -> type[ReplicatedStore]:
+    cls = type(f"Replicated{flavour.__name__}", (ReplicatedStore, flavour), {"__slots__": ()})
+    for name in dir(flavour):
+        base = getattr(flavour, name)
+        if getattr(base, "__mutation__", None) == "logged":
+            setattr(cls, name, _logged(base, base.__record__))
+    return cls
+
+
+_REPLICATED = {storage: _replicated_flavour(flavour) for storage, flavour in FLAVOURS.items()}
+
+
+def replicated_store(
+    storage: str, limits: StoreLimits | None = None, clock: Clock | None = None, first_seq: int = 1
+) -> ReplicatedStore:
+    """A store of the ``storage`` flavour that logs its mutations while it is the leader's."""
+    return _REPLICATED[storage](limits, clock, first_seq)
 
 
 class Peer:
     """One replica of a stream: its store, how far it has applied the log, its state."""
 
-    def __init__(self, name: str, store: StreamStore, now_ns: int) -> None:
+    def __init__(self, name: str, store: Store, now_ns: int) -> None:
         self.name = name
         self.store = store
         self.applied = 0  # log index up to which this peer has applied
@@ -114,7 +134,7 @@ class ReplicaSet:
         self.leader: Peer = peers[0]
         self.leader_since_ns = stream.created_ns
         self.leaderless = False
-        self._log: list[Entry] = []
+        self._log: list[Record] = []
         self._base = 0  # log index of _log[0]
         #: Where the leader's mutations are also written when the server has a store_dir.
         self.wal: WriteAheadLog | None = None
@@ -128,10 +148,10 @@ class ReplicaSet:
     def end(self) -> int:
         return self._base + len(self._log)
 
-    def record(self, entry: Entry) -> None:
+    def record(self, record: Record) -> None:
         if self.wal is not None:
-            self.wal.append(entry)
-        self._log.append(entry)
+            self.wal.append(record)
+        self._log.append(record)
         end = self.end
         self.leader.applied = end
         for peer in self.peers:
@@ -155,11 +175,11 @@ class ReplicaSet:
         if peer.applied >= target:
             return
         store = peer.store
-        for name, args, kwargs in self._log[peer.applied - self._base : target - self._base]:
+        for record in self._log[peer.applied - self._base : target - self._base]:
             try:
-                getattr(StreamStore, name)(store, *args, **kwargs)
+                store.apply(record)
             except StoreError:  # the leader's state allowed it, so this is a jsemu bug
-                log.exception("peer %s of stream %s could not apply %s", peer.name, self.stream.name, name)
+                log.exception("peer %s of stream %s could not apply %s", peer.name, self.stream.name, record)
         peer.applied = target
         peer.last_active_ns = self.stream.js.clock.now_ns()
 

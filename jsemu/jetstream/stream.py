@@ -13,12 +13,12 @@ from typing import TYPE_CHECKING, Any
 
 from ..protocol.gojson import dumps
 from ..protocol.headers import parse_uint_header, remove_header, remove_header_status, slice_header
-from ..store import DedupWindow, StoreError, StoreLimits, StreamStore
+from ..store import DedupWindow, Store, StoreError, StoreLimits, new_store
 from ..subject_transform import SubjectTransform
 from ..timefmt import format_ns
 from .errors import ApiError, ApiErrors, api_error, wrap_error
 from .gohash import go_hash
-from .replicas import Peer, ReplicaSet, ReplicatedStore
+from .replicas import Peer, ReplicaSet, replicated_store
 from .stream_config import StreamConfig, config_json
 
 if TYPE_CHECKING:
@@ -79,18 +79,15 @@ class Stream:
         self.js = js
         self.config = config
         self.created_ns = created_ns
-        store_class = StreamStore if len(peer_names) == 1 and not js.persists(config) else ReplicatedStore
+        # R1 without a store_dir logs nothing, so it gets a plain store: no logging cost.
+        make = new_store if len(peer_names) == 1 and not js.persists(config) else replicated_store
+        storage = config.storage or "file"
         peers = [
-            Peer(
-                name,
-                store_class(_limits(config), js.clock, storage=config.storage or "file", first_seq=config.first_seq),
-                created_ns,
-            )
-            for name in peer_names
+            Peer(name, make(storage, _limits(config), js.clock, config.first_seq), created_ns) for name in peer_names
         ]
         self.replicas = ReplicaSet(self, peers)
         self.raft_group = ""
-        self.store: StreamStore = peers[0].store
+        self.store: Store = peers[0].store
         #: Mirrors and sources copying from this stream, woken after each stored message.
         self.watchers: list[UpstreamLink] = []
         #: This stream's own consumer of its upstream, when it is a mirror.
@@ -345,15 +342,13 @@ class Stream:
             out["num_subjects"] = st.num_subjects
         if subjects:
             out["subjects"] = subjects
-        if st.num_deleted:
+        if details:
+            deleted = self.store.detailed_deleted()
+            if deleted:
+                out["num_deleted"] = len(deleted)
+                out["deleted"] = deleted
+        elif st.num_deleted:
             out["num_deleted"] = st.num_deleted
-            if details:
-                out["deleted"] = self.store.deleted()
-        elif details and st.first_seq == 0 and self.store.storage == "file":
-            # The file store's detailed state of a never-written stream counts seq 0 as
-            # deleted (observed on nats-server 2.15.1); the fast state does not.
-            out["num_deleted"] = 1
-            out["deleted"] = [0]
         out["consumer_count"] = 0
         return out
 

@@ -11,6 +11,7 @@ import base64
 from typing import TYPE_CHECKING, Any
 
 from ..protocol.gojson import dumps
+from ..store import StoreError
 from ..timefmt import format_ns, go_unix_nano
 from .api import ApiRequest, QuietError, api, error_response, is_empty_request, is_json_object_or_array, response_type
 from .errors import ApiError, ApiErrors, api_error, wrap_error
@@ -297,19 +298,11 @@ def msg_delete(js: JetStream, req: ApiRequest) -> dict[str, Any]:
         return error_response(kind, err)
     # From here on the server answers through its success path even for failures.
     seq = values.get("seq") or 0
-    store = stream.store
-    if store.storage == "file":
-        # The file store fails outright outside its block range (``removeMsg``); the
-        # memory store just reports "not removed".
-        if seq == 0 or seq < store.first_seq:
-            return QuietError(
-                error_response(kind, api_error(ApiErrors.JSStreamMsgDeleteFailedF, err="no message found"))
-            )
-        if seq > store.last_seq:
-            return QuietError(
-                error_response(kind, api_error(ApiErrors.JSStreamMsgDeleteFailedF, err="stream store EOF"))
-            )
-    if not store.remove(seq, erase=not values.get("no_erase")):
+    try:
+        removed = stream.store.remove(seq, erase=not values.get("no_erase"))
+    except StoreError as exc:  # the file store fails outright outside its block range
+        return QuietError(error_response(kind, api_error(ApiErrors.JSStreamMsgDeleteFailedF, err=str(exc))))
+    if not removed:
         return QuietError(error_response(kind, api_error(ApiErrors.JSSequenceNotFoundErrF, seq=seq)))
     return {"type": response_type(kind), "success": True}
 

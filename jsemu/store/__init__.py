@@ -10,29 +10,53 @@ from .errors import (
     MaxMsgsPerSubjectExceeded,
     MsgTooLarge,
     SequenceMismatch,
+    StoreEOF,
     StoreError,
+    StoreMsgNotFound,
     TooManyResults,
 )
+from .file_store import FileStore
+from .interface import Store, StoreReader
 from .limits import StoreLimits
-from .stream_store import StoredMsg, StoreState, StreamStore
+from .stream_store import MemoryStore, StoredMsg, StoreState, StreamStore
 from .subject_tree import SubjectTree
 
+#: The store class of each ``StreamConfig.storage``.
+FLAVOURS: dict[str, type[StreamStore]] = {"memory": MemoryStore, "file": FileStore}
+
+
+def new_store(storage: str, limits: StoreLimits | None = None, clock: Clock | None = None, first_seq: int = 1) -> StreamStore:
+    """A store of the ``storage`` flavour (``"memory"`` or ``"file"``)."""
+    flavour = FLAVOURS.get(storage)
+    if flavour is None:
+        raise ValueError(f"storage must be 'memory' or 'file', not {storage!r}")
+    return flavour(limits, clock, first_seq)
+
+
 __all__ = [
+    "FLAVOURS",
     "Clock",
     "ControlledClock",
     "DedupWindow",
+    "FileStore",
     "ManualClock",
     "MaxBytesExceeded",
     "MaxMsgsExceeded",
     "MaxMsgsPerSubjectExceeded",
+    "MemoryStore",
     "MsgTooLarge",
     "SequenceMismatch",
+    "Store",
+    "StoreEOF",
     "StoreError",
     "StoreLimits",
+    "StoreMsgNotFound",
+    "StoreReader",
     "StoreState",
     "StoredMsg",
     "StreamStore",
     "SubjectTree",
     "SystemClock",
     "TooManyResults",
+    "new_store",
 ]

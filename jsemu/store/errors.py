@@ -11,7 +11,9 @@ __all__ = [
     "MaxMsgsPerSubjectExceeded",
     "MsgTooLarge",
     "SequenceMismatch",
+    "StoreEOF",
     "StoreError",
+    "StoreMsgNotFound",
     "TooManyResults",
 ]
 
@@ -69,3 +71,15 @@ class SequenceMismatch(StoreError):
     """Go ``ErrSequenceMismatch``: a skip asked for a sequence other than last_seq+1."""
 
     text = "expected sequence does not match store"
+
+
+class StoreMsgNotFound(StoreError):
+    """Go ``ErrStoreMsgNotFound``: the file store's ``removeMsg`` below its first sequence."""
+
+    text = "no message found"
+
+
+class StoreEOF(StoreError):
+    """Go ``ErrStoreEOF``: the file store's ``removeMsg`` past its last sequence."""
+
+    text = "stream store EOF"

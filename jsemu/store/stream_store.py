@@ -42,16 +42,31 @@ from .errors import (
 )
 from .go_stree import match_keys
 from .limits import StoreLimits
+from .records import (
+    Append,
+    Compact,
+    Purge,
+    PurgeEx,
+    Record,
+    Remove,
+    Skip,
+    SkipMany,
+    UpdateLimits,
+    batched,
+    local_mutation,
+    mutator,
+)
 from .subject_tree import SubjectTree, is_literal
 
-__all__ = ["StoreState", "StoredMsg", "StreamStore"]
+__all__ = ["MemoryStore", "StoreState", "StoredMsg", "StreamStore"]
 
 _FWC = b">"
 _STAR = b"*"
 _ROLLUP = b"Nats-Rollup"
 
-# File store records above this are refused (filestore.go ``rlBadThresh``).
-_FILE_RECORD_MAX = 32 * 1024 * 1024
+# Bulk appends leave messages this large to ``append`` (the file store refuses records above
+# 32 MiB, filestore.go ``rlBadThresh``, and ``append`` checks it).
+_BULK_MAX = 32 * 1024 * 1024 - 1024
 
 # A subject's sequences are an array('Q') up to _SMALL_MAX entries (cheap: 8 bytes each, no int
 # objects); above that a SortedList keeps removals O(log n). Back to an array below _SMALL_MIN.
@@ -194,7 +209,23 @@ def _match_tokens(ftoks: list[bytes], subject: bytes) -> bool:
 
 
 class StreamStore:
-    """One stream's messages with memstore semantics; see the module docstring for the layout."""
+    """One stream's messages with memstore semantics; see the module docstring for the layout.
+
+    The shared implementation of :class:`MemoryStore` and :class:`~.file_store.FileStore`;
+    create stores with :func:`~jsemu.store.new_store`. A flavour differs in the class
+    attributes below and in the methods it overrides, never in checks made by callers.
+    Every public method is a read (:class:`~.interface.StoreReader`) or a registered
+    mutation (:mod:`.records`).
+    """
+
+    #: ``StreamConfig.storage`` of this flavour.
+    STORAGE = "memory"
+    #: A header-less message's accounted size minus ``len(subject) + len(data)``.
+    _OVERHEAD = 16
+    #: Added to the size when a message has headers (beyond their length).
+    _HDR_EXTRA = 0
+    #: Larger records are refused with ``MsgTooLarge("file_record")`` before ``max_msg_size``.
+    _RECORD_MAX = 1 << 62
 
     __slots__ = (
         "_base",
@@ -202,7 +233,6 @@ class StreamStore:
         "_bytes",
         "_clock",
         "_dmap",
-        "_file",
         "_first",
         "_fss",
         "_last",
@@ -212,8 +242,6 @@ class StreamStore:
         "_max_age",
         "_maxp",
         "_msgs",
-        "_overhead",
-        "_storage",
         "_subj",
         "_tree",
         "_tree_pending",
@@ -225,18 +253,12 @@ class StreamStore:
         self,
         limits: StoreLimits | None = None,
         clock: Clock | None = None,
-        storage: str = "memory",
         first_seq: int = 1,
     ) -> None:
         """``first_seq`` is the stream's ``first_seq`` config: >0 behaves like Go's ``purge(first_seq)``
         at creation; 0 (Go's unset) leaves first/last at 0 until the first message, as a new stream shows.
         """
-        if storage not in ("memory", "file"):
-            raise ValueError(f"storage must be 'memory' or 'file', not {storage!r}")
-        self._storage = storage
-        self._file = storage == "file"
         self._unlimited = False
-        self._overhead = 16
         self._clock: Clock = clock if clock is not None else SystemClock()
         self._limits = replace(limits) if limits is not None else StoreLimits()
         self._maxp = 0
@@ -278,18 +300,15 @@ class StreamStore:
             and lim.max_msgs_per_subject <= 0
             and lim.max_msg_size <= 0
         )
-        self._overhead = 30 if self._storage == "file" else 16  # a header-less message's size - len(subject + data)
 
     def msg_size(self, subject: bytes, hdr: bytes, data: bytes) -> int:
         """Bytes accounted for a message: Go ``memStoreMsgSize`` or ``fileStoreMsgSize``."""
         return self._size(len(subject), len(hdr), len(data))
 
     def _size(self, slen: int, hlen: int, dlen: int) -> int:
-        if self._file:
-            if hlen:
-                return 22 + slen + 4 + hlen + dlen + 8
-            return 22 + slen + dlen + 8
-        return slen + hlen + dlen + 16
+        if hlen:
+            return slen + hlen + dlen + self._OVERHEAD + self._HDR_EXTRA
+        return slen + dlen + self._OVERHEAD
 
     def _body_size(self, subject: bytes, body: bytes | tuple[bytes, bytes]) -> int:
         if type(body) is bytes:
@@ -544,6 +563,7 @@ class StreamStore:
             n += 1
         return n
 
+    @local_mutation
     def expire(self) -> int:
         """Remove messages with ``ts <= now - max_age`` from the front; returns how many."""
         if not self._max_age or not self._msgs:
@@ -552,6 +572,7 @@ class StreamStore:
 
     # ------------------------------------------------------------------ writes
 
+    @mutator(Append)
     def append(self, subject: bytes, hdr: bytes, data: bytes, ts: int = 0) -> tuple[int, int]:
         """Store a message, enforcing limits like memstore ``storeRawMsg`` with ``discardNewCheck``.
 
@@ -572,12 +593,11 @@ class StreamStore:
             self._tick()
         lim = self._limits
         hlen, dlen = len(hdr), len(data)
-        if self._file:
-            size = 22 + len(subject) + dlen + 8 + (4 + hlen if hlen else 0)
-        else:
-            size = len(subject) + hlen + dlen + 16
+        size = len(subject) + hlen + dlen + self._OVERHEAD
+        if hlen:
+            size += self._HDR_EXTRA
         # stream.go processJetStreamMsg: the file-store record check comes first, then max_msg_size.
-        if self._file and size > _FILE_RECORD_MAX:
+        if size > self._RECORD_MAX:
             raise MsgTooLarge("file_record")
         if lim.max_msg_size > 0 and hlen + dlen > lim.max_msg_size:
             raise MsgTooLarge("max_msg_size")
@@ -642,6 +662,7 @@ class StreamStore:
             self._enforce_bytes_limit()
         return seq, ts
 
+    @batched(Append)
     def append_plain(self, subject: bytes, data: bytes) -> int:
         """``append(subject, b"", data)[0]`` for the publish path (``bytes`` arguments only):
         through ``append_columns`` when no limit applies, else ``append``."""
@@ -649,6 +670,7 @@ class StreamStore:
             return self._last
         return self.append(subject, b"", data)[0]
 
+    @batched(Append)
     def append_columns(self, subjects: Sequence[bytes], datas: Sequence[bytes]) -> bool:
         """``append(subject, b"", data)`` for each pair, in order, or nothing (False) unless no
         limit of any kind is configured, the store is not empty and every subject is non-empty.
@@ -656,7 +678,7 @@ class StreamStore:
         The publish hot path: sequences are consecutive from ``last_seq + 1``, each message
         gets its own timestamp, and the bookkeeping is done once for the whole run.
         """
-        if not self._unlimited or not self._msgs or b"" in subjects or max(map(len, datas)) > _FILE_RECORD_MAX - 1024:
+        if not self._unlimited or not self._msgs or b"" in subjects or max(map(len, datas)) > _BULK_MAX:
             return False
         fss = self._fss
         get = fss.get
@@ -690,7 +712,7 @@ class StreamStore:
         self._body += datas
         self._ts.extend(stamps)
         self._msgs += count
-        self._bytes += sum(map(len, shared)) + sum(map(len, datas)) + count * self._overhead
+        self._bytes += sum(map(len, shared)) + sum(map(len, datas)) + count * self._OVERHEAD
         self._last = seq
         self._last_ts = stamps[-1]
         return True
@@ -715,6 +737,7 @@ class StreamStore:
         while self._bytes > lim.max_bytes and self._msgs:
             self._remove_one(self._first)
 
+    @mutator(Skip)
     def skip_msg(self, seq: int = 0, no_interest: bool = False) -> int:
         """Go ``SkipMsg`` (``no_interest=True``: ``SkipMsgNoInterest``): use up a sequence, store nothing.
 
@@ -724,6 +747,7 @@ class StreamStore:
         """
         return self.skip_msgs(seq, 1, no_interest)
 
+    @mutator(SkipMany)
     def skip_msgs(self, seq: int, num: int, no_interest: bool = False) -> int:
         """Go ``SkipMsgs``: skip ``num`` sequences starting at ``seq`` (0 = last_seq+1); returns the last one."""
         self._tick()
@@ -747,11 +771,13 @@ class StreamStore:
         self._dmap.update(range(seq, lseq + 1))
         return lseq
 
+    @mutator(Remove)
     def remove(self, seq: int, erase: bool = False) -> bool:
         """Go ``RemoveMsg``/``EraseMsg``; erasing only overwrites bytes in Go, so both are the same here."""
         self._tick()
         return self._remove_one(seq)
 
+    @mutator(Purge)
     def purge(self) -> int:
         """Go ``Purge``: drop everything; ``first_seq`` becomes ``last_seq + 1``."""
         self._tick()
@@ -759,6 +785,7 @@ class StreamStore:
         self._reset_empty(self._last + 1, self._last)
         return purged
 
+    @mutator(Compact)
     def compact(self, seq: int) -> int:
         """Go ``Compact``: remove everything below ``seq``; past the end the next message gets ``seq``."""
         self._tick()
@@ -774,6 +801,7 @@ class StreamStore:
         self._reset_empty(seq, seq - 1)
         return purged
 
+    @mutator(PurgeEx)
     def purge_ex(self, subject: bytes | None, seq: int, keep: int) -> int:
         """Go ``PurgeEx``: purge matching messages below ``seq`` (0 = no bound), keeping the newest ``keep``.
 
@@ -822,6 +850,7 @@ class StreamStore:
             ordered = islice(ordered, maxp)
         return self._remove_batch(list(ordered))
 
+    @mutator(UpdateLimits)
     def update_limits(self, limits: StoreLimits) -> None:
         """Go ``UpdateConfig``: new limits apply at once (msgs, bytes, then per subject, then age).
 
@@ -844,6 +873,10 @@ class StreamStore:
                 drop.sort()
                 self._remove_batch(drop)
         self._tick()
+
+    def apply(self, record: Record) -> object:
+        """Carry out a logged mutation (a follower's copy, a replayed log): the record applier."""
+        return record.apply(self)
 
     # ------------------------------------------------------------------ reads
 
@@ -1232,13 +1265,17 @@ class StreamStore:
         self._tick()
         return list(self._dmap)
 
+    def detailed_deleted(self) -> list[int]:
+        """The deleted sequences Go's detailed ``State()`` lists (``deleted`` for the memory store)."""
+        return self.deleted()
+
     @property
     def limits(self) -> StoreLimits:
         return replace(self._limits)
 
     @property
     def storage(self) -> str:
-        return self._storage
+        return self.STORAGE
 
     @property
     def clock(self) -> Clock:
@@ -1274,3 +1311,9 @@ class StreamStore:
     def bytes(self) -> int:
         self._tick()
         return self._bytes
+
+
+class MemoryStore(StreamStore):
+    """nats-server's ``memStore``: the shared implementation as it is."""
+
+    __slots__ = ()

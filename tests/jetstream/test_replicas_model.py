@@ -12,7 +12,7 @@ from hypothesis import settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
 
-from jsemu.jetstream.replicas import Peer, ReplicaSet, ReplicatedStore
+from jsemu.jetstream.replicas import Peer, ReplicaSet, replicated_store
 from jsemu.store import ManualClock, StoreError, StoreLimits
 
 PEERS = ["n1", "n2", "n3"]
@@ -39,7 +39,7 @@ class ReplicaMachine(RuleBasedStateMachine):
         limits = StoreLimits(max_msgs=max_msgs, max_msgs_per_subject=max_per_subject)
         stream = SimpleNamespace(name="S", created_ns=self.clock.now_ns())
         stream.js = SimpleNamespace(clock=self.clock, sync_responders=lambda s: None)
-        peers = [Peer(n, ReplicatedStore(limits, self.clock, storage="memory"), 0) for n in PEERS]
+        peers = [Peer(n, replicated_store("memory", limits, self.clock), 0) for n in PEERS]
         self.replicas = ReplicaSet(stream, peers)  # type: ignore[arg-type]
         stream.store = peers[0].store
         self.stream = stream

@@ -17,8 +17,10 @@ from jsemu.store import (
     MaxMsgsPerSubjectExceeded,
     MsgTooLarge,
     SequenceMismatch,
+    StoreEOF,
     StoredMsg,
     StoreLimits,
+    StoreMsgNotFound,
     StoreState,
     TooManyResults,
     stream_store,
@@ -177,6 +179,11 @@ class ModelStore:
 
     def remove(self, seq: int) -> bool:
         self.expire()
+        if self.file:  # filestore.go removeMsg fails outside the block range
+            if seq == 0 or seq < self.first:
+                raise StoreMsgNotFound()
+            if seq > self.last:
+                raise StoreEOF()
         return self._drop(seq)
 
     def purge(self) -> int:

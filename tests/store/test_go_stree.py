@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from jsemu.store import ManualClock, StoreLimits, StreamStore, SubjectTree
+from jsemu.store import ManualClock, StoreLimits, SubjectTree, new_store
 from jsemu.store.go_stree import (
     NO_PIVOT,
     GoSubjectTree,
@@ -591,7 +591,7 @@ def test_partial_wildcards_depend_on_the_layout() -> None:
 
 @pytest.mark.parametrize("storage", ["memory", "file"])
 def test_store_multi_last_uses_the_go_matcher_for_in_token_wildcards(storage: str) -> None:
-    s = StreamStore(StoreLimits(), ManualClock(), storage=storage)
+    s = new_store(storage, StoreLimits(), ManualClock())
     seq = {subj: s.append(subj.encode(), b"", b"x")[0] for subj in PARTIALWILD_SUBJECTS}
     for f, want in PARTIALWILD_EXPECTED.items():
         assert s.multi_last_seqs([f.encode()], 0, 0) == sorted(seq[x] for x in want), f

@@ -15,13 +15,14 @@ from jsemu.store import (
     StoreState,
     StreamStore,
     TooManyResults,
+    new_store,
 )
 
 SEC = 1_000_000_000
 
 
 def make(clock: ManualClock | None = None, storage: str = "memory", first_seq: int = 1, **kw: object) -> StreamStore:
-    return StreamStore(StoreLimits(**kw), clock or ManualClock(), storage=storage, first_seq=first_seq)  # type: ignore[arg-type]
+    return new_store(storage, StoreLimits(**kw), clock or ManualClock(), first_seq=first_seq)  # type: ignore[arg-type]
 
 
 def fill(store: StreamStore, *subjects: bytes, data: bytes = b"x") -> list[int]:

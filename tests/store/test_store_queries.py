@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from store_model import matches, shrink_thresholds
 
-from jsemu.store import ManualClock, StoreLimits, StreamStore
+from jsemu.store import ManualClock, MemoryStore, StoreLimits
 
 SUBJECTS = [b"a.b", b"a.c", b"b.c", b"a", b"a.b.c"]
 FILTERS = [b"", b">", b"a.*", b"*.c", b"a.>", b"*", b"a.b", b"*.*.c", b"zz"]
@@ -37,7 +37,7 @@ def thresholds(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) 
 @given(ops=ops_st, maxp=st.sampled_from([-1, 2]))
 def test_queries_match_brute_force(thresholds: str, ops: list[tuple[str, object]], maxp: int) -> None:
     clock = ManualClock()
-    store = StreamStore(StoreLimits(max_msgs_per_subject=maxp), clock)
+    store = MemoryStore(StoreLimits(max_msgs_per_subject=maxp), clock)
     for op, arg in ops:
         clock.advance(10)
         if op == "add":

@@ -1,0 +1,288 @@
+"""Store mutations as typed records: what replication carries and the write-ahead log keeps.
+
+Every state change a stream store makes on request is one record type here, registered on
+the store method that carries it out (:func:`mutator`). Replication builds the record from
+the leader's call and followers :meth:`Record.apply` it; the write-ahead log stores
+:meth:`Record.encode` under the record's :attr:`Record.CODE`. The saved form depends on
+codes and field positions only, never on Python names, so renaming a store method or a
+field does not break a saved store. Consumer state can add its own records (new codes) to
+the same mechanism.
+
+A record's fields are the parameters of its store method, in order and with the same
+defaults, so ``Record(*args, **kwargs)`` captures a call; ``tests/store/test_records.py``
+checks that, and that no public store method mutates without a record.
+"""
+
+from __future__ import annotations
+
+import json
+import struct
+from collections.abc import Callable
+from dataclasses import astuple, dataclass
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
+
+from .limits import StoreLimits
+
+if TYPE_CHECKING:
+    from .interface import Store
+
+__all__ = [
+    "RECORDS",
+    "Append",
+    "Compact",
+    "Purge",
+    "PurgeEx",
+    "Record",
+    "Remove",
+    "Skip",
+    "SkipMany",
+    "UpdateLimits",
+    "batched",
+    "decode",
+    "local_mutation",
+    "mutator",
+]
+
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+_I64 = struct.Struct("<q")
+_U32 = struct.Struct("<I")
+_I32 = struct.Struct("<i")
+_APPEND_HEAD = struct.Struct("<BI")
+
+# StoreLimits in the log: JSON with these keys, in the limits' field order. The keys are the
+# format; a renamed StoreLimits field keeps its key here.
+_LIMIT_KEYS = (
+    "max_msgs",
+    "max_bytes",
+    "max_age_ns",
+    "max_msgs_per_subject",
+    "max_msg_size",
+    "discard_new",
+    "discard_new_per_subject",
+)
+
+
+def _put(kind: str, value: Any, out: list[bytes]) -> None:
+    if kind == "q":
+        out.append(_I64.pack(value))
+    elif kind == "?":
+        out.append(b"\x01" if value else b"\x00")
+    elif kind == "b":
+        value = bytes(value)
+        out.append(_U32.pack(len(value)))
+        out.append(value)
+    elif kind == "o":  # bytes or None
+        if value is None:
+            out.append(_I32.pack(-1))
+        else:
+            value = bytes(value)
+            out.append(_I32.pack(len(value)))
+            out.append(value)
+    else:  # "L": StoreLimits
+        text = json.dumps(dict(zip(_LIMIT_KEYS, astuple(value), strict=True)), separators=(",", ":"))
+        _put("b", text.encode(), out)
+
+
+def _get(kind: str, data: bytes, pos: int) -> tuple[Any, int]:
+    if kind == "q":
+        return _I64.unpack_from(data, pos)[0], pos + 8
+    if kind == "?":
+        return data[pos] != 0, pos + 1
+    if kind == "b":
+        (n,) = _U32.unpack_from(data, pos)
+        pos += 4
+        if pos + n > len(data):
+            raise ValueError("truncated record")
+        return data[pos : pos + n], pos + n
+    if kind == "o":
+        (n,) = _I32.unpack_from(data, pos)
+        pos += 4
+        if n < 0:
+            return None, pos
+        if pos + n > len(data):
+            raise ValueError("truncated record")
+        return data[pos : pos + n], pos + n
+    raw, pos = _get("b", data, pos)
+    values = json.loads(raw)
+    return StoreLimits(*(values[k] for k in _LIMIT_KEYS)), pos
+
+
+@dataclass(frozen=True, slots=True)
+class Record:
+    """One mutation. ``CODE`` (a byte) and ``LAYOUT`` (one letter per field: ``q`` int64,
+    ``?`` bool, ``b`` bytes, ``o`` bytes or None, ``L`` limits) are the saved format."""
+
+    CODE: ClassVar[int] = 0
+    LAYOUT: ClassVar[str] = ""
+    #: The store method that carries this record out.
+    METHOD: ClassVar[str] = ""
+
+    def apply(self, store: Store) -> Any:
+        """Carry the mutation out on ``store`` (through its method, so flavours differ as they should)."""
+        return getattr(store, self.METHOD)(*self._values())
+
+    def _values(self) -> tuple[Any, ...]:
+        names: tuple[str, ...] = self.__match_args__
+        return tuple(getattr(self, name) for name in names)
+
+    def settled(self, result: Any) -> Record:
+        """The record to log once the leader's call returned ``result`` (see :class:`Append`)."""
+        return self
+
+    def encode(self) -> bytes:
+        out: list[bytes] = [bytes((self.CODE,))]
+        for kind, value in zip(self.LAYOUT, self._values(), strict=True):
+            _put(kind, value, out)
+        return b"".join(out)
+
+
+@dataclass(frozen=True, slots=True)
+class Append(Record):
+    """A stored message; ``ts`` is the leader's timestamp once logged (followers copy it)."""
+
+    CODE: ClassVar[int] = 1
+    LAYOUT: ClassVar[str] = "bbbq"
+    METHOD: ClassVar[str] = "append"
+    subject: bytes
+    hdr: bytes
+    data: bytes
+    ts: int = 0
+
+    def apply(self, store: Store) -> Any:
+        return store.append(self.subject, self.hdr, self.data, self.ts)
+
+    def settled(self, result: Any) -> Record:
+        return Append(self.subject, self.hdr, self.data, result[1])
+
+    def encode(self) -> bytes:
+        """``Record.encode``, unrolled: a persisted stream encodes one per publish."""
+        subject, hdr, data = bytes(self.subject), bytes(self.hdr), bytes(self.data)
+        return b"".join(
+            (
+                _APPEND_HEAD.pack(1, len(subject)),
+                subject,
+                _U32.pack(len(hdr)),
+                hdr,
+                _U32.pack(len(data)),
+                data,
+                _I64.pack(self.ts),
+            )
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Skip(Record):
+    CODE: ClassVar[int] = 2
+    LAYOUT: ClassVar[str] = "q?"
+    METHOD: ClassVar[str] = "skip_msg"
+    seq: int = 0
+    no_interest: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class SkipMany(Record):
+    CODE: ClassVar[int] = 3
+    LAYOUT: ClassVar[str] = "qq?"
+    METHOD: ClassVar[str] = "skip_msgs"
+    seq: int
+    num: int
+    no_interest: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Remove(Record):
+    CODE: ClassVar[int] = 4
+    LAYOUT: ClassVar[str] = "q?"
+    METHOD: ClassVar[str] = "remove"
+    seq: int
+    erase: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Purge(Record):
+    CODE: ClassVar[int] = 5
+    METHOD: ClassVar[str] = "purge"
+
+
+@dataclass(frozen=True, slots=True)
+class PurgeEx(Record):
+    CODE: ClassVar[int] = 6
+    LAYOUT: ClassVar[str] = "oqq"
+    METHOD: ClassVar[str] = "purge_ex"
+    subject: bytes | None
+    seq: int
+    keep: int
+
+
+@dataclass(frozen=True, slots=True)
+class Compact(Record):
+    CODE: ClassVar[int] = 7
+    LAYOUT: ClassVar[str] = "q"
+    METHOD: ClassVar[str] = "compact"
+    seq: int
+
+
+@dataclass(frozen=True, slots=True)
+class UpdateLimits(Record):
+    CODE: ClassVar[int] = 8
+    LAYOUT: ClassVar[str] = "L"
+    METHOD: ClassVar[str] = "update_limits"
+    limits: StoreLimits
+
+
+#: Record type by code, for decoding the log.
+RECORDS: dict[int, type[Record]] = {
+    cls.CODE: cls for cls in (Append, Skip, SkipMany, Remove, Purge, PurgeEx, Compact, UpdateLimits)
+}
+
+
+def decode(data: bytes) -> Record:
+    """The record :meth:`Record.encode` wrote; ValueError for anything else."""
+    if not data or data[0] not in RECORDS:
+        raise ValueError(f"unknown record type {data[:1]!r}")
+    cls = RECORDS[data[0]]
+    values = []
+    pos = 1
+    try:
+        for kind in cls.LAYOUT:
+            value, pos = _get(kind, data, pos)
+            values.append(value)
+    except (struct.error, KeyError, TypeError, json.JSONDecodeError) as exc:
+        raise ValueError(f"bad {cls.__name__} record") from exc
+    if pos != len(data):
+        raise ValueError(f"bad {cls.__name__} record: {len(data) - pos} bytes left over")
+    return cls(*values)
+
+
+# --- registration on the store ------------------------------------------------------------
+
+
+def mutator(record: type[Record]) -> Callable[[_F], _F]:
+    """Marks the store method that carries ``record`` out: a logging store logs its calls."""
+
+    def mark(fn: _F) -> _F:
+        fn.__record__ = record  # type: ignore[attr-defined]
+        fn.__mutation__ = "logged"  # type: ignore[attr-defined]
+        return fn
+
+    return mark
+
+
+def batched(record: type[Record]) -> Callable[[_F], _F]:
+    """Marks a fast form of ``record``'s method (several at once, fewer checks): a logging
+    store must override it to go through the logged method or refuse."""
+
+    def mark(fn: _F) -> _F:
+        fn.__record__ = record  # type: ignore[attr-defined]
+        fn.__mutation__ = "batched"  # type: ignore[attr-defined]
+        return fn
+
+    return mark
+
+
+def local_mutation(fn: _F) -> _F:
+    """Marks a state change every copy makes on its own (``max_age`` expiry on its clock, as
+    each nats-server replica's store expires on its own timer): never logged."""
+    fn.__mutation__ = "local"  # type: ignore[attr-defined]
+    return fn
