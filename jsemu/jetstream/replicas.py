@@ -20,7 +20,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..store import FLAVOURS, Clock, Store, StoreError, StoreLimits, StreamStore
-from ..store.records import Record
+from ..store.records import Append, Record, batched
 from ..store.wal import WriteAheadLog
 
 if TYPE_CHECKING:
@@ -54,10 +54,12 @@ class ReplicatedStore(StreamStore):
         self.replicas: ReplicaSet | None = None
         self._depth = 0
 
+    @batched(Append)
     def append_plain(self, subject: bytes, data: bytes) -> int:
         """Through ``append``, so the message is logged."""
         return self.append(subject, b"", data)[0]
 
+    @batched(Append)
     def append_columns(self, subjects: Sequence[bytes], datas: Sequence[bytes]) -> bool:
         """Nothing in bulk: each message goes through ``append`` to be logged."""
         return False
@@ -86,6 +88,7 @@ def _logged(base: Callable[..., Any], record: type[Record]) -> Callable[..., Any
 
     method.__name__ = base.__name__
     method.__doc__ = base.__doc__
+    method.__dict__.update(base.__dict__)  # still registered with its record
     return method
 
 

@@ -248,7 +248,7 @@ def decode(data: bytes) -> Record:
         for kind in cls.LAYOUT:
             value, pos = _get(kind, data, pos)
             values.append(value)
-    except (struct.error, KeyError, TypeError, json.JSONDecodeError) as exc:
+    except (struct.error, IndexError, KeyError, TypeError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise ValueError(f"bad {cls.__name__} record") from exc
     if pos != len(data):
         raise ValueError(f"bad {cls.__name__} record: {len(data) - pos} bytes left over")
