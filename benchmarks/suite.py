@@ -268,7 +268,7 @@ def directget(kind: str, sizes: Sizes, connections: int, rows: dict[str, Row], s
         inboxes = [INBOX] if connections == 1 else [own_inbox(c, k) for k, c in enumerate(conns)]
         for conn in conns[1:] if connections == 1 else conns:
             conn.sock.sendall(b"PING\r\n")
-            conn._read_until(b"PONG\r\n")  # the inbox change has been applied
+            conn.wait_pong()  # the inbox change has been applied
         markers = [b"MSG " + inbox + b" " for inbox in inboxes]
         for name, build, count, per in _dg_forms(sizes):
             per_window = max(1, 1000 // per)

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import asyncio
 import json
-import re
 from typing import Any
 
-__all__ = ["RawClient", "normalise"]
+from jsemu.protocol.frames import FrameReader
 
-_CTRL = re.compile(rb"^(MSG|HMSG) ([^\r\n]*)\r\n")
+__all__ = ["RawClient", "normalise"]
 
 
 def normalise(frames: list[bytes]) -> list[bytes]:
@@ -21,7 +20,7 @@ class RawClient:
     def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         self.reader = reader
         self.writer = writer
-        self.buf = b""
+        self.frames = FrameReader()
         self.info: dict[str, Any] = {}
         self.eof = False
 
@@ -53,24 +52,12 @@ class RawClient:
         if not data:
             self.eof = True
             return False
-        self.buf += data
+        self.frames.feed(data)
         return True
 
     def _take_frame(self) -> bytes | None:
-        buf = self.buf
-        nl = buf.find(b"\r\n")
-        if nl < 0:
-            return None
-        m = _CTRL.match(buf)
-        if m:
-            size = int(m.group(2).split()[-1])
-            end = m.end() + size + 2
-            if len(buf) < end:
-                return None
-            frame, self.buf = buf[:end], buf[end:]
-            return frame
-        frame, self.buf = buf[: nl + 2], buf[nl + 2 :]
-        return frame
+        frame = self.frames.next()
+        return None if frame is None else frame.raw
 
     async def next_frame(self, timeout: float = 2.0) -> bytes | None:
         while True:

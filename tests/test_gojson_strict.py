@@ -24,6 +24,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from jsemu.protocol import gojson as gj
+from jsemu.protocol.frames import Frame, FrameReader
 
 # --- the Go structs (nats-server server/stream.go, jetstream_api.go) ---------------------
 
@@ -641,29 +642,19 @@ class Requester:
 
     def __init__(self, port: int) -> None:
         self.sock = socket.create_connection(("127.0.0.1", port), timeout=20)
-        self.buf = b""
-        assert self._line().startswith(b"INFO ")
+        self.reader = FrameReader()
+        assert self._next().op == b"INFO"
         self.sock.sendall(b'CONNECT {"verbose":false,"pedantic":false}\r\nSUB _INBOX.gj.* 1\r\nPING\r\n')
-        while self._line() != b"PONG":
+        while self._next().op != b"PONG":
             pass
 
-    def _fill(self) -> None:
-        got = self.sock.recv(1 << 16)
-        if not got:
-            raise ConnectionError("server closed the connection")
-        self.buf += got
-
-    def _line(self) -> bytes:
-        while b"\r\n" not in self.buf:
-            self._fill()
-        line, _, self.buf = self.buf.partition(b"\r\n")
-        return line
-
-    def _payload(self, size: int) -> bytes:
-        while len(self.buf) < size + 2:
-            self._fill()
-        data, self.buf = self.buf[:size], self.buf[size + 2 :]
-        return data
+    def _next(self) -> Frame:
+        while (frame := self.reader.next()) is None:
+            got = self.sock.recv(1 << 16)
+            if not got:
+                raise ConnectionError("server closed the connection")
+            self.reader.feed(got)
+        return frame
 
     def requests(self, bodies: list[bytes], batch: int = 200) -> list[tuple[int, str]]:
         """(err_code, description) for each body; (0, "") when the reply has no error."""
@@ -677,15 +668,15 @@ class Requester:
             )
             replies: dict[int, tuple[int, str]] = {}
             while len(replies) < len(chunk):
-                line = self._line()
-                if line == b"PING":
+                frame = self._next()
+                if frame.op == b"PING":
                     self.sock.sendall(b"PONG\r\n")
                     continue
-                if not line.startswith(b"MSG "):
-                    assert line in (b"PONG", b"+OK"), line
+                if frame.op != b"MSG":
+                    assert frame.op in (b"PONG", b"+OK"), frame.raw
                     continue
-                _, subject, _, size = line.split(b" ")
-                reply = json.loads(self._payload(int(size)))
+                subject = frame.subject
+                reply = json.loads(frame.payload)
                 error = reply.get("error") or {}
                 replies[int(subject.rsplit(b".", 1)[1])] = (error.get("err_code", 0), error.get("description", ""))
             out.extend(replies[i] for i in range(len(chunk)))

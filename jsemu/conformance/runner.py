@@ -33,6 +33,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..protocol.frames import FrameReader, parse_frame
 from .model import Delete, Get, Pub, Purge, Scenario, Sleep, Update
 
 __all__ = ["CONNECTS", "ScenarioError", "format_ts", "parse_ts", "run_on", "run_scenario"]
@@ -52,7 +53,6 @@ CONNECTS: dict[str, dict[str, Any]] = {
 }
 INBOX_SID = b"1"
 API_SID = b"2"
-_CTRL = re.compile(rb"^(MSG|HMSG) ([^\r\n]*)\r\n")
 _TEMPLATE = re.compile(r"\{ts:(\d+)([+-]\d+)?(!9)?(?:@([+-]\d\d:\d\d))?\}")
 _TS_VALUE = re.compile(rb"^(Nats-Time-Stamp: )([^\r\n]*)$")
 _JSON_TS = re.compile(r'"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z)"')
@@ -100,7 +100,7 @@ class Conn:
     def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         self.reader = reader
         self.writer = writer
-        self.buf = b""
+        self.frames = FrameReader()
         self.eof = False
         self.connected = False
 
@@ -119,19 +119,8 @@ class Conn:
         self.writer.write(data)
 
     def _take(self) -> bytes | None:
-        buf = self.buf
-        nl = buf.find(b"\r\n")
-        if nl < 0:
-            return None
-        m = _CTRL.match(buf)
-        if m:
-            end = m.end() + int(m.group(2).split()[-1]) + 2
-            if len(buf) < end:
-                return None
-            frame, self.buf = buf[:end], buf[end:]
-            return frame
-        frame, self.buf = buf[: nl + 2], buf[nl + 2 :]
-        return frame
+        frame = self.frames.next()
+        return None if frame is None else frame.raw
 
     async def frame(self, timeout: float) -> bytes | None:
         """The next frame (server PINGs are answered and skipped, so are INFOs after the first), or None after ``timeout``."""
@@ -157,7 +146,7 @@ class Conn:
                 data = b""
             if not data:
                 self.eof = True
-            self.buf += data
+            self.frames.feed(data)
 
     async def roundtrip(self, timeout: float = 10.0) -> list[bytes]:
         """PING; the frames that come before the PONG."""
@@ -190,15 +179,10 @@ def pub_bytes(subject: str, reply: str | None, payload: bytes, hdr: bytes | None
 
 def split_frame(frame: bytes) -> tuple[list[bytes], bytes, bytes] | None:
     """``(control args, header block, payload)`` of a MSG/HMSG frame (header empty for MSG)."""
-    m = _CTRL.match(frame)
-    if m is None:
+    parsed = parse_frame(frame)
+    if parsed is None or not parsed.is_msg:
         return None
-    args = m.group(2).split()
-    body = frame[m.end() : -2]
-    if m.group(1) == b"HMSG":
-        hlen = int(args[-2])
-        return args, body[:hlen], body[hlen:]
-    return args, b"", body
+    return list(parsed.args), parsed.header, parsed.payload
 
 
 # --- the run ----------------------------------------------------------------------------------

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any, Self
 from urllib.parse import urlparse
 
+from ..protocol.frames import Frame, FrameReader
 from ..timefmt import parse_rfc3339_ns
 
 __all__ = ["DirectMessage", "JetStreamError", "NatsClient"]
@@ -64,16 +65,16 @@ class NatsClient:
     def __init__(self, url: str, timeout: float = 30.0) -> None:
         parsed = urlparse(url if "://" in url else f"nats://{url}")
         self.sock = socket.create_connection((parsed.hostname or "127.0.0.1", parsed.port or 4222), timeout=timeout)
-        self.buf = b""
+        self.reader = FrameReader()
         self._inbox_n = 0
         # Unique across processes: Spark's workers are forks, where id() values repeat.
         self.inbox = b"_INBOX." + os.urandom(12).hex().encode()
-        self._line()  # INFO
+        self._next()  # INFO
         self.sock.sendall(
             b'CONNECT {"verbose":false,"pedantic":false,"headers":true,"no_responders":true,"lang":"python",'
             b'"name":"jsemu-pipeline"}\r\nSUB ' + self.inbox + b".* 1\r\nPING\r\n"
         )
-        while self._line() != b"PONG":
+        while self._next().op != b"PONG":
             pass
 
     def __enter__(self) -> Self:
@@ -87,34 +88,26 @@ class NatsClient:
 
     # --- frames -------------------------------------------------------------------------
 
-    def _fill(self) -> None:
-        data = self.sock.recv(1 << 20)
-        if not data:
-            raise ConnectionError("the server closed the connection")
-        self.buf += data
-
-    def _line(self) -> bytes:
-        while b"\r\n" not in self.buf:
-            self._fill()
-        line, _, self.buf = self.buf.partition(b"\r\n")
-        return line
+    def _next(self) -> Frame:
+        """The next whole frame, reading as needed."""
+        while (frame := self.reader.next()) is None:
+            data = self.sock.recv(1 << 20)
+            if not data:
+                raise ConnectionError("the server closed the connection")
+            self.reader.feed(data)
+        return frame
 
     def _frame(self) -> tuple[bytes, int, bytes]:
         """The next MSG/HMSG: (subject, header length or -1, payload incl. headers)."""
         while True:
-            line = self._line()
-            if line.startswith((b"MSG ", b"HMSG ")):
-                parts = line.split(b" ")
-                size = int(parts[-1])
-                hlen = int(parts[-2]) if parts[0] == b"HMSG" else -1
-                while len(self.buf) < size + 2:
-                    self._fill()
-                body, self.buf = self.buf[:size], self.buf[size + 2 :]
-                return parts[1], hlen, body
-            if line == b"PING":
+            frame = self._next()
+            if frame.is_msg:
+                hlen = len(frame.header) if frame.op == b"HMSG" else -1
+                return frame.subject, hlen, frame.header + frame.payload
+            if frame.op == b"PING":
                 self.sock.sendall(b"PONG\r\n")
-            elif line.startswith(b"-ERR"):
-                raise JetStreamError(line.decode("utf-8", "replace"))
+            elif frame.op == b"-ERR":
+                raise JetStreamError(frame.line.decode("utf-8", "replace"))
 
     def _next_inbox(self) -> bytes:
         self._inbox_n += 1
