@@ -83,7 +83,7 @@ def _logged(base: Callable[..., Any], record: type[Record]) -> Callable[..., Any
             result = base(self, *args, **kwargs)
         finally:
             self._depth -= 1
-        replicas.record(record(*args, **kwargs).settled(result))
+        replicas.record(record.of_call(result, *args, **kwargs))
         return result
 
     method.__name__ = base.__name__

@@ -3,7 +3,15 @@
 The JSON has nats-server's shapes and key order (``monitor.go``), indented like its
 ``json.MarshalIndent`` output, for the fields that clients, harnesses and dashboards read.
 Values that describe the Go runtime (``mem``, ``cpu``, ``gomaxprocs``) describe this
-process instead. A tiny HTTP/1.1 responder on asyncio: one request per connection.
+process instead.
+
+The HTTP side is a tiny HTTP/1.1 responder on asyncio, written by hand rather than on h11:
+it reads one request head (up to the blank line, 10 s at most), answers ``400`` to a
+request line that is not three words, and writes one response with ``Content-Length`` and
+``Connection: close``: no keep-alive, no request bodies, no chunking, nothing an HTTP
+state machine would be needed for. h11 would be jsemu's second runtime dependency (after
+sortedcontainers) for those fifteen lines; it becomes the right call if the monitor ever
+needs keep-alive or request bodies.
 """
 
 from __future__ import annotations

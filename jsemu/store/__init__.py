@@ -25,7 +25,9 @@ from .subject_tree import SubjectTree
 FLAVOURS: dict[str, type[StreamStore]] = {"memory": MemoryStore, "file": FileStore}
 
 
-def new_store(storage: str, limits: StoreLimits | None = None, clock: Clock | None = None, first_seq: int = 1) -> StreamStore:
+def new_store(
+    storage: str, limits: StoreLimits | None = None, clock: Clock | None = None, first_seq: int = 1
+) -> StreamStore:
     """A store of the ``storage`` flavour (``"memory"`` or ``"file"``)."""
     flavour = FLAVOURS.get(storage)
     if flavour is None:

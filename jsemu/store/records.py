@@ -126,9 +126,10 @@ class Record:
         names: tuple[str, ...] = self.__match_args__
         return tuple(getattr(self, name) for name in names)
 
-    def settled(self, result: Any) -> Record:
-        """The record to log once the leader's call returned ``result`` (see :class:`Append`)."""
-        return self
+    @classmethod
+    def of_call(cls, result: Any, *args: Any, **kwargs: Any) -> Record:
+        """The record of a leader's call with these arguments that returned ``result``."""
+        return cls(*args, **kwargs)
 
     def encode(self) -> bytes:
         out: list[bytes] = [bytes((self.CODE,))]
@@ -152,8 +153,10 @@ class Append(Record):
     def apply(self, store: Store) -> Any:
         return store.append(self.subject, self.hdr, self.data, self.ts)
 
-    def settled(self, result: Any) -> Record:
-        return Append(self.subject, self.hdr, self.data, result[1])
+    @classmethod
+    def of_call(cls, result: Any, subject: bytes, hdr: bytes, data: bytes, ts: int = 0) -> Record:
+        """Followers store the leader's timestamp (``result`` is ``(seq, ts)``)."""
+        return cls(subject, hdr, data, result[1])
 
     def encode(self) -> bytes:
         """``Record.encode``, unrolled: a persisted stream encodes one per publish."""

@@ -132,7 +132,9 @@ async def _state(port: int) -> dict[str, Any]:
     for name in ("F", "R"):
         info = await api(f"$JS.API.STREAM.INFO.{name}", {"deleted_details": True, "subjects_filter": ">"})
         st = info["state"]
-        msgs = [await api(f"$JS.API.STREAM.MSG.GET.{name}", {"seq": q}) for q in range(st["first_seq"], st["last_seq"] + 1)]
+        msgs = [
+            await api(f"$JS.API.STREAM.MSG.GET.{name}", {"seq": q}) for q in range(st["first_seq"], st["last_seq"] + 1)
+        ]
         res[name] = {"state": st, "config": info["config"], "msgs": msgs}
     await nc.close()
     return res

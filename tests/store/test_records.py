@@ -40,7 +40,8 @@ def public(cls: type) -> set[str]:
     return {
         n
         for n in dir(cls)
-        if not n.startswith("_") and (inspect.isfunction(getattr(cls, n)) or isinstance(inspect.getattr_static(cls, n), property))
+        if not n.startswith("_")
+        and (inspect.isfunction(getattr(cls, n)) or isinstance(inspect.getattr_static(cls, n), property))
     }
 
 
