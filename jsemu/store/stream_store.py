@@ -226,6 +226,7 @@ class StreamStore:
     _HDR_EXTRA = 0
     #: Larger records are refused with ``MsgTooLarge("file_record")`` before ``max_msg_size``.
     _RECORD_MAX = 1 << 62
+    # (Copied into slots by __init__: an instance reads a slot faster than a class attribute.)
 
     __slots__ = (
         "_base",
@@ -235,6 +236,7 @@ class StreamStore:
         "_dmap",
         "_first",
         "_fss",
+        "_hdr_size",
         "_last",
         "_last_ts",
         "_limits",
@@ -242,6 +244,8 @@ class StreamStore:
         "_max_age",
         "_maxp",
         "_msgs",
+        "_overhead",
+        "_record_max",
         "_subj",
         "_tree",
         "_tree_pending",
@@ -259,6 +263,9 @@ class StreamStore:
         at creation; 0 (Go's unset) leaves first/last at 0 until the first message, as a new stream shows.
         """
         self._unlimited = False
+        self._overhead = self._OVERHEAD
+        self._hdr_size = self._OVERHEAD + self._HDR_EXTRA
+        self._record_max = self._RECORD_MAX
         self._clock: Clock = clock if clock is not None else SystemClock()
         self._limits = replace(limits) if limits is not None else StoreLimits()
         self._maxp = 0
@@ -306,9 +313,7 @@ class StreamStore:
         return self._size(len(subject), len(hdr), len(data))
 
     def _size(self, slen: int, hlen: int, dlen: int) -> int:
-        if hlen:
-            return slen + hlen + dlen + self._OVERHEAD + self._HDR_EXTRA
-        return slen + dlen + self._OVERHEAD
+        return slen + hlen + dlen + (self._hdr_size if hlen else self._overhead)
 
     def _body_size(self, subject: bytes, body: bytes | tuple[bytes, bytes]) -> int:
         if type(body) is bytes:
@@ -593,11 +598,9 @@ class StreamStore:
             self._tick()
         lim = self._limits
         hlen, dlen = len(hdr), len(data)
-        size = len(subject) + hlen + dlen + self._OVERHEAD
-        if hlen:
-            size += self._HDR_EXTRA
+        size = len(subject) + hlen + dlen + (self._hdr_size if hlen else self._overhead)
         # stream.go processJetStreamMsg: the file-store record check comes first, then max_msg_size.
-        if size > self._RECORD_MAX:
+        if size > self._record_max:
             raise MsgTooLarge("file_record")
         if lim.max_msg_size > 0 and hlen + dlen > lim.max_msg_size:
             raise MsgTooLarge("max_msg_size")
@@ -712,7 +715,7 @@ class StreamStore:
         self._body += datas
         self._ts.extend(stamps)
         self._msgs += count
-        self._bytes += sum(map(len, shared)) + sum(map(len, datas)) + count * self._OVERHEAD
+        self._bytes += sum(map(len, shared)) + sum(map(len, datas)) + count * self._overhead
         self._last = seq
         self._last_ts = stamps[-1]
         return True
