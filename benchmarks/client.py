@@ -28,12 +28,7 @@ class Conn:
         self.n = 0
 
     def _next(self) -> Frame:
-        while (frame := self.reader.next()) is None:
-            data = self.sock.recv(1 << 20)
-            if not data:
-                raise ConnectionError("closed")
-            self.reader.feed(data)
-        return frame
+        return self.reader.next_from(self.sock.recv)
 
     def wait_pong(self) -> None:
         while self._next().op != b"PONG":

@@ -69,3 +69,13 @@ def test_a_partial_frame_waits_for_its_payload() -> None:
 def test_a_msg_line_without_sizes_is_an_error() -> None:
     with pytest.raises(ValueError):
         parse_frame(b"MSG foo 1 x\r\n")
+
+
+def test_next_from_reads_until_a_frame_is_whole() -> None:
+    data = b"".join(STREAM)
+    chunks = [data[i : i + 7] for i in range(0, len(data), 7)]
+    reader = FrameReader()
+    frames = [reader.next_from(lambda _n: chunks.pop(0)) for _ in STREAM]
+    _check(frames)
+    with pytest.raises(ConnectionError):
+        reader.next_from(lambda _n: b"")

@@ -649,12 +649,7 @@ class Requester:
             pass
 
     def _next(self) -> Frame:
-        while (frame := self.reader.next()) is None:
-            got = self.sock.recv(1 << 16)
-            if not got:
-                raise ConnectionError("server closed the connection")
-            self.reader.feed(got)
-        return frame
+        return self.reader.next_from(self.sock.recv)
 
     def requests(self, bodies: list[bytes], batch: int = 200) -> list[tuple[int, str]]:
         """(err_code, description) for each body; (0, "") when the reply has no error."""

@@ -89,13 +89,7 @@ class NatsClient:
     # --- frames -------------------------------------------------------------------------
 
     def _next(self) -> Frame:
-        """The next whole frame, reading as needed."""
-        while (frame := self.reader.next()) is None:
-            data = self.sock.recv(1 << 20)
-            if not data:
-                raise ConnectionError("the server closed the connection")
-            self.reader.feed(data)
-        return frame
+        return self.reader.next_from(self.sock.recv)
 
     def _frame(self) -> tuple[bytes, int, bytes]:
         """The next MSG/HMSG: (subject, header length or -1, payload incl. headers)."""

@@ -9,6 +9,7 @@ available (:attr:`Frame.raw`), since byte-for-byte comparison is what the tests 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 __all__ = ["Frame", "FrameReader", "parse_frame"]
@@ -101,6 +102,16 @@ class FrameReader:
             end = body_end + 2
         self._pos = end
         return Frame(op, tuple(parts[1:]), header, payload, buf[pos:end])
+
+    def next_from(self, recv: Callable[[int], bytes]) -> Frame:
+        """The next whole frame, calling ``recv`` (a blocking socket's) for more bytes as
+        needed; ConnectionError when it returns nothing (the server closed)."""
+        while (frame := self.next()) is None:
+            data = recv(1 << 20)
+            if not data:
+                raise ConnectionError("the server closed the connection")
+            self.feed(data)
+        return frame
 
     def frames(self) -> list[Frame]:
         """Every whole frame received so far."""
