@@ -2,7 +2,8 @@
 
 Harnesses that spawn ``nats-server`` wait for its log lines, so the same two lines
 (``Listening for client connections on HOST:PORT`` and ``Server is ready``) are printed
-on stderr in nats-server's log format.
+on stderr in nats-server's log format. Start-up failures are one line in nats-server's
+wording (``startup_errors``), bad flags the sub-command's usage and Go's flag message.
 """
 
 from __future__ import annotations
@@ -11,18 +12,22 @@ import argparse
 import asyncio
 import gc
 import os
+import re
 import shlex
 import signal
 import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
+from typing import NoReturn
 
 from .app import Server
-from .config import load_config
+from .config import ConfigError, load_config
 from .conformance import command as conformance_command
 from .pipeline import command as pipeline_command
 from .server.options import NATS_VERSION, ServerOptions
+from .startup_errors import StartupError, check_store_dir, listen_error, monitor_error
+from .version import __version__
 
 __all__ = ["build_parser", "main"]
 
@@ -33,21 +38,53 @@ def _log(level: str, text: str) -> None:
     print(f"[{os.getpid()}] {stamp} [{level}] {text}", file=sys.stderr, flush=True)
 
 
+def go_flag_message(message: str) -> str:
+    """argparse's complaint in the words of Go's flag package, which nats-server uses."""
+    m = re.fullmatch(r"unrecognized arguments: (\S+).*", message)
+    if m and m.group(1).startswith("-"):
+        return f"flag provided but not defined: -{m.group(1).lstrip('-').split('=', 1)[0]}"
+    m = re.fullmatch(r"argument ([^/:]+)[^:]*: invalid (?:int|float) value: '(.*)'", message)
+    if m:
+        return f'invalid value "{m.group(2)}" for flag {m.group(1)}: parse error'
+    m = re.fullmatch(r"argument ([^/:]+)[^:]*: expected one argument", message)
+    if m:
+        return f"flag needs an argument: {m.group(1)}"
+    return message
+
+
+class _Parser(argparse.ArgumentParser):
+    """Errors: this (sub-)command's usage, then one line, exit status 2."""
+
+    def error(self, message: str) -> NoReturn:
+        self.print_usage(sys.stderr)
+        self.exit(2, f"{self.prog}: {go_flag_message(message)}\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="jsemu", description="In-process NATS JetStream emulator")
-    commands = parser.add_subparsers(dest="command")
+    parser = _Parser(prog="jsemu", description="In-process NATS JetStream emulator")
+    parser.add_argument(
+        "--version", action="version", version=f"jsemu {__version__} (follows nats-server v{NATS_VERSION})"
+    )
+    commands = parser.add_subparsers(dest="command", parser_class=_Parser)
     serve = commands.add_parser("serve", help="run a server (accepts nats-server's common flags)")
+    serve.set_defaults(command_parser=serve)
     # nats-server (Go's flag package) accepts -flag and --flag alike; so do we.
-    serve.add_argument("-p", "--port", "-port", type=int, default=None, help="port (-1 for a random one)")
-    serve.add_argument("-a", "--addr", "-addr", "--net", "-net", dest="host", default=None, help="host")
-    serve.add_argument("-n", "--server_name", "-server_name", "--name", "-name", dest="server_name")
+    serve.add_argument("-p", "--port", "-port", type=int, default=None, help="port (default 4222; -1: a random one)")
+    serve.add_argument(
+        "-a", "--addr", "-addr", "--net", "-net", dest="host", default=None, help="host (default 0.0.0.0)"
+    )
+    serve.add_argument("-n", "--server_name", "-server_name", "--name", "-name", dest="server_name", help="server name")
     serve.add_argument(
         "-js", "--jetstream", "-jetstream", action="store_true", help="accepted; JetStream is on by default"
     )
     serve.add_argument("--no-jetstream", dest="no_jetstream", action="store_true", help="run core NATS only")
-    serve.add_argument("-sd", "--store_dir", "-store_dir", dest="store_dir")
-    serve.add_argument("-m", "--http_port", "-http_port", dest="http_port", type=int)
-    serve.add_argument("--max_payload", "-max_payload", dest="max_payload", type=int)
+    serve.add_argument(
+        "-sd", "--store_dir", "-store_dir", dest="store_dir", help="keep file streams in DIR/jetstream across restarts"
+    )
+    serve.add_argument(
+        "-m", "--http_port", "-http_port", dest="http_port", type=int, help="monitoring port (-1: a random one)"
+    )
+    serve.add_argument("--max_payload", "-max_payload", dest="max_payload", type=int, help="maximum payload bytes")
     serve.add_argument("-c", "--config", "-config", dest="config", help="nats-server configuration file (subset)")
     serve.add_argument(
         "--cluster-size",
@@ -57,21 +94,38 @@ def build_parser() -> argparse.ArgumentParser:
         help="simulate a JetStream cluster of this many servers (streams up to R<size>); 1 is standalone",
     )
     serve.add_argument("--cluster-name", dest="cluster_name", default=None, help="name of the simulated cluster")
-    for flag in ("-D", "-V", "-DV", "-VV", "-DVV", "--debug", "--trace", "-l", "--log"):
-        takes_value = flag in ("-l", "--log")
-        serve.add_argument(flag, action="store" if takes_value else "store_true", help=argparse.SUPPRESS)
+    logging = serve.add_argument_group(
+        "nats-server logging flags", "accepted so that nats-server command lines work; jsemu logs start-up only"
+    )
+    for flags, what in (
+        (("-D", "--debug"), "debug output"),
+        (("-V", "--trace"), "protocol trace"),
+        (("-VV",), "verbose trace"),
+        (("-DV",), "debug and trace"),
+        (("-DVV",), "debug and verbose trace"),
+    ):
+        logging.add_argument(*flags, action="store_true", help=what)
+    logging.add_argument("-l", "--log", metavar="FILE", help="log file")
     serve.add_argument(
-        "-v", "--version", "-version", dest="version", action="store_true", help="print the version and exit"
+        "-v",
+        "--version",
+        "-version",
+        dest="version",
+        action="store_true",
+        help="print nats-server's version line (stdout) and jsemu's (stderr), then exit",
     )
     shim = commands.add_parser(
         "shim", help="write a `nats-server` script that runs jsemu, for harnesses that spawn nats-server by name"
     )
+    shim.set_defaults(command_parser=shim)
     shim.add_argument("directory", help="where to write the `nats-server` script (put it first on PATH)")
     conformance = commands.add_parser(
         "conformance", help="run the conformance table against a server (exit 1 on any failure)"
     )
+    conformance.set_defaults(command_parser=conformance)
     conformance_command.add_arguments(conformance)
     pipeline = commands.add_parser("pipeline", help="stream data through Spark: export, view, seed (extra: spark)")
+    pipeline.set_defaults(command_parser=pipeline)
     pipeline_command.add_arguments(pipeline)
     return parser
 
@@ -91,10 +145,22 @@ def tune_gc() -> None:
     gc.set_threshold(50_000, 20, 100)
 
 
+async def _start(options: ServerOptions) -> Server:
+    """Start the server or raise :class:`StartupError` with nats-server's fatal line."""
+    server = Server(options)
+    try:
+        await server.start()
+    except OSError as exc:
+        if server.monitor is None:
+            raise listen_error(options.host, options.port, exc) from None
+        await server.stop()
+        raise monitor_error(options.host, max(options.http_port or 0, 0), exc) from None
+    return server
+
+
 async def serve(options: ServerOptions) -> None:
     tune_gc()
-    server = Server(options)
-    await server.start()
+    server = await _start(options)
     _log("INF", "Starting nats-server")
     _log("INF", f"  Version:  {NATS_VERSION} (jsemu)")
     _log("INF", f"  Name:     {server.server_name}")
@@ -130,7 +196,10 @@ def write_shim(directory: Path) -> Path:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args, extras = parser.parse_known_args(argv)
+    if extras:  # the sub-command's usage, not the top level's
+        getattr(args, "command_parser", parser).error(f"unrecognized arguments: {' '.join(extras)}")
     if args.command == "conformance":
         return conformance_command.main(args)
     if args.command == "pipeline":
@@ -139,15 +208,33 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(write_shim(Path(args.directory)))
         return 0
     if args.command != "serve":
-        build_parser().print_help()
+        parser.print_help()
         return 2
     if args.version:
-        print(f"nats-server: v{NATS_VERSION}")
+        print(f"nats-server: v{NATS_VERSION}")  # stdout as nats-server's, for harnesses that parse it
+        print(f"jsemu: v{__version__}", file=sys.stderr)
         return 0
+    try:
+        options = serve_options(args)
+        asyncio.run(serve(options))
+    except StartupError as exc:
+        if exc.fatal:
+            _log("FTL", str(exc))
+        else:
+            print(f"nats-server: {exc}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def serve_options(args: argparse.Namespace) -> ServerOptions:
+    """The options of ``jsemu serve``: the configuration file, then the flags (which win, as with
+    nats-server); :class:`StartupError` for what nats-server refuses before it starts."""
     options = ServerOptions(host="0.0.0.0", port=4222)
     if args.config:
-        load_config(args.config, options)
-    # Flags given on the command line win over the file, as with nats-server.
+        try:
+            load_config(args.config, options)
+        except ConfigError as exc:
+            raise StartupError(str(exc), fatal=False) from None
     if args.port is not None:
         options.port = 0 if args.port == -1 else args.port
     if args.host is not None:
@@ -169,7 +256,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         options.validate()
     except ValueError as exc:
-        print(f"nats-server: {exc}", file=sys.stderr)
-        return 1
-    asyncio.run(serve(options))
-    return 0
+        raise StartupError(str(exc), fatal=False) from None
+    if options.jetstream and options.store_dir:
+        check_store_dir(options.store_dir)
+    return options
