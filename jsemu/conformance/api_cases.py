@@ -17,7 +17,16 @@ from typing import Any
 
 from .runner import Run
 
-__all__ = ["API_CASES", "API_FIXTURES", "ApiCase", "load_api_fixtures", "normalise", "run_api_case"]
+__all__ = [
+    "API_CASES",
+    "API_FIXTURES",
+    "LISTINGS",
+    "ApiCase",
+    "load_api_fixtures",
+    "normalise",
+    "own_streams",
+    "run_api_case",
+]
 
 API_FIXTURES = Path(__file__).with_name("api_fixtures.json")
 
@@ -46,6 +55,34 @@ def normalise(reply: bytes) -> str:
     text = reply.decode("utf-8", "backslashreplace")
     text = _TS.sub(lambda m: m.group(0) if m.group(0) == _ZERO else '"<ts>"', text)
     return _LEADER.sub('"leader":"<server>"', text)
+
+
+#: Requests whose replies list every stream of the account.
+LISTINGS = frozenset({"$JS.API.STREAM.NAMES", "$JS.API.STREAM.LIST"})
+
+
+def own_streams(reply: str, names: list[str]) -> str:
+    """A NAMES or LIST reply with only the case's streams (and ``total`` counting those).
+
+    On a server someone else uses, other streams are listed too; the case's own entries must
+    still be right, in the same order. Both sides are re-encoded the same way (keys in their
+    order), so only the other streams and the total are taken out of the comparison.
+    """
+    try:
+        value = json.loads(reply)
+    except ValueError:
+        return reply
+    listed = value.get("streams") if isinstance(value, dict) else None
+    if not isinstance(listed, list):
+        return reply
+
+    def name(entry: Any) -> Any:
+        return entry.get("config", {}).get("name") if isinstance(entry, dict) else entry
+
+    value["streams"] = [entry for entry in listed if name(entry) in names]
+    if "total" in value:
+        value["total"] = len(value["streams"])
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
 
 
 def _payload(value: Any) -> bytes:
