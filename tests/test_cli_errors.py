@@ -68,7 +68,10 @@ def _same_fatal(*args: str) -> str:
 
 def test_client_port_in_use(busy_port: int) -> None:
     text = _same_fatal("-p", str(busy_port))
-    assert text == f'Error listening on port: 0.0.0.0:{busy_port}, "listen tcp 0.0.0.0:{busy_port}: bind: address already in use"'
+    assert (
+        text
+        == f'Error listening on port: 0.0.0.0:{busy_port}, "listen tcp 0.0.0.0:{busy_port}: bind: address already in use"'
+    )
 
 
 def test_client_port_in_use_with_jetstream_and_store_dir(busy_port: int, tmp_path: Path) -> None:
@@ -88,7 +91,10 @@ def test_address_not_on_this_machine() -> None:
 def test_store_dir_is_a_file(tmp_path: Path) -> None:
     plain = tmp_path / "plain"
     plain.write_text("")
-    assert _same_fatal("-js", "-p", "-1", "-sd", str(plain)) == "Can't start JetStream: storage directory is not a directory"
+    assert (
+        _same_fatal("-js", "-p", "-1", "-sd", str(plain))
+        == "Can't start JetStream: storage directory is not a directory"
+    )
     assert _same_fatal("-js", "-p", "-1", "-sd", str(plain / "below")).endswith("is not a directory")
     (tmp_path / "jetstream").write_text("")  # the directory nats-server keeps its streams in
     assert _same_fatal("-js", "-p", "-1", "-sd", str(tmp_path)).endswith("is not a directory")
@@ -175,7 +181,7 @@ def test_bad_flag_prints_serve_usage_and_go_message(args: list[str], message: st
 def test_help_lists_every_accepted_flag() -> None:
     out = _jsemu("--help").stdout
     for flag in ("-p", "-a", "-n", "-js", "-sd", "-m", "-c", "-D", "-V", "-VV", "-DV", "-DVV", "--debug", "--trace"):
-        assert re.search(rf"(^|[\s,]){re.escape(flag)}([\s,]|$)", out, re.M), flag
+        assert re.search(rf"(^|[\s,]){re.escape(flag)}([\s,]|$)", out, re.MULTILINE), flag
     for flag in ("-l", "--log", "--no-jetstream", "--cluster-size", "--version", "--max_payload"):
         assert flag in out, flag
     from jsemu.cli import build_parser
