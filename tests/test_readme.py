@@ -1,0 +1,98 @@
+"""Every code block of README.md that is meant to run, runs as written (see ``readme_blocks``).
+
+The Python examples run as scripts in a fresh interpreter (``nats://127.0.0.1:4222`` replaced by
+a server started here); the pytest examples run under pytest in an empty directory, so with
+pytest-asyncio's default strict mode, as in a newcomer's project. The Spark example runs in
+``tests/pipeline``. The README's test command is the one CI runs."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from readme_blocks import DEV_URL, README, Block, blocks, runnable
+
+import jsemu
+
+ROOT = README.parent
+
+
+def _env() -> dict[str, str]:
+    env = dict(os.environ)
+    env.pop("PYTEST_ADDOPTS", None)
+    return env
+
+
+@pytest.fixture(scope="module")
+def dev_url() -> Iterator[str]:
+    """Stands in for the ``jsemu serve`` the README's examples talk to."""
+    with jsemu.Server.in_thread(port=0) as srv:
+        yield srv.server.url
+
+
+def test_every_block_is_run_or_says_why_not() -> None:
+    found = blocks()
+    assert len(found) >= 10
+    unmarked = [b.name for b in found if not b.kind]
+    assert unmarked == [], "mark each block: <!-- readme-test: run|pytest|spark|fragment (why)|output (what) -->"
+    assert [b.name for b in found if b.kind in ("fragment", "output") and not b.note] == []
+    assert all(b.lang == "python" for b in found if b.kind in ("run", "pytest", "spark"))
+    assert len(runnable("run")) >= 4 and len(runnable("pytest")) >= 2 and len(runnable("spark")) == 1
+
+
+def test_marker_parsing() -> None:
+    text = "x\n<!-- readme-test: fragment (because) -->\n```bash\nls\n```\n\n```python\nprint(1)\n```\n"
+    first, second = blocks(text)
+    assert (first.kind, first.note, first.lang, first.code, first.line) == ("fragment", "(because)", "bash", "ls\n", 3)
+    assert (second.kind, second.lang) == ("", "python")
+
+
+@pytest.mark.parametrize("block", runnable("run"), ids=lambda b: b.name)
+def test_python_example_runs(block: Block, dev_url: str, tmp_path: Path) -> None:
+    script = tmp_path / "example.py"
+    script.write_text(block.with_url(dev_url))
+    proc = subprocess.run(
+        [sys.executable, str(script)], cwd=tmp_path, capture_output=True, text=True, timeout=60, env=_env(), check=False
+    )
+    assert proc.returncode == 0, f"{block.name} failed:\n{proc.stdout}\n{proc.stderr}"
+
+
+@pytest.mark.parametrize("block", runnable("pytest"), ids=lambda b: b.name)
+def test_pytest_example_passes_in_strict_mode(block: Block, dev_url: str, tmp_path: Path) -> None:
+    (tmp_path / "test_example.py").write_text(block.with_url(dev_url))
+    proc = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "test_example.py"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=_env(),
+        check=False,
+    )
+    assert proc.returncode == 0, f"{block.name} failed:\n{proc.stdout}\n{proc.stderr}"
+    assert re.search(r"\b1 passed\b", proc.stdout), proc.stdout
+
+
+def test_the_dev_url_is_what_jsemu_serve_listens_on() -> None:
+    from jsemu.cli import build_parser, serve_options
+
+    options = serve_options(build_parser().parse_args(["serve"]))
+    assert DEV_URL.endswith(f":{options.port}")
+
+
+def test_ci_runs_the_readme_test_command() -> None:
+    """The README's second command (install, then pytest) is what ``.ci/run`` does."""
+    first = blocks()[0]
+    lines = [line.split("#", 1)[0].strip() for line in first.code.splitlines()]
+    assert lines[0] == "pip install -e . && jsemu serve"
+    install, run = (part.strip() for part in lines[1].split("&&"))
+    ci = (ROOT / ".ci" / "run").read_text()
+    extras = install.removeprefix("pip install -e ")
+    assert extras == "'.[test,spark]'"
+    assert f"python -m pip install --quiet -e {extras}" in ci
+    assert f"\n{run}\n" in ci
