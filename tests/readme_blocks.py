@@ -17,12 +17,12 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["README", "DEV_URL", "Block", "blocks", "runnable"]
+__all__ = ["DEV_URL", "README", "Block", "blocks", "runnable"]
 
 README = Path(__file__).resolve().parent.parent / "README.md"
 #: The address the README's examples use for a running server (``jsemu serve``'s default).
 DEV_URL = "nats://127.0.0.1:4222"
-_FENCE = re.compile(r"^```(\w*)\n(.*?)^```$", re.M | re.S)
+_FENCE = re.compile(r"^```(\w*)\n(.*?)^```$", re.MULTILINE | re.DOTALL)
 _MARKER = re.compile(r"<!-- readme-test: (run|pytest|spark|fragment|output)\b\s*(.*?)\s*-->\s*\Z")
 KINDS = ("run", "pytest", "spark")
 

@@ -8,6 +8,7 @@ or processes because Spark's Python workers connect to them over TCP.
 from __future__ import annotations
 
 import os
+import shutil
 import sys
 from collections.abc import Iterator
 from datetime import datetime
@@ -17,10 +18,15 @@ import pytest
 from conftest import RealServer
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from readme_blocks import runnable
 
 import jsemu
 
-pyspark = pytest.importorskip("pyspark")
+pyspark = pytest.importorskip(
+    "pyspark", reason="pyspark is not installed: pip install -e '.[spark]' (and Java 17) runs the pipeline tests"
+)
+if not (shutil.which("java") or os.environ.get("JAVA_HOME")):
+    pytest.skip("Java is not on PATH (nor JAVA_HOME): the pipeline tests need Java 17", allow_module_level=True)
 from pyspark.sql import SparkSession
 
 from jsemu.pipeline import register
@@ -302,3 +308,14 @@ def test_start_time_and_up_to_time_follow_the_server(spark: SparkSession) -> Non
         assert [r.seq for r in df.orderBy("seq").collect()] == list(range(5, 11))
         view = last_per_subject(_read(spark, url, "T"), ["t.>"], up_to_time=cut)
         assert [r.seq for r in view.collect()] == want == [4, 5, 6]
+
+
+def test_readme_spark_example(spark: SparkSession, emu: str, tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The README's Spark example, as written (its server address replaced by this module's
+    jsemu; its Parquet files in a temporary directory), in this module's Spark session."""
+    (block,) = runnable("spark")
+    monkeypatch.chdir(tmp_path)
+    exec(compile(block.with_url(emu), block.name, "exec"), {"__name__": "__readme__"})  # noqa: S102 - the README as written
+    archived = spark.read.parquet(str(tmp_path / "cfg.parquet"))
+    assert archived.count() == 2000
+    assert archived.filter("subject = '$KV.cfg.key7'").count() == 40
