@@ -96,3 +96,24 @@ def test_ci_runs_the_readme_test_command() -> None:
     assert extras == "'.[test,spark]'"
     assert f"python -m pip install --quiet -e {extras}" in ci
     assert f"\n{run}\n" in ci
+
+
+def test_pipeline_tests_skip_cleanly_without_pyspark(tmp_path: Path) -> None:
+    """As the README says: without the spark extra, tests/pipeline is skipped with a reason, not an error."""
+    blocked = tmp_path / "pyspark"
+    blocked.mkdir()
+    (blocked / "__init__.py").write_text('raise ModuleNotFoundError("No module named pyspark", name="pyspark")\n')
+    env = _env()
+    env["PYTHONPATH"] = os.pathsep.join([str(tmp_path), env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
+    proc = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-rs", "-p", "no:cacheprovider", "tests/pipeline"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+        check=False,
+    )
+    assert proc.returncode == 5, proc.stdout + proc.stderr  # 5: nothing collected, the module skipped itself
+    assert re.search(r"\b1 skipped\b", proc.stdout) and "error" not in proc.stdout.lower(), proc.stdout
+    assert "pyspark is not installed: pip install -e '.[spark]'" in proc.stdout
