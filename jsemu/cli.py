@@ -159,8 +159,8 @@ async def _start(options: ServerOptions) -> Server:
 
 
 async def serve(options: ServerOptions) -> None:
-    tune_gc()
     server = await _start(options)
+    tune_gc()
     _log("INF", "Starting nats-server")
     _log("INF", f"  Version:  {NATS_VERSION} (jsemu)")
     _log("INF", f"  Name:     {server.server_name}")

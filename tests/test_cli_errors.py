@@ -5,6 +5,8 @@ usage and exits 0 there; jsemu exits 2, as a bad command line should)."""
 
 from __future__ import annotations
 
+import contextlib
+import io
 import os
 import re
 import socket
@@ -17,6 +19,7 @@ import pytest
 from conftest import nats_server_binary
 
 import jsemu
+from jsemu.cli import main
 
 _PREFIX = re.compile(r"^\[\d+\] \d{4}/\d\d/\d\d \d\d:\d\d:\d\d\.\d{6} \[(\w+)\] ")
 
@@ -26,6 +29,18 @@ def _run(program: list[str], args: list[str]) -> subprocess.CompletedProcess[str
 
 
 def _jsemu(*args: str) -> subprocess.CompletedProcess[str]:
+    """``jsemu serve ARGS`` in this process (``main`` is the console script's entry point; a
+    process per case would cost a second of imports each): exit status, stdout, stderr."""
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            code = main(["serve", *args])
+        except SystemExit as exc:  # argparse's exits
+            code = exc.code if isinstance(exc.code, int) else 1
+    return subprocess.CompletedProcess(["jsemu", "serve", *args], code, out.getvalue(), err.getvalue())
+
+
+def _jsemu_process(*args: str) -> subprocess.CompletedProcess[str]:
     return _run([sys.executable, "-m", "jsemu", "serve"], list(args))
 
 
@@ -64,6 +79,13 @@ def _same_fatal(*args: str) -> str:
     assert _PREFIX.match(line) and _PREFIX.match(line).group(1) == "FTL", line  # type: ignore[union-attr]
     assert _fatal(emu) == _fatal(real)
     return _fatal(emu)
+
+
+def test_console_script_fails_with_one_line(busy_port: int) -> None:
+    """The real entry point, in its own process: one [FTL] line, exit status 1."""
+    proc = _jsemu_process("-p", str(busy_port))
+    assert proc.returncode == 1
+    assert _fatal(proc) == _assert_one_line(proc).split("[FTL] ", 1)[1]
 
 
 def test_client_port_in_use(busy_port: int) -> None:
