@@ -12,6 +12,8 @@ never the bottleneck. Sections (``--only`` picks some):
 * ``ingest``: 1M plain publishes on 100k subjects into a memory stream (first PUB sent to
   the stream holding all of them), then 1M acknowledged ones (every PubAck counted);
   ``memory``: the server's RSS growth per stored message in the plain run.
+* ``consumers``: a pull consumer fetching batches of 100 from a stream of ``messages / 10``,
+  acking every message (``explicit``) or not (``none``).
 * ``scaling``: one-at-a-time latency of ``last_by_subj``, ``next_by_subj`` with a wildcard
   and ``multi_last`` at 10^3 .. 10^6 stored messages (it should stay flat).
 * ``startup``: an in-process ``jsemu.Server`` to its first PONG and to a created stream,
@@ -44,6 +46,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 from conftest import RealServer, nats_server_binary
 
 from benchmarks.client import Conn, build_frames, rss_bytes
+from benchmarks.consumers import consumers
 
 KINDS = ("real", "jsemu")
 INBOX = b"_INBOX.b.a"
@@ -493,7 +496,7 @@ def table(rows: dict[str, Row]) -> str:
     return "\n".join(out)
 
 
-SECTIONS = ("directget", "directget16", "ingest", "scaling", "startup")
+SECTIONS = ("directget", "directget16", "ingest", "consumers", "scaling", "startup")
 
 
 def run(only: list[str], sizes: Sizes) -> dict[str, Row]:
@@ -511,6 +514,8 @@ def run(only: list[str], sizes: Sizes) -> dict[str, Row]:
                     directget(kind, sizes, 16, rows, section)
                 elif section == "ingest":
                     ingest(kind, sizes, rows)
+                elif section == "consumers":
+                    consumers(kind, sizes, rows, start, fill, create)
                 elif section == "scaling":
                     scaling(kind, sizes, rows)
             except (OSError, RuntimeError) as exc:  # TimeoutError is an OSError

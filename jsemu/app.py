@@ -40,6 +40,11 @@ class Server(CoreServer):
             self.jetstream_report = JetStreamMonitoring(self.jetstream)
         self.services.append(self._control_api)
 
+    async def stop(self) -> None:
+        if self.jetstream is not None:
+            self.jetstream.timers.close()  # no consumer timer fires after the server stopped
+        await super().stop()
+
     @classmethod
     def in_thread(cls, *args: Any, **kwargs: Any) -> ThreadedServer:
         """Start a server (``Server(*args, **kwargs)``) on its own event loop in a daemon

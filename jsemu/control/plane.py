@@ -283,13 +283,21 @@ class ControlPlane:
     def advance_clock(self, ns: int = 0, seconds: float = 0.0) -> int:
         clock = self._clock()
         clock.advance(ns + round(seconds * 1_000_000_000))
+        self._clock_moved()
         return clock.now_ns()
 
     @remote
     def set_clock(self, ns: int) -> int:
         clock = self._clock()
         clock.set(ns)
+        self._clock_moved()
         return clock.now_ns()
+
+    def _clock_moved(self) -> None:
+        """Run the consumer timers that are due now (ack wait, request expiry, inactivity)
+        and send what they produce, so a test sees the effect of a clock step at once."""
+        self.js.timers.run_due()
+        self.server.flush()
 
     @remote
     def resume_clock(self) -> int:

@@ -86,7 +86,8 @@ def registered_patterns() -> list[str]:
 
 
 def api(pattern: str) -> Callable[[H], H]:
-    """Register a handler for ``$JS.API.<pattern>`` (``*`` matches one token)."""
+    """Register a handler for ``$JS.API.<pattern>`` (``*`` matches one token, a trailing
+    ``>`` one or more)."""
     tokens = tuple(pattern.split("."))
 
     def register(fn: H) -> H:
@@ -99,6 +100,14 @@ def api(pattern: str) -> Callable[[H], H]:
 def find_handler(tokens: list[str]) -> Handler | None:
     """The handler whose pattern matches the tokens after ``$JS.API``."""
     for pattern, fn in _HANDLERS:
+        if pattern[-1] == ">":
+            # A trailing ">" takes one or more tokens (a create subject's filter).
+            if len(tokens) < len(pattern):
+                continue
+            head = pattern[:-1]
+            if all(p == "*" or p == t for p, t in zip(head, tokens)):
+                return fn
+            continue
         if len(pattern) != len(tokens):
             continue
         if all(p == "*" or p == t for p, t in zip(pattern, tokens, strict=True)):

@@ -54,6 +54,9 @@ class JetStreamMonitoring:
     def api_counts(self) -> tuple[int, int]:
         return self.js.api_total, self.js.api_errors
 
+    def consumers(self) -> int:
+        return self.js.num_consumers()
+
     def stream_detail(self, config: bool) -> list[dict[str, Any]]:
         out = []
         streams = self.js.streams

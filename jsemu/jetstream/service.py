@@ -19,8 +19,12 @@ from ..store import Clock, ControlledClock
 from ..subject_transform import SubjectTransform, TransformError
 from ..subjects import is_valid_subject, subjects_collide
 from ..version import API_LEVEL
+from . import consumer_api as _consumer_api  # noqa: F401 - registers the handlers
 from . import stream_api as _stream_api  # noqa: F401 - registers the handlers
 from .api import API_PREFIX, ApiRequest, QuietError, find_handler
+from .clock_timers import ClockTimers
+from .consumer import Consumer
+from .consumer_api import ConsumerSet
 from .direct_get import DirectGetResponder
 from .errors import ApiError, ApiErrors, api_error
 from .internal import InternalSubscriber
@@ -42,9 +46,13 @@ log = logging.getLogger("jsemu.jetstream")
 _DIRECT_GET = b"$JS.API.DIRECT.GET"
 
 
+_MSG_NEXT = b"$JS.API.CONSUMER.MSG.NEXT."
+
+
 def _is_direct_get(subject: bytes) -> bool:
-    """The API import leaves these subjects alone (see ``_on_api``)."""
-    return subject.startswith(_DIRECT_GET)
+    """The API import leaves these subjects alone (see ``_on_api``): Direct Gets, and pull
+    requests, which each consumer takes on its own subscription."""
+    return subject.startswith((_DIRECT_GET, _MSG_NEXT))
 
 
 #: How many Direct Get answers the log keeps (who answered which request).
@@ -78,6 +86,9 @@ class JetStream:
         )
         self.api_total = 0
         self.api_errors = 0
+        #: Consumer timers (ack wait, request expiry, inactivity) on the server's clock.
+        self.timers = ClockTimers(self.clock, lambda: server._loop)
+        self._consumer_sets: dict[str, ConsumerSet] = {}
         self._api_sub = Subscription(
             InternalSubscriber(self._on_api, skips=_is_direct_get), b"$JS.API.>", None, b"$JS.API"
         )
@@ -102,7 +113,7 @@ class JetStream:
     # --- API dispatch -----------------------------------------------------------------
 
     def _on_api(self, subject: bytes, reply: bytes | None, hdr: int, msg: bytes) -> bool | None:
-        if subject.startswith(_DIRECT_GET):
+        if _is_direct_get(subject):
             # Direct Get is served by the streams themselves, not by the API import (which
             # skips this byte prefix, so even ``$JS.API.DIRECT.GETX`` is left alone): a
             # stream that does not answer leaves the requester with no responders.
@@ -341,13 +352,36 @@ class JetStream:
             self.start_links(stream)
         self.sync_responders(stream)
 
+    # --- consumers --------------------------------------------------------------------
+
+    def consumer_set(self, stream: Stream) -> ConsumerSet:
+        """The consumers of ``stream`` (created on first use)."""
+        cs = self._consumer_sets.get(stream.name)
+        if cs is None or cs.stream is not stream:
+            cs = self._consumer_sets[stream.name] = ConsumerSet(self, stream)
+            stream.consumer_set = cs
+        return cs
+
+    def delete_consumer(self, consumer: Consumer) -> None:
+        cs = self._consumer_sets.get(consumer.stream.name)
+        if cs is not None:
+            cs.remove(consumer)
+
+    def num_consumers(self) -> int:
+        return sum(len(cs.by_name) for cs in self._consumer_sets.values())
+
     def delete_stream(self, stream: Stream) -> None:
+        cs = self._consumer_sets.get(stream.name)
+        if cs is not None and cs.stream is stream:
+            cs.clear()
+            del self._consumer_sets[stream.name]
         self._unsubscribe(stream)
         for peer in stream.replicas.peers:
             _leave(peer)
         for link in list(stream.watchers):
             link.detach()
-            self._orphans.setdefault(stream.name, []).append(link)
+            if isinstance(link, UpstreamLink):
+                self._orphans.setdefault(stream.name, []).append(link)
         if stream.mirror_link is not None:
             self._forget_link(stream.mirror_link)
         for source in stream.source_links:

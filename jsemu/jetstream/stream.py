@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ..protocol.gojson import dumps
 from ..protocol.headers import parse_uint_header, remove_header, remove_header_status, slice_header
@@ -23,12 +23,22 @@ from .stream_config import StreamConfig, config_json
 
 if TYPE_CHECKING:
     from ..server.sublist import Subscription
+    from .consumer_api import ConsumerSet
     from .mirror import MirrorLink
     from .service import JetStream
     from .sources import SourceLink
-    from .upstream import UpstreamLink
 
-__all__ = ["Stream"]
+__all__ = ["Stream", "Watcher"]
+
+
+class Watcher(Protocol):
+    """What :meth:`Stream.wake_watchers` calls after a stored message (a mirror or source
+    link, or the stream's consumers)."""
+
+    def pump(self) -> None: ...
+
+    def detach(self) -> None: ...
+
 
 log = logging.getLogger("jsemu.jetstream")
 
@@ -88,8 +98,11 @@ class Stream:
         self.replicas = ReplicaSet(self, peers)
         self.raft_group = ""
         self.store: Store = peers[0].store
-        #: Mirrors and sources copying from this stream, woken after each stored message.
-        self.watchers: list[UpstreamLink] = []
+        #: Mirrors and sources copying from this stream, and its consumers while pull
+        #: requests wait, woken after each stored message.
+        self.watchers: list[Watcher] = []
+        #: This stream's consumers (``ConsumerSet``), once it has had any.
+        self.consumer_set: ConsumerSet | None = None
         #: This stream's own consumer of its upstream, when it is a mirror.
         self.mirror_link: MirrorLink | None = None
         #: Its consumers of the streams it sources from, in config order.
@@ -349,7 +362,8 @@ class Stream:
                 out["deleted"] = deleted
         elif st.num_deleted:
             out["num_deleted"] = st.num_deleted
-        out["consumer_count"] = 0
+        cs = self.consumer_set
+        out["consumer_count"] = len(cs.by_name) if cs is not None else 0
         return out
 
     def info_json(

@@ -62,7 +62,7 @@ def account_info(js: JetStream, req: ApiRequest) -> dict[str, Any]:
         "reserved_memory": reserved_memory,
         "reserved_storage": reserved_storage,
         "streams": len(js.streams),
-        "consumers": 0,
+        "consumers": js.num_consumers(),
         "limits": {
             "max_memory": -1,
             "max_storage": -1,
@@ -273,6 +273,8 @@ def stream_purge(js: JetStream, req: ApiRequest) -> dict[str, Any]:
             )
     except Exception as exc:  # noqa: BLE001 - the store refusing (e.g. a bad filter) is a reply, not a crash
         return QuietError(error_response(kind, wrap_error(ApiErrors.JSStreamGeneralErrorF, exc), purged=0))
+    if stream.consumer_set is not None:
+        stream.consumer_set.purged((request or {}).get("filter") or "")
     return {"type": response_type(kind), "success": True, "purged": purged}
 
 

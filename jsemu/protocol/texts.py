@@ -1,5 +1,6 @@
 """Every verbatim text the server sends, in one place: protocol ``-ERR`` texts, status
-lines of header-only replies (Direct Get, no responders) and the JetStream API errors.
+lines of header-only replies (Direct Get, no responders, pull requests) and the JetStream
+API errors.
 
 Code refers to these by name, so a misspelt one fails at import (and under mypy), never
 as a wrong reply at run time. Each text is copied from nats-server 2.15.1; templates keep
@@ -24,6 +25,20 @@ __all__ = [
     "ERR_STALE_CONNECTION",
     "ERR_SUBSCRIBE_QUEUE_DENIED",
     "ERR_UNKNOWN_OP",
+    "PULL_BAD_HEARTBEAT",
+    "PULL_BAD_NOT_OVERFLOW",
+    "PULL_BAD_NOT_PINNED",
+    "PULL_BAD_NO_HEARTBEATS",
+    "PULL_BAD_PRIORITY",
+    "PULL_BAD_REQUEST",
+    "PULL_EXCEEDED_MAX_REQUEST_BATCH",
+    "PULL_EXCEEDED_MAX_REQUEST_EXPIRES",
+    "PULL_EXCEEDED_MAX_REQUEST_MAX_BYTES",
+    "PULL_EXCEEDED_MAX_WAITING",
+    "PULL_MESSAGE_SIZE_EXCEEDS_MAX_BYTES",
+    "PULL_NO_MESSAGES",
+    "PULL_REQUESTS_PENDING",
+    "PULL_REQUEST_TIMEOUT",
     "STATUS_BAD_REQUEST",
     "STATUS_EMPTY_REQUEST",
     "STATUS_EOB",
@@ -73,6 +88,34 @@ STATUS_EOB: Final = b"NATS/1.0 204 EOB\r\nNats-Num-Pending: %d\r\nNats-Last-Sequ
 STATUS_EOB_UP_TO: Final = (
     b"NATS/1.0 204 EOB\r\nNats-Num-Pending: %d\r\nNats-Last-Sequence: %d\r\nNats-UpTo-Sequence: %d\r\n\r\n"
 )
+
+# --- pull request statuses (``$JS.API.CONSUMER.MSG.NEXT``, consumer.go) ------------------
+
+PULL_NO_MESSAGES: Final = b"NATS/1.0 404 No Messages\r\n\r\n"
+PULL_REQUESTS_PENDING: Final = b"NATS/1.0 408 Requests Pending\r\n\r\n"
+PULL_EXCEEDED_MAX_WAITING: Final = b"NATS/1.0 409 Exceeded MaxWaiting\r\n\r\n"
+#: ``% (messages still asked for, bytes still allowed)``.
+PULL_REQUEST_TIMEOUT: Final = (
+    b"NATS/1.0 408 Request Timeout\r\nNats-Pending-Messages: %d\r\nNats-Pending-Bytes: %d\r\n\r\n"
+)
+#: ``% (messages still asked for, bytes still allowed)``.
+PULL_MESSAGE_SIZE_EXCEEDS_MAX_BYTES: Final = (
+    b"NATS/1.0 409 Message Size Exceeds MaxBytes\r\nNats-Pending-Messages: %d\r\nNats-Pending-Bytes: %d\r\n\r\n"
+)
+#: ``% the consumer's max_batch``.
+PULL_EXCEEDED_MAX_REQUEST_BATCH: Final = b"NATS/1.0 409 Exceeded MaxRequestBatch of %d\r\n\r\n"
+#: ``% the consumer's max_expires as a Go duration``.
+PULL_EXCEEDED_MAX_REQUEST_EXPIRES: Final = b"NATS/1.0 409 Exceeded MaxRequestExpires of %s\r\n\r\n"
+#: ``% the consumer's max_bytes``.
+PULL_EXCEEDED_MAX_REQUEST_MAX_BYTES: Final = b"NATS/1.0 409 Exceeded MaxRequestMaxBytes of %d\r\n\r\n"
+#: ``% the reason`` (one of the ``PULL_BAD_*`` texts, or a JSON decoding error).
+PULL_BAD_REQUEST: Final = b"NATS/1.0 400 Bad Request - %s\r\n\r\n"
+PULL_BAD_HEARTBEAT: Final = "heartbeat value too large"
+PULL_BAD_NOT_OVERFLOW: Final = "Not a Overflow Priority consumer"
+PULL_BAD_NOT_PINNED: Final = "Not a Pinned Client Priority consumer"
+PULL_BAD_PRIORITY: Final = "Priority must be between 0 and 9"
+#: jsemu's own refusal of what it does not implement yet (never accepted and ignored).
+PULL_BAD_NO_HEARTBEATS: Final = "jsemu does not support idle_heartbeat yet"
 
 # --- JetStream API errors ------------------------------------------------------------------
 

@@ -94,6 +94,10 @@ class JetStreamReport(Protocol):
         """API requests and API errors so far."""
         ...
 
+    def consumers(self) -> int:
+        """Consumers over every stream."""
+        ...
+
     def stream_detail(self, config: bool) -> list[dict[str, Any]]:
         """``StreamDetail`` of each stream by name (with its config if asked)."""
         ...
@@ -277,7 +281,7 @@ class Monitor:
         out["limits"] = {"default_max_consumers": 1000}
         streams, messages, size = js.totals()
         out["streams"] = streams
-        out["consumers"] = 0
+        out["consumers"] = js.consumers()
         out["messages"] = messages
         out["bytes"] = size
         if _truthy(query.get("streams")) or _truthy(query.get("accounts")):

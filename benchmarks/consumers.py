@@ -1,0 +1,69 @@
+"""The ``consumers`` section: a pull consumer fetching batches of 100, with explicit acks
+(every message acked before the next fetch) and with ``ack_policy: none``."""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from typing import TYPE_CHECKING
+
+from benchmarks.client import Conn, build_frames
+
+if TYPE_CHECKING:
+    from benchmarks.suite import Row, Sizes
+
+BATCH = 100
+_ACK = re.compile(rb" (\$JS\.ACK\.[^ \r]+) ")
+
+
+def _fetch(conn: Conn, consumer: str, batches: int, ack: bool, deadline: float) -> int:
+    """``batches`` pull requests of BATCH, each read in full (and acked) before the next."""
+    request = b"PUB $JS.API.CONSUMER.MSG.NEXT.BENCH.%b _INBOX.b.a 3\r\n100\r\n" % consumer.encode()
+    got = 0
+    sock = conn.sock
+    acks = b""
+    for _ in range(batches):
+        # The acks of the previous batch go in the same write as the next request (two small
+        # writes would meet Nagle's algorithm and the peer's delayed ACK: 40 ms a batch).
+        sock.sendall(acks + request)
+        buf = b""
+        seen = 0
+        while seen < BATCH:
+            data = sock.recv(1 << 20)
+            if not data:
+                raise ConnectionError("server closed the connection")
+            buf += data
+            seen = buf.count(b" $JS.ACK.")
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"{seen} of {BATCH} messages")
+        got += seen
+        if ack:
+            acks = b"".join(b"PUB %b 0\r\n\r\n" % m for m in _ACK.findall(buf))
+    return got
+
+
+def consumers(kind: str, sizes: Sizes, rows: dict[str, Row], start: object, fill: object, create: object) -> None:
+    from benchmarks.suite import TIMEOUT, Row
+
+    server = start(kind)  # type: ignore[operator]
+    try:
+        conn = Conn(server.port)
+        create(conn, "BENCH", ["bench.>"])  # type: ignore[operator]
+        total = sizes.messages // 10
+        fill(conn, "BENCH", iter(build_frames(total, 1000, 7, reply=False)), total)  # type: ignore[operator]
+        batches = total // BATCH
+        for name, policy in (("explicit", "explicit"), ("none", "none")):
+            cfg = {"durable_name": name, "ack_policy": policy}
+            reply = conn.request(
+                f"$JS.API.CONSUMER.CREATE.BENCH.{name}", json.dumps({"stream_name": "BENCH", "config": cfg}).encode()
+            )
+            if "error" in reply:
+                raise RuntimeError(reply)
+            t0 = time.perf_counter()
+            got = _fetch(conn, name, batches, policy == "explicit", time.monotonic() + TIMEOUT)
+            elapsed = time.perf_counter() - t0
+            label = f"pull fetch {BATCH} per request, ack {policy} ({total:,} messages)"
+            rows.setdefault(f"consumers/{name}", Row("consumers", label, "msg/s", True)).values[kind] = got / elapsed
+    finally:
+        server.stop()

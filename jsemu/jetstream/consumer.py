@@ -1,0 +1,696 @@
+"""One pull consumer of a stream: delivery position, acks, redelivery and waiting pull requests.
+
+It follows nats-server's ``consumer.go`` for a standalone server: ``getNextMsg`` (redeliveries
+first, then ``max_ack_pending``, then the next stored message matching the filters),
+``processNextMsgRequest`` and ``processWaiting`` for pull requests and their statuses, the
+ack kinds of ``processAck``, and the state its consumer store reports in the info
+(``UpdateDelivered`` / ``UpdateAcks``). Every timer runs on the server's clock
+(:mod:`.clock_timers`). State changes go through a few named methods (``_record_delivery``,
+``_record_ack``, ``_record_nak``, ``_expire_pending``), so they can become records later.
+Messages and statuses leave through :func:`send_to_inbox`, the one place that talks to the
+server's outbound path.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from ..protocol import texts
+from ..protocol.gojson import T_DURATION, GoJSONError, GoStruct
+from ..store import StoredMsg
+from ..timefmt import format_ns
+from .consumer_config import ConsumerConfig, config_json, filters_of
+from .go_duration import parse_duration
+from .pull_request import PullRequest, check_request_limits, parse_next_request
+from .requests import decode_request
+
+if TYPE_CHECKING:
+    from .clock_timers import Timer
+    from .service import JetStream
+    from .stream import Stream
+
+__all__ = ["Consumer", "send_to_inbox"]
+
+_ACK_ACK = b"+ACK"
+_ACK_OK = b"+OK"
+_ACK_NAK = b"-NAK"
+_ACK_PROGRESS = b"+WPI"
+_ACK_NEXT = b"+NXT"
+_ACK_TERM = b"+TERM"
+_NAK_OPTIONS = GoStruct("ConsumerNakOptions", {"delay": T_DURATION})
+_INACTIVE_JITTER = 100_000_000  # the smallest jitter the server adds to inactive_threshold
+
+
+def send_to_inbox(js: JetStream, inbox: bytes, subject: bytes, reply: bytes | None, hdr: int, msg: bytes) -> bool:
+    """Deliver one message to the subscribers of ``inbox``, shown with ``subject`` and
+    ``reply`` (the server's ``deliver`` subject rewrite); False when nobody listens."""
+    server = js.server
+    result = server.sublist.match(inbox)
+    delivered = False
+    for sub in result.psubs:
+        if server._deliver(sub, subject, reply, hdr, msg):
+            delivered = True
+    for group in result.qsubs:
+        n = len(group)
+        start = server.rng.randrange(n) if n > 1 else 0
+        for i in range(n):
+            if server._deliver(group[(start + i) % n], subject, reply, hdr, msg):
+                delivered = True
+                break
+    return delivered
+
+
+def has_interest(js: JetStream, inbox: bytes) -> bool:
+    result = js.server.sublist.match(inbox)
+    return bool(result.psubs or result.qsubs)
+
+
+def _nothing() -> None:
+    return None
+
+
+class Consumer:
+    """A pull consumer; ``stream.consumers`` holds it by name."""
+
+    def __init__(self, js: JetStream, stream: Stream, config: ConsumerConfig, name: str, created_ns: int) -> None:
+        self.js = js
+        self.stream = stream
+        self.config = config
+        #: A legacy ephemeral's generated name is not written into its config (as in Go).
+        self.name = name
+        self.created_ns = created_ns
+        self.filters = [f.encode() for f in filters_of(config)]
+        #: Next stream sequence to look at and next consumer (delivery) sequence.
+        self.sseq = 1
+        self.dseq = 1
+        #: Consumer-store view (what the info reports): last delivered and the ack floor.
+        self.delivered = (0, 0)
+        self.has_state = False
+        self.ack_floor = (0, 0)
+        #: Stream seq -> [original delivery seq, delivery time] for messages awaiting an ack.
+        self.pending: dict[int, list[int]] = {}
+        #: Stream seq -> times redelivered; the redelivery queue, in the order they became due.
+        self.rdc: dict[int, int] = {}
+        self.rdq: list[int] = []
+        self.waiting: deque[PullRequest] = deque()
+        self.last_delivered_ns = 0
+        self.last_ack_ns = 0
+        self.waiting_last_ns = created_ns
+        #: deliver last_per_subject: the sequences still to hand out, then where to resume.
+        self.lss: list[int] | None = None
+        self.lss_resume = 0
+        self.closed = False
+        #: The last look for a message stopped at max_ack_pending (not at the end).
+        self._stalled = False
+        #: Called when requests start or stop waiting (the stream wakes us only meanwhile).
+        self.on_waiting: Callable[[], None] = _nothing
+        self._ack_timer: Timer | None = None
+        self._expiry_timer: Timer | None = None
+        self._inactive_timer: Timer | None = None
+        self._subject_prefix = f"$JS.ACK.{stream.name}.{self.name}.".encode()
+        self._select_start()
+        self._arm_inactive()
+
+    # --- configuration ----------------------------------------------------------------
+
+    @property
+    def ephemeral(self) -> bool:
+        return not self.config.durable_name
+
+    def update_config(self, config: ConsumerConfig) -> None:
+        """Apply an update that passed ``check_update`` (limits, filters, thresholds)."""
+        old = self.config
+        self.config = config
+        if filters_of(config) != filters_of(old):
+            self.filters = [f.encode() for f in filters_of(config)]
+        if config.inactive_threshold != old.inactive_threshold:
+            self._arm_inactive()
+        self.deliver_waiting()
+
+    def _select_start(self) -> None:
+        """``selectStartingSeqNo``."""
+        cfg = self.config
+        store = self.stream.store
+        state = store.state()
+        first, last = state.first_seq, state.last_seq
+        if cfg.opt_start_seq == 0:
+            if cfg.deliver_policy == "all":
+                sseq = first
+            elif cfg.deliver_policy == "last":
+                if not self.filters:
+                    sseq = last
+                else:
+                    sseq = 0
+                    for f in self.filters:
+                        sm = store.load_last(f)
+                        if sm is not None and sm.seq > sseq:
+                            sseq = sm.seq
+            elif cfg.deliver_policy == "last_per_subject":
+                if self.stream.config.max_msgs_per_subject == 1:
+                    sseq = first
+                else:
+                    seqs = sorted(store.multi_last_seqs(self.filters, 0, 0))
+                    self.lss, self.lss_resume = seqs, last
+                    sseq = seqs[0] if seqs else last
+            elif cfg.opt_start_time is not None:
+                sseq = store.seq_from_time(cfg.opt_start_time)
+                if self.filters:
+                    nseq = last
+                    for f in self.filters:
+                        sm = store.load_next(f, first)
+                        if sm is not None and sseq <= sm.seq < nseq:
+                            nseq = sm.seq
+                    if sseq < nseq < last:
+                        sseq = nseq
+            else:
+                sseq = last + 1
+        else:
+            sseq = cfg.opt_start_seq
+        if first == 0 and cfg.opt_start_seq == 0:
+            sseq = 1
+        elif sseq > last and cfg.opt_start_seq == 0:
+            sseq = last + 1
+        elif sseq < first:
+            sseq = first
+        self.sseq = sseq
+        self.dseq = 1
+        self.ack_floor = (0, sseq - 1)
+
+    # --- numbers ----------------------------------------------------------------------
+
+    def num_pending(self) -> int:
+        """Messages still to deliver (the server's ``npc``)."""
+        store = self.stream.store
+        start = self.sseq
+        extra = 0
+        if self.lss:
+            extra = len(self.lss)
+            start = self.lss_resume + 1
+        if not self.filters:
+            return extra + store.num_pending(start, b"")
+        return extra + sum(store.num_pending(start, f) for f in self.filters)
+
+    def info_json(self, dynamic_metadata: bool = True) -> dict[str, Any]:
+        """``ConsumerInfo``: standalone, so without a cluster block."""
+        self._process_waiting(eos=False)
+        if self.has_state:
+            dcons, dstream = self.delivered
+        else:
+            dcons, dstream = self.dseq - 1, self.sseq - 1
+        delivered: dict[str, Any] = {"consumer_seq": dcons, "stream_seq": dstream}
+        if self.last_delivered_ns:
+            delivered["last_active"] = format_ns(self.last_delivered_ns)
+        floor: dict[str, Any] = {"consumer_seq": self.ack_floor[0], "stream_seq": self.ack_floor[1]}
+        if self.last_ack_ns:
+            floor["last_active"] = format_ns(self.last_ack_ns)
+        return {
+            "stream_name": self.stream.name,
+            "name": self.name,
+            "created": format_ns(self.created_ns),
+            "config": config_json(self.config, dynamic_metadata),
+            "delivered": delivered,
+            "ack_floor": floor,
+            "num_ack_pending": len(self.pending),
+            "num_redelivered": 0 if self.config.max_deliver == 1 else len(self.rdc),
+            "num_waiting": len(self.waiting),
+            "num_pending": self.num_pending(),
+            "ts": format_ns(self.js.clock.now_ns()),
+        }
+
+    # --- pull requests ----------------------------------------------------------------
+
+    def next_request(self, reply: bytes, payload: bytes) -> None:
+        """``processNextMsgRequest``: a ``MSG.NEXT`` request (or the rest of a ``+NXT``)."""
+        if not reply:
+            return
+        cfg = self.config
+        now = self.js.clock.now_ns()
+        req = parse_next_request(payload)
+        if isinstance(req, bytes):
+            self._send_status(reply, req)
+            return
+        refused = check_request_limits(req, cfg)
+        if refused is not None:
+            self._send_status(reply, refused)
+            return
+        batch, expires, no_wait = req.batch, req.expires, req.no_wait
+        if len(self.waiting) >= cfg.max_waiting:
+            self._process_waiting(eos=False)
+        if no_wait:
+            msgs_pending = self.num_pending() + len(self.rdq)
+            if msgs_pending == 0 and not expires:
+                self.waiting_last_ns = now
+                self._send_status(reply, texts.PULL_NO_MESSAGES)
+                return
+            if msgs_pending > 0:
+                batch_pending = self._process_waiting(eos=False)
+                if msgs_pending < batch_pending:
+                    self.waiting_last_ns = now
+                    self._send_status(reply, texts.PULL_REQUESTS_PENDING)
+                    return
+        if len(self.waiting) >= cfg.max_waiting:
+            self._send_status(reply, texts.PULL_EXCEEDED_MAX_WAITING)
+            return
+        wr = PullRequest(reply, batch, req.max_bytes, no_wait, now + expires if expires else 0, now)
+        self.waiting.append(wr)
+        self.waiting_last_ns = now
+        if wr.expires:
+            self._arm_expiry(wr.expires)
+        self.deliver_waiting()
+
+    def _process_waiting(self, eos: bool) -> int:
+        """``processWaiting``: expire requests (408), end no-wait ones at the end of the
+        stream (404), drop those nobody listens to; returns the batch still asked for."""
+        if not self.waiting:
+            return 0
+        now = self.js.clock.now_ns()
+        kept: deque[PullRequest] = deque()
+        batch_pending = 0
+        for wr in self.waiting:
+            expired = bool(wr.expires) and now >= wr.expires
+            if (eos and wr.no_wait) or expired:
+                if expired:
+                    self._send_status(wr.reply, texts.PULL_REQUEST_TIMEOUT % (wr.n, wr.b))
+                    continue
+                if not wr.expires or wr.d > 0:
+                    self._send_status(wr.reply, texts.PULL_NO_MESSAGES)
+                    continue
+            if not has_interest(self.js, wr.reply):
+                continue
+            batch_pending += wr.n
+            kept.append(wr)
+        if len(kept) != len(self.waiting):
+            self.waiting = kept
+            self.waiting_last_ns = now
+            self._arm_inactive()
+            self.on_waiting()
+        return batch_pending
+
+    def _next_waiting(self, size: int) -> PullRequest | None:
+        """``nextWaiting``: the first live request that can take a message of ``size`` bytes."""
+        now = self.js.clock.now_ns()
+        while self.waiting:
+            wr = self.waiting[0]
+            if wr.expires and now >= wr.expires:
+                self.waiting.popleft()
+                self._send_status(wr.reply, texts.PULL_REQUEST_TIMEOUT % (wr.n, wr.b))
+                continue
+            if wr.b > 0:
+                if size <= wr.b:
+                    wr.b -= size
+                    if wr.b == 0:
+                        wr.n = 1
+                else:
+                    self.waiting.popleft()
+                    self._send_status(wr.reply, texts.PULL_MESSAGE_SIZE_EXCEEDS_MAX_BYTES % (wr.n, wr.b))
+                    continue
+            if has_interest(self.js, wr.reply):
+                return wr
+            self.waiting.popleft()
+        return None
+
+    def deliver_waiting(self) -> None:
+        """``loopAndGatherMsgs`` for pull mode: hand messages to waiting requests in order."""
+        if self.closed:
+            return
+        npc = -1
+        while self.waiting:
+            found = self._get_next()
+            if found is None:
+                if not self._stalled:  # the end of the stream, not max_ack_pending
+                    self._process_waiting(eos=True)
+                break
+            sm, dc = found
+            # num_pending once per run, then counted down (the server's ``npc``).
+            if npc < 0:
+                npc = self.num_pending()
+            elif dc == 1:
+                npc -= 1
+            reply = self._subject_prefix + b"%d.%d.%d.%d.%d" % (dc, sm.seq, self.dseq, sm.ts, npc)
+            # The size a request's max_bytes counts includes the ack subject (``loopAndGatherMsgs``).
+            wr = self._next_waiting(len(sm.subject) + len(reply) + len(sm.hdr) + len(sm.data))
+            if wr is None:
+                self._unget(sm.seq, dc)
+                break
+            self._deliver(wr, sm, dc, reply)
+            wr.n -= 1
+            wr.d += 1
+            if wr.n <= 0:
+                self.waiting.popleft()
+        if not self.waiting:
+            self._arm_inactive()
+        self.on_waiting()
+
+    def _get_next(self) -> tuple[StoredMsg, int] | None:
+        """``getNextMsg``: a redelivery first, then (room permitting) the next new message."""
+        store = self.stream.store
+        cfg = self.config
+        self._stalled = False
+        while self.rdq:
+            seq = self.rdq.pop(0)
+            dc = self.rdc.get(seq, 0) + 2
+            if cfg.max_deliver > 0 and dc > cfg.max_deliver:
+                p = self.pending.pop(seq, None)
+                if p is not None:
+                    self._store_ack_removed(p[0], seq)
+                continue
+            sm = store.load(seq)
+            if sm is None:
+                p = self.pending.get(seq)
+                if p is not None:
+                    self._record_ack(seq, p[0])
+                continue
+            self.rdc[seq] = dc - 1
+            return sm, dc
+        self._stalled = cfg.ack_policy != "none" and 0 < cfg.max_ack_pending <= len(self.pending)
+        if self._stalled:
+            return None
+        if self.lss:
+            seq = self.lss.pop(0)
+            if not self.lss:
+                self.sseq = self.lss_resume
+                self.lss = None
+            else:
+                self.sseq = seq
+            sm = store.load(seq)
+            self.sseq += 1
+            return (sm, 1) if sm is not None else self._get_next()
+        sm = self._load_next(self.sseq)
+        if sm is None:
+            last = store.last_seq
+            if last >= self.sseq:
+                self.sseq = last + 1
+            return None
+        self.sseq = sm.seq + 1
+        return sm, 1
+
+    def _load_next(self, start: int) -> StoredMsg | None:
+        store = self.stream.store
+        if not self.filters:
+            return store.load_next(b"", start)
+        best: StoredMsg | None = None
+        for f in self.filters:
+            sm = store.load_next(f, start)
+            if sm is not None and (best is None or sm.seq < best.seq):
+                best = sm
+        return best
+
+    def _unget(self, seq: int, dc: int) -> None:
+        """Put back a message no request could take."""
+        if dc > 1:
+            self.rdc[seq] = dc - 2
+            if self.rdc[seq] == 0:
+                del self.rdc[seq]
+            self.rdq.insert(0, seq)
+        elif self.lss is None:
+            self.sseq = seq
+
+    def _deliver(self, wr: PullRequest, sm: StoredMsg, dc: int, reply: bytes) -> None:
+        self._record_delivery(self.dseq, sm.seq, dc)
+        if sm.hdr:
+            send_to_inbox(self.js, wr.reply, sm.subject, reply, len(sm.hdr), sm.hdr + sm.data)
+        else:
+            send_to_inbox(self.js, wr.reply, sm.subject, reply, -1, sm.data)
+
+    def _send_status(self, reply: bytes, hdr: bytes) -> None:
+        send_to_inbox(self.js, reply, reply, None, len(hdr), hdr)
+
+    # --- state changes ----------------------------------------------------------------
+
+    def _record_delivery(self, dseq: int, sseq: int, dc: int) -> None:
+        """``deliverMsg`` + ``updateDelivered``: one message handed out."""
+        now = self.js.clock.now_ns()
+        self.dseq = dseq + 1
+        self.last_delivered_ns = now
+        self.waiting_last_ns = now
+        self.has_state = True
+        if self.config.ack_policy == "none":
+            if dseq > self.delivered[0]:
+                self.delivered = (dseq, max(sseq, self.delivered[1]))
+                self.ack_floor = self.delivered
+            return
+        p = self.pending.get(sseq)
+        if p is not None:
+            p[1] = now
+        else:
+            self.pending[sseq] = [dseq, now]
+        self.delivered = (max(dseq, self.delivered[0]), max(sseq, self.delivered[1]))
+        self._arm_ack_timer(now + self.config.ack_wait)
+
+    def _record_ack(self, sseq: int, dseq: int) -> None:
+        """``processAckMsg`` + ``UpdateAcks`` for ack explicit / all."""
+        cfg = self.config
+        self.last_ack_ns = self.js.clock.now_ns()
+        if cfg.ack_policy == "explicit":
+            p = self.pending.pop(sseq, None)
+            self.rdc.pop(sseq, None)
+            self._remove_rdq(sseq)
+            if p is None:
+                return
+            if p[0] > 0 and dseq > p[0]:
+                dseq = p[0]
+            self._move_floor(dseq, sseq)
+        else:
+            if dseq <= self.ack_floor[0] or sseq <= self.ack_floor[1]:
+                return
+            self.ack_floor = (dseq, sseq)
+            for seq in [s for s in self.pending if s <= sseq]:
+                del self.pending[seq]
+                self.rdc.pop(seq, None)
+                self._remove_rdq(seq)
+
+    def _store_ack_removed(self, dseq: int, sseq: int) -> None:
+        """A message past ``max_deliver`` leaves pending (its redelivery count stays)."""
+        self._move_floor(dseq, sseq)
+
+    def _move_floor(self, dseq: int, sseq: int) -> None:
+        if not self.pending:
+            self.ack_floor = self.delivered
+        elif dseq == self.ack_floor[0] + 1:
+            self.ack_floor = (dseq, sseq)
+            if self.delivered[0] > dseq:
+                for ss in range(sseq + 1, self.delivered[1] + 1):
+                    p = self.pending.get(ss)
+                    if p is not None:
+                        if p[0] > 0:
+                            self.ack_floor = (p[0] - 1, ss - 1)
+                        break
+
+    def record_purge(self, start: int, last: int, wider: bool) -> None:
+        """``consumer.purge``: the stream was purged below ``start`` (0: entirely). Pending
+        messages below it count as acked (a ``wider`` purge also drops pending ones that are
+        gone), the delivery position moves up to ``start``, and the consumer's own state is
+        then written to its store (``writeStoreState``), which the info reports."""
+        if start == 0 and not wider:
+            start = last + 1
+        self.sseq = max(self.sseq, start)
+        adflr, asflr = self.ack_floor
+        if asflr < start:
+            asflr = start - 1
+            store = self.stream.store
+            for seq in sorted(self.pending):
+                if seq <= asflr or (wider and store.load(seq) is None):
+                    dseq = self.pending.pop(seq)[0]
+                    self.rdc.pop(seq, None)
+                    self.last_ack_ns = self.js.clock.now_ns()
+                    adflr = max(adflr, dseq)
+                    self.dseq = max(self.dseq, adflr)
+                    if self.config.ack_policy == "explicit":
+                        self._move_floor(dseq, seq)
+                    elif dseq > self.ack_floor[0]:
+                        self.ack_floor = (dseq, seq)
+        if not self.pending:
+            adflr, asflr = self.dseq - 1, self.sseq - 1
+        self.rdq = [seq for seq in self.rdq if seq >= self.sseq]
+        delivered = (self.dseq - 1, self.sseq - 1)
+        valid = (
+            adflr <= delivered[0]
+            and asflr <= delivered[1]
+            and all(asflr < seq <= delivered[1] for seq in self.pending)
+            and delivered[0] >= self.delivered[0]
+            and asflr >= self.ack_floor[1]
+        )
+        if valid:  # else the store refuses the update (``ErrStoreOldUpdate`` and the range checks)
+            self.delivered, self.ack_floor, self.has_state = delivered, (adflr, asflr), True
+
+    def _record_nak(self, sseq: int, delay: int | None) -> None:
+        """``processNak``: redeliver now, or after ``delay``."""
+        if delay is not None:
+            self._remove_rdq(sseq)
+            p = self.pending.get(sseq)
+            if p is not None:
+                p[1] = self.js.clock.now_ns() - self.config.ack_wait + delay
+                self._arm_ack_timer(p[1] + self.config.ack_wait)
+            return
+        if sseq not in self.rdq:
+            self.rdq.append(sseq)
+        if self.waiting:
+            self.deliver_waiting()
+
+    def _expire_pending(self) -> None:
+        """``checkPending``: messages whose ack wait has passed go to the redelivery queue."""
+        self._ack_timer = None
+        if self.closed or not self.pending:
+            return
+        now = self.js.clock.now_ns()
+        ttl = self.config.ack_wait
+        first = self.stream.store.first_seq
+        expired: list[int] = []
+        nxt = ttl
+        for seq, p in list(self.pending.items()):
+            if seq < first or seq <= self.ack_floor[1]:
+                del self.pending[seq]
+                self.rdc.pop(seq, None)
+                self._remove_rdq(seq)
+                continue
+            elapsed = now - p[1]
+            if elapsed >= ttl:
+                if seq not in self.rdq and not self._has_max_deliveries(seq):
+                    expired.append(seq)
+            elif ttl - elapsed < nxt:
+                nxt = ttl - elapsed
+        if expired:
+            expired.sort()
+            self.rdq.extend(expired)
+            off = now - self.pending[expired[0]][1]
+            for seq in expired:
+                self.pending[seq][1] += off
+        if self.pending:
+            self._arm_ack_timer(now + nxt)
+        if expired:
+            self.deliver_waiting()
+
+    def _has_max_deliveries(self, seq: int) -> bool:
+        md = self.config.max_deliver
+        return md > 0 and self.rdc.get(seq, 0) + 1 >= md
+
+    def _remove_rdq(self, seq: int) -> None:
+        """The redelivery queue is in the order messages became due (``addToRedeliverQueue``
+        appends; only each batch of expired ones is sorted)."""
+        if seq in self.rdq:
+            self.rdq.remove(seq)
+
+    # --- acks -------------------------------------------------------------------------
+
+    def process_ack(self, subject: bytes, reply: bytes | None, hdr: int, msg: bytes) -> None:
+        """``processAck``: the body of a message sent to one of our ack subjects."""
+        body = msg[hdr:] if hdr > 0 else msg
+        tokens = subject.split(b".")
+        try:
+            dc, sseq, dseq = int(tokens[4]), int(tokens[5]), int(tokens[6])
+        except (IndexError, ValueError):
+            dc = sseq = dseq = 0
+        skip_reply = sseq == 0
+        if not body or body == _ACK_ACK or body == _ACK_OK:
+            if not self._ack(sseq, dseq):
+                skip_reply = True
+        elif body.startswith(_ACK_NEXT):
+            self._ack(sseq, dseq)
+            if reply:
+                self.next_request(reply, body[len(_ACK_NEXT) :])
+            skip_reply = True
+        elif body.startswith(_ACK_NAK):
+            self._nak(sseq, dseq, body)
+        elif body == _ACK_PROGRESS:
+            p = self.pending.get(sseq)
+            if p is not None:
+                p[1] = self.js.clock.now_ns()
+                self._arm_ack_timer(p[1] + self.config.ack_wait)
+        elif body.startswith(_ACK_TERM) and not self._ack(sseq, dseq):
+            skip_reply = True
+        if reply and not skip_reply:
+            send_to_inbox(self.js, reply, reply, None, -1, b"")
+        del dc
+
+    def _ack(self, sseq: int, dseq: int) -> bool:
+        """An ack (or term); whether the sender gets the double-ack answer (on a limits
+        stream the server answers from ``updateAcks``, which an ignored ack never reaches)."""
+        if self.closed or self.config.ack_policy == "none":
+            return False
+        if sseq >= self.sseq:
+            return False
+        self._record_ack(sseq, dseq)
+        if self.waiting:  # room under max_ack_pending for a waiting request
+            self.deliver_waiting()
+        return True
+
+    def _nak(self, sseq: int, dseq: int, body: bytes) -> None:
+        if dseq <= self.ack_floor[0] or dseq >= self.dseq:
+            return
+        if sseq not in self.pending:
+            return
+        delay: int | None = None
+        arg = body[len(_ACK_NAK) :].strip()
+        if arg:
+            try:
+                if arg[:1] == b"{":
+                    values = decode_request(arg, _NAK_OPTIONS, strict=False)
+                    delay = values.get("delay") or 0
+                else:
+                    delay = parse_duration(arg.decode("utf-8", "replace"))
+            except (GoJSONError, ValueError):
+                delay = None
+        self._record_nak(sseq, delay)
+
+    # --- timers -----------------------------------------------------------------------
+
+    def _arm_ack_timer(self, deadline: int) -> None:
+        """Check pending acks at ``deadline`` (Go adds 1 ms to batch its timer; on the
+        server's clock a message is due exactly ``ack_wait`` after its delivery)."""
+        t = self._ack_timer
+        if t is not None and not t.cancelled and t.deadline <= deadline:
+            return
+        if t is not None:
+            t.cancel()
+        self._ack_timer = self.js.timers.at(deadline, self._expire_pending)
+
+    def _arm_expiry(self, deadline: int) -> None:
+        t = self._expiry_timer
+        if t is not None and not t.cancelled and t.deadline <= deadline:
+            return
+        if t is not None:
+            t.cancel()
+        # Go's check is ``now.After(expires)``; on a stepped clock the request is due at its
+        # deadline, so advancing by ``expires`` ends it.
+        self._expiry_timer = self.js.timers.at(deadline, self._on_expiry)
+
+    def _on_expiry(self) -> None:
+        self._expiry_timer = None
+        if self.closed:
+            return
+        self._process_waiting(eos=False)
+        nxt = min((wr.expires for wr in self.waiting if wr.expires), default=0)
+        if nxt:
+            self._arm_expiry(nxt)
+
+    def _arm_inactive(self) -> None:
+        """Ephemerals (and consumers with ``inactive_threshold``) go away after that long
+        without pull requests (``deleteNotActive``)."""
+        if self._inactive_timer is not None:
+            self._inactive_timer.cancel()
+            self._inactive_timer = None
+        threshold = self.config.inactive_threshold
+        if threshold <= 0 or self.closed or self.waiting:
+            return
+        deadline = self.waiting_last_ns + threshold + _INACTIVE_JITTER
+        self._inactive_timer = self.js.timers.at(deadline, self._on_inactive)
+
+    def _on_inactive(self) -> None:
+        self._inactive_timer = None
+        if self.closed or self.waiting:
+            return
+        now = self.js.clock.now_ns()
+        if now - self.waiting_last_ns < self.config.inactive_threshold + _INACTIVE_JITTER:
+            self._arm_inactive()
+            return
+        self.js.delete_consumer(self)
+
+    def stop(self) -> None:
+        """Deleted (or its stream was): cancel the timers and forget the waiting requests."""
+        self.closed = True
+        for t in (self._ack_timer, self._expiry_timer, self._inactive_timer):
+            if t is not None:
+                t.cancel()
+        self.waiting.clear()

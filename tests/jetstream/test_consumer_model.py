@@ -1,0 +1,165 @@
+"""Hypothesis state machine for a pull consumer with explicit acks: random publishes,
+no-wait fetches, acks, naks and clock steps against a plain model of what is pending,
+acknowledged and due for redelivery.
+
+The model is what nats-server's consumer does, written plainly: redeliveries first in the order
+they became due, then new messages; a message whose ``ack_wait`` has passed is due again
+(unless it reached ``max_deliver``); a nak makes it due at once; the ack floor sits just below the
+oldest message still pending. Driven in-process on a frozen clock (no network, no sleeping).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from hypothesis import settings
+from hypothesis import strategies as st
+from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
+
+import jsemu
+from jsemu.server.sublist import Subscription
+
+ACK_WAIT = 10_000_000_000
+INBOX = b"_M.pull"
+
+
+class Capture:
+    """A subscriber that keeps what it receives."""
+
+    echo = True
+
+    def __init__(self) -> None:
+        self.got: list[tuple[bytes, bytes | None, int, bytes]] = []
+
+    def deliver(self, sub: Subscription, subject: bytes, reply: bytes | None, hdr: int, msg: bytes) -> bool:
+        self.got.append((subject, reply, hdr, msg))
+        return True
+
+
+class ConsumerMachine(RuleBasedStateMachine):
+    @initialize(max_deliver=st.sampled_from([-1, 2, 3]))
+    def setup(self, max_deliver: int) -> None:
+        self.srv = jsemu.Server()
+        js = self.srv.jetstream
+        assert js is not None
+        self.js = js
+        self.ctl = self.srv.control
+        self.ctl.freeze_clock()
+        js.api_call("$JS.API.STREAM.CREATE.S", {"name": "S", "subjects": ["s.>"], "storage": "memory"})
+        cfg = {"durable_name": "C", "ack_policy": "explicit", "ack_wait": ACK_WAIT, "max_deliver": max_deliver}
+        reply = js.api_call("$JS.API.CONSUMER.CREATE.S.C", {"stream_name": "S", "config": cfg})
+        assert "error" not in reply, reply
+        self.stream = js.streams["S"]
+        self.consumer = js.consumer_set(self.stream).by_name["C"]
+        self.capture = Capture()
+        js.server.sublist.insert(Subscription(self.capture, INBOX, None, b"cap"))
+        self.max_deliver = max_deliver
+        # The model.
+        self.last = 0  # last stream sequence
+        self.next_new = 1  # next stream sequence never delivered
+        self.dseq = 0  # last delivery sequence
+        self.delivered_stream = 0
+        self.pending: dict[int, dict[str, Any]] = {}  # seq -> orig dseq, deliveries, time, ack subject
+        self.due: list[int] = []  # in the order they became due
+        self.redelivered: set[int] = set()
+
+    def now(self) -> int:
+        return self.js.clock.now_ns()
+
+    @rule(n=st.integers(1, 4))
+    def publish(self, n: int) -> None:
+        for _ in range(n):
+            self.stream.publish(b"s.x", None, -1, b"m")
+        self.last += n
+
+    @rule(batch=st.integers(1, 5))
+    def fetch(self, batch: int) -> None:
+        self.capture.got.clear()
+        self.consumer.next_request(INBOX, json.dumps({"batch": batch, "no_wait": True}).encode())
+        expected: list[tuple[int, int, int]] = []  # (dc, seq, pending after)
+        dropped = []
+        while self.due and len(expected) < batch:
+            seq = self.due.pop(0)
+            p = self.pending[seq]
+            if self.max_deliver > 0 and p["dc"] + 1 > self.max_deliver:
+                dropped.append(seq)
+                del self.pending[seq]
+                continue
+            p["dc"] += 1
+            p["t"] = self.now()
+            self.redelivered.add(seq)
+            self.dseq += 1
+            expected.append((p["dc"], seq, self.last - self.next_new + 1))
+        while len(expected) < batch and self.next_new <= self.last:
+            seq = self.next_new
+            self.next_new += 1
+            self.dseq += 1
+            self.pending[seq] = {"dseq": self.dseq, "dc": 1, "t": self.now()}
+            self.delivered_stream = max(self.delivered_stream, seq)
+            expected.append((1, seq, self.last - self.next_new + 1))
+        got = []
+        for subject, reply, hdr, _ in self.capture.got:
+            if reply is None:
+                assert subject == INBOX and hdr > 0
+                got.append(("status",))
+                continue
+            tokens = reply.decode().split(".")
+            dc, seq, pending = int(tokens[4]), int(tokens[5]), int(tokens[8])
+            got.append((dc, seq, pending))
+            if seq in self.pending:
+                self.pending[seq]["ack"] = reply
+        want: list[tuple[Any, ...]] = list(expected)
+        if len(expected) < batch:
+            want.append(("status",))  # 404 No Messages ends a no-wait request that is short
+        assert got == want
+
+    @precondition(lambda self: any("ack" in p for p in self.pending.values()))
+    @rule(data=st.data(), kind=st.sampled_from(["+ACK", "-NAK", "+TERM"]))
+    def acknowledge(self, data: st.DataObject, kind: str) -> None:
+        seq = data.draw(st.sampled_from(sorted(s for s, p in self.pending.items() if "ack" in p)))
+        reply = self.pending[seq]["ack"]
+        self.consumer.process_ack(reply, None, -1, kind.encode())
+        if kind == "-NAK":
+            if seq not in self.due:
+                self.due.append(seq)
+        else:
+            del self.pending[seq]
+            if seq in self.due:
+                self.due.remove(seq)
+            self.redelivered.discard(seq)
+
+    @rule(seconds=st.sampled_from([1, 5, 9, 10, 11, 30]))
+    def step_clock(self, seconds: int) -> None:
+        self.ctl.advance_clock(seconds=seconds)
+        now = self.now()
+        expired = []
+        for seq, p in self.pending.items():
+            if seq in self.due or now - p["t"] < ACK_WAIT:
+                continue
+            if self.max_deliver > 0 and p["dc"] >= self.max_deliver:
+                continue
+            expired.append(seq)
+        self.due.extend(sorted(expired))
+
+    @invariant()
+    def info_matches(self) -> None:
+        if not hasattr(self, "consumer"):
+            return
+        info = self.consumer.info_json()
+        assert info["num_ack_pending"] == len(self.pending)
+        assert info["num_pending"] == self.last - self.next_new + 1
+        assert info["num_redelivered"] == len(self.redelivered)
+        delivered = (info["delivered"]["consumer_seq"], info["delivered"]["stream_seq"])
+        if self.dseq:
+            assert delivered == (self.dseq, self.delivered_stream)
+        floor = (info["ack_floor"]["consumer_seq"], info["ack_floor"]["stream_seq"])
+        if self.pending:
+            low = min(self.pending)
+            assert floor == (self.pending[low]["dseq"] - 1, low - 1)
+        elif self.dseq:
+            assert floor == delivered
+
+
+ConsumerMachine.TestCase.settings = settings(max_examples=60, stateful_step_count=40, deadline=None)
+test_consumer_model = ConsumerMachine.TestCase
