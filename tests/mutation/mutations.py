@@ -1,0 +1,257 @@
+"""Small, plausible bugs across the layers, each with the tests that must catch it.
+
+A mutation is an exact snippet of one file (it must occur exactly once, so code that moved
+shows up as a stale entry rather than a silent pass), its replacement, and the tests to run.
+``tests/test_mutation_anchors.py`` checks every anchor on each run of the normal suite;
+``python -m tests.mutation`` plants them one by one in a scratch copy (see ``__main__.py``).
+When a refactor moves an anchor, re-target the entry at the new code: keep the bug, not the text.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+
+@dataclass(frozen=True)
+class Mutation:
+    name: str
+    layer: str
+    file: str
+    original: str
+    replacement: str
+    #: pytest arguments (files or node ids) whose run must fail with the mutation planted.
+    tests: tuple[str, ...]
+    why: str = ""
+
+
+def anchor_count(root: Path, m: Mutation) -> int:
+    """How often the mutation's anchor occurs in its file under ``root`` (0 if the file is gone)."""
+    path = root / m.file
+    return path.read_text().count(m.original) if path.exists() else 0
+
+
+MUTATIONS: list[Mutation] = [
+    # --- the six of issue 22 --------------------------------------------------------------
+    Mutation(
+        "api_reply_twice",
+        "jetstream",
+        "jsemu/jetstream/service.py",
+        "        if reply:\n            self.send_reply(reply, body)\n",
+        "        if reply:\n            self.send_reply(reply, body)\n            self.send_reply(reply, body)\n",
+        ("tests/jsapi/test_stream_info.py",),
+        "every $JS.API reply sent twice: the pair harness must see the extra frame",
+    ),
+    Mutation(
+        "fast_lane_dedup_skipped",
+        "jetstream",
+        "jsemu/jetstream/stream.py",
+        "        for k in range(n):\n            self.publish(subjects[k], replies[k], hdrs[k] if hdrs is not None else -1, msgs[k])\n",
+        "        lookup = self.dedup.lookup\n"
+        "        self.dedup.lookup = lambda _id: None  # type: ignore[method-assign]\n"
+        "        try:\n"
+        "            for k in range(n):\n"
+        "                self.publish(subjects[k], replies[k], hdrs[k] if hdrs is not None else -1, msgs[k])\n"
+        "        finally:\n"
+        "            self.dedup.lookup = lookup  # type: ignore[method-assign]\n",
+        ("tests/pipeline/test_pipeline.py::test_write_then_read_round_trips_and_msg_ids_dedupe",),
+        "fast-lane messages with headers stored without the Nats-Msg-Id lookup",
+    ),
+    Mutation(
+        "fast_batch_num_pending",
+        "jetstream",
+        "jsemu/jetstream/direct_get.py",
+        "out.add(self._batch_prefix(mseq, subject, hdr, data, ts), _PENDING % (np, lseq), data)",
+        "out.add(self._batch_prefix(mseq, subject, hdr, data, ts), _PENDING % (np + 1, lseq), data)",
+        ("tests/directget/test_random_diff.py",),
+        "Nats-Num-Pending off by one on the fast batch path only",
+    ),
+    Mutation(
+        "purge_ex_keep_off_by_one",
+        "store",
+        "jsemu/store/stream_store.py",
+        "            maxp = total - keep\n",
+        "            maxp = total - keep + 1\n",
+        ("tests/store/test_store_stateful.py::TestStoreDefault",),
+        "purge with keep removes one message too many (default thresholds)",
+    ),
+    Mutation(
+        "queue_group_first_member",
+        "server",
+        "jsemu/server/server.py",
+        "start = self.rng.randrange(n) if n > 1 else 0",
+        "start = 0",
+        ("tests/test_nats_py.py::test_queue_group_spreads_and_delivers_once",),
+        "a queue group always picks its first member",
+    ),
+    Mutation(
+        "multi_last_limit_1023",
+        "jetstream",
+        "jsemu/jetstream/direct_get.py",
+        "MAX_MULTI_RESULTS = 1024  # maxAllowedResponses",
+        "MAX_MULTI_RESULTS = 1023  # maxAllowedResponses",
+        ("tests/directget/test_random_diff.py",),
+        "multi_last answers 1024 subjects with 'too many results'",
+    ),
+    # --- outbound reply path (Server.reply*) ------------------------------------------------
+    Mutation(
+        "reply_header_length_short",
+        "server",
+        "jsemu/server/server.py",
+        'conn.out.append(hmsg + b"%d %d\\r\\n" % (hdr, len(msg)) + msg + b"\\r\\n")',
+        'conn.out.append(hmsg + b"%d %d\\r\\n" % (hdr - 2, len(msg)) + msg + b"\\r\\n")',
+        ("tests/jsapi/test_mirror.py", "tests/jsapi/test_stream_update.py"),
+        "an HMSG reply whose header length leaves the last CRLF in the payload (same bytes joined)",
+    ),
+    Mutation(
+        "reply_many_one_subject",
+        "server",
+        "jsemu/server/server.py",
+        "            while j < n and msgs[j][0] == reply:\n",
+        "            while j < n:\n",
+        ("tests/test_fast_lane.py",),
+        "pipelined acks to different inboxes all go to the first one",
+    ),
+    Mutation(
+        "reply_tails_ignore_no_headers",
+        "server",
+        "jsemu/server/server.py",
+        "            if not conn.headers and not conn.closed:\n                return False\n",
+        "            pass\n",
+        ("tests/test_fast_lane.py",),
+        "Direct Get HMSGs sent to a client that did not ask for headers",
+    ),
+    Mutation(
+        "reply_plan_ignores_unsub_max",
+        "server",
+        "jsemu/server/server.py",
+        "if type(conn) is not ClientConnection or sub.max or sub.closed:",
+        "if type(conn) is not ClientConnection or sub.closed:",
+        ("tests/test_fast_lane.py",),
+        "replies to an inbox with UNSUB <max> bypass the auto-unsubscribe count",
+    ),
+    # --- the connection's fast lane ----------------------------------------------------------
+    Mutation(
+        "fast_lane_reserved_reply",
+        "server",
+        "jsemu/server/connection.py",
+        "if handler and (reply is None or reply == ok_reply or not _is_reserved_reply(reply)):",
+        "if handler:",
+        ("tests/test_fast_lane.py",),
+        "a reserved reply subject is accepted on the fast lane",
+    ),
+    Mutation(
+        "fast_lane_for_verbose",
+        "server",
+        "jsemu/server/connection.py",
+        "return not self.verbose and not self.pedantic and self.server.domain_api is None",
+        "return not self.pedantic and self.server.domain_api is None",
+        ("tests/test_fast_lane.py", "tests/test_wire.py"),
+        "verbose connections take the fast lane and get no +OK for stream publishes",
+    ),
+    # --- write-ahead log ---------------------------------------------------------------------
+    Mutation(
+        "wal_torn_tail_kept",
+        "store",
+        "jsemu/store/wal.py",
+        "    if good != size:\n        os.truncate(path, good)\n",
+        "    pass\n",
+        ("tests/jetstream/test_persistence.py",),
+        "a torn last record is left in the log, so later records follow garbage",
+    ),
+    Mutation(
+        "wal_crc_ignored",
+        "store",
+        "jsemu/store/wal.py",
+        "if end > size or zlib.crc32(data[start:end]) != crc:",
+        "if end > size:",
+        ("tests/jetstream/test_persistence.py",),
+        "a corrupted record is replayed as if whole",
+    ),
+    # --- clocks and time ---------------------------------------------------------------------
+    Mutation(
+        "controlled_clock_advance_not_applied",
+        "store",
+        "jsemu/store/clock.py",
+        "            self._offset += ns\n            self._retarget()\n",
+        "            self._offset += ns\n",
+        ("tests/jetstream/test_clock.py", "tests/jetstream/test_control_plane.py"),
+        "advancing a running clock from plain wall time does nothing",
+    ),
+    Mutation(
+        "controlled_clock_resume_jumps_back",
+        "store",
+        "jsemu/store/clock.py",
+        "self._offset = self._frozen_at - time.time_ns()",
+        "self._offset = 0",
+        ("tests/jetstream/test_clock.py", "tests/jetstream/test_control_plane.py"),
+        "resume forgets where the frozen clock was moved to",
+    ),
+    Mutation(
+        "max_age_boundary",
+        "store",
+        "jsemu/store/stream_store.py",
+        "            if self._ts[self._first - self._base] <= min_age:\n                self._expire(min_age)\n",
+        "            if self._ts[self._first - self._base] < min_age:\n                self._expire(min_age)\n",
+        ("tests/jetstream/test_clock.py", "tests/store/test_store_go_behaviour.py"),
+        "a message exactly max_age old is still served",
+    ),
+    Mutation(
+        "dedup_window_boundary",
+        "store",
+        "jsemu/store/dedup.py",
+        "if entry is None or now - entry.ts >= self._window:",
+        "if entry is None or now - entry.ts > self._window:",
+        ("tests/jetstream/test_clock.py", "tests/store/test_store_dedup.py"),
+        "a message id exactly duplicate_window old still counts as a duplicate",
+    ),
+    # --- protocol ------------------------------------------------------------------------------
+    Mutation(
+        "fast_pub_max_payload",
+        "protocol",
+        "jsemu/protocol/parser.py",
+        "                    if size <= self.max_payload:\n                        append(",
+        "                    if size < self.max_payload:\n                        append(",
+        ("tests/test_wire.py", "tests/test_parser.py"),
+        "a PUB of exactly max_payload bytes is refused (fast parse path)",
+    ),
+    Mutation(
+        "gojson_gt_not_escaped",
+        "protocol",
+        "jsemu/protocol/gojson.py",
+        '"<": "\\\\u003c", ">": "\\\\u003e", ',
+        '"<": "\\\\u003c", ',
+        ("tests/jsapi/test_stream_create.py",),
+        "JSON replies print > instead of Go's \\u003e",
+    ),
+    # --- JetStream API -------------------------------------------------------------------------
+    Mutation(
+        "api_errors_not_counted",
+        "jetstream",
+        "jsemu/jetstream/service.py",
+        "            if \"error\" in response and not isinstance(response, QuietError):\n"
+        "                self.api_errors += 1\n",
+        "            pass\n",
+        ("tests/jsapi/test_account_info.py",),
+        "$JS.API.INFO api.errors stays at 0",
+    ),
+    Mutation(
+        "puback_duplicate_spacing",
+        "jetstream",
+        "jsemu/jetstream/stream.py",
+        """b',"duplicate": true}'""",
+        """b',"duplicate":true}'""",
+        ("tests/jsapi/test_publish.py",),
+        "a duplicate's PubAck loses Go's space",
+    ),
+    # --- subjects ------------------------------------------------------------------------------
+    Mutation(
+        "sublist_trailing_pwc",
+        "server",
+        "jsemu/server/sublist.py",
+        "    if pwc is not None:\n        result._add_node(pwc, qindex)\n",
+        "",
+        ("tests/test_sublist.py",),
+        "a subscription ending in * never matches",
+    ),
+]
