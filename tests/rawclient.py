@@ -8,7 +8,14 @@ from typing import Any
 
 from jsemu.protocol.frames import FrameReader
 
-__all__ = ["RawClient", "normalise"]
+__all__ = ["RawClient", "header_block_ok", "normalise"]
+
+
+def header_block_ok(hdr: bytes) -> bool:
+    """Whether an HMSG's header length cuts the frame where its header block ends: the block
+    must end with its first blank line. A wrong length field moves bytes between header and
+    payload without changing the frame's bytes, so comparing the two joined would miss it."""
+    return hdr.endswith(b"\r\n\r\n") and hdr.find(b"\r\n\r\n") == len(hdr) - 4
 
 
 def normalise(frames: list[bytes]) -> list[bytes]:
@@ -83,6 +90,23 @@ class RawClient:
             if frame == b"PONG\r\n":
                 return frames
             frames.append(frame)
+
+    async def round_trip(self, timeout: float = 5.0) -> list[bytes]:
+        """PING; the frames that came before the PONG, except server PINGs (answered).
+
+        Ends a request in the differential harnesses: whatever a server sent besides the
+        reply (a duplicate, a stray ``-ERR``) is in the list, so it can be compared.
+        """
+        frames = await self.exchange(timeout=timeout)
+        out = []
+        for frame in frames:
+            if frame == b"PING\r\n":
+                self.send(b"PONG\r\n")
+            else:
+                out.append(frame)
+        if self.eof:
+            out.append(b"<connection closed>")
+        return out
 
     async def read_until_closed(self, timeout: float = 5.0) -> list[bytes]:
         """All frames until the server closes the connection (fails on timeout)."""

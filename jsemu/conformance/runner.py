@@ -20,6 +20,10 @@ including ``204 EOB``), or a data reply when the request cannot be a batch, or e
 period; then a PING/PONG round trip, whose frames before the PONG are added (they would be
 extra replies). Each request has its own inbox, so a late frame is never taken for the reply
 to a later request: it is kept, with its raw inbox, in the later request's frames.
+
+The setup calls (stream create, publish, STREAM.MSG.GET for the timestamps, delete, purge) are
+checked as strictly: each batch of them ends with a PING/PONG round trip, and a second reply to
+an inbox, a reply to an inbox not asked for, or any other frame raises :class:`ScenarioError`.
 """
 
 from __future__ import annotations
@@ -204,7 +208,6 @@ class Run:
     quiet: float = QUIET
     n_api: int = 0
     n_req: int = 0
-    pending: dict[bytes, bytes] = field(default_factory=dict)
 
     async def conn(self, kind: str) -> Conn:
         if kind not in self.conns:
@@ -221,17 +224,26 @@ class Run:
     # API calls on the default connection, replies keyed by their inbox.
 
     async def _collect(self, inboxes: list[bytes], timeout: float = 20.0) -> list[bytes]:
+        """The reply payloads to ``inboxes``, in order, then a PING/PONG round trip: a second
+        reply to an inbox, a reply to no request of ours or any other frame is an error."""
         c = await self.conn("default")
         want = set(inboxes)
-        while not want.issubset(self.pending):
+        got_by_inbox: dict[bytes, bytes] = {}
+        while len(got_by_inbox) < len(want):
             got = await c.frame(timeout)
             if got is None:
-                raise ScenarioError(f"API replies missing: {sorted(want - set(self.pending))[:5]!r}")
+                raise ScenarioError(f"API replies missing: {sorted(want - set(got_by_inbox))[:5]!r}")
             parts = split_frame(got)
             if parts is None:
                 raise ScenarioError(f"unexpected frame on the API connection: {got!r}")
-            self.pending[parts[0][0]] = parts[2]
-        return [self.pending.pop(i) for i in inboxes]
+            inbox = parts[0][0]
+            if inbox not in want or inbox in got_by_inbox:
+                raise ScenarioError(f"unexpected API reply (duplicate or unsolicited): {got!r}")
+            got_by_inbox[inbox] = parts[2]
+        extra = await c.roundtrip()
+        if extra:
+            raise ScenarioError(f"unexpected frames after the API replies: {extra[:3]!r}")
+        return [got_by_inbox[i] for i in inboxes]
 
     async def api_many(self, calls: list[tuple[str, bytes, bytes | None]]) -> list[bytes]:
         """Pipelined requests on the default connection; the reply payloads in order."""

@@ -10,7 +10,10 @@ replies, and in every successful PubAck (``{"stream":"S","domain":"D","seq":1}``
 Every test gets a fresh pair of servers (a nats-server starts in about 20 ms), so even the
 account API counters agree. Replies are compared as raw frames (raw-socket client), normalised
 as in ``tests/jsapi/conftest.py``: timestamps become ``<ts>``, the server's id and name become
-``<server>``, an ``HMSG`` is ``"HMSG " + header block + payload``; nothing else is normalised.
+``<server>``, an ``HMSG`` is ``"HMSG " + header block + payload`` (``"!BAD-HDR-LEN <n> "`` in
+front when its header length does not end the header block); nothing else is normalised.
+Each request ends with a PING/PONG round trip, and every other frame before the PONG (a second
+reply, a stray message, ``-ERR``) is appended to the reply as a ``"+ unexpected ..."`` line.
 Each test collects every step and asserts at the end, so a failure lists all differing steps
 with the real and the jsemu reply. :func:`test_nats_py_kv_domain` drives nats-py's KV through
 ``nc.jetstream(domain="D")`` and compares what the client sees.
@@ -38,7 +41,7 @@ import pytest
 from conftest import RealServer, nats_server_binary  # tests/conftest.py (tests/ is on sys.path)
 from nats.errors import NoRespondersError
 from nats.js.errors import KeyNotFoundError, KeyWrongLastSequenceError
-from rawclient import RawClient
+from rawclient import RawClient, header_block_ok
 
 import jsemu
 
@@ -127,6 +130,8 @@ class Side:
             hdr, data = body[:hlen], body[hlen:]
             status = not hdr.startswith(b"NATS/1.0\r\n")
             text = "HMSG " + hdr.decode(errors="backslashreplace") + data.decode(errors="backslashreplace")
+            if not header_block_ok(hdr):
+                text = f"!BAD-HDR-LEN {hlen} " + text
             return self.scrub(text), status
         return self.scrub(body.decode(errors="backslashreplace")), False
 
@@ -147,28 +152,41 @@ class Side:
         loop = asyncio.get_running_loop()
         deadline = loop.time() + timeout
         replies: list[str] = []
+        extras: list[str] = []
         while True:
             left = deadline - loop.time()
             frame = await self.client.next_frame(left) if left > 0 else None
             if frame is None:
                 if self.client.eof:
                     replies.append("<connection closed>")
-                    break
+                    return "\n".join(replies + extras)
                 if loop.time() >= deadline:
                     replies.append(TIMEOUT)
                     break
                 continue
             m = _CTRL.match(frame)
-            if not m:
-                self._other(frame)
+            if not m or m.group(2).split()[0] != inbox:
+                extras += self._unexpected(frame)  # a late reply, a duplicate, an -ERR
                 continue
-            if m.group(2).split()[0] != inbox:
-                continue  # a late reply to an earlier request
             text, last = self.normalise(frame)
             replies.append(text)
             if not many or last:
                 break
-        return "\n".join(replies)
+        # End with a PING/PONG round trip: whatever came besides the reply is part of the answer.
+        for frame in await self.client.round_trip():
+            extras += self._unexpected(frame)
+        return "\n".join(replies + extras)
+
+    def _unexpected(self, frame: bytes) -> list[str]:
+        """A frame that is not (part of) the awaited reply: INFO and PING are handled, anything
+        else becomes a ``+ unexpected ...`` line of the answer."""
+        if frame.startswith(b"INFO ") or frame == b"PING\r\n":
+            self._other(frame)
+            return []
+        m = _CTRL.match(frame)
+        if m is None:
+            return ["+ unexpected " + frame.decode(errors="backslashreplace").rstrip("\r\n")]
+        return [f"+ unexpected on {m.group(2).split()[0].decode()}: {self.normalise(frame)[0]}"]
 
     async def close(self) -> None:
         await self.client.close()
@@ -266,6 +284,7 @@ async def test_info_domain(pair: Pair) -> None:
     await pair.request("ping-flush", "nothing.here")  # let the post-CONNECT INFO arrive
     assert [i.get("domain") for i in pair.real.infos] == [DOMAIN]
     assert [info_view(i) for i in pair.emu.infos] == [info_view(i) for i in pair.real.infos]
+    pair.check()  # the flush request itself: no responders on both
 
 
 # --- JetStream API through $JS.D.API ------------------------------------------------------------
@@ -355,13 +374,19 @@ async def _mapping_view(port: int) -> dict[str, str]:
         frames = await client.exchange()
         await asyncio.sleep(SETTLE)
         frames += await client.exchange()
-        replies: dict[bytes, str] = {}
+        # Every frame counts: a second reply to a probe is listed after the first, and
+        # anything else (an -ERR, a stray message) under "other frames".
+        replies: dict[bytes, list[str]] = {}
+        others: list[str] = []
         for frame in frames:
             m = _CTRL.match(frame)
             if m:
-                replies[m.group(2).split()[0]] = pub.normalise(frame)[0]
+                replies.setdefault(m.group(2).split()[0], []).append(pub.normalise(frame)[0])
+            elif not frame.startswith(b"INFO ") and frame != b"PING\r\n":
+                others.append(frame.decode(errors="backslashreplace"))
         for i, subject in enumerate(MAPPING_PROBES):
-            out[f"reply {subject}"] = replies.get(b"_D.r%d" % i, "<no reply>")
+            out[f"reply {subject}"] = " | ".join(replies.pop(b"_D.r%d" % i, ["<no reply>"]))
+        out["other frames"] = " | ".join(others + [f"{k!r}: {v}" for k, v in replies.items()])
 
         sub = await RawClient.connect(port, CONNECT)
         try:

@@ -17,7 +17,7 @@ import json
 import os
 from typing import Any
 
-from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import HealthCheck, Phase, example, given, settings
 from hypothesis import strategies as st
 
 import jsemu
@@ -110,7 +110,22 @@ def requests(draw: st.DrawFn, n: int, stored: list[str]) -> Get:
             },
         ),
     ]
-    fields: dict[str, Any] = draw(st.one_of(*shapes))
+    # The shapes jsemu answers on its fast paths, with messages present: single gets by
+    # sequence or literal last subject (the bulk path of runs of header-less gets) and
+    # batches by sequence without a filter (``live_entries``). Half the requests take them.
+    present = st.integers(1, max(n, 1))
+    fast_shapes = [
+        st.fixed_dictionaries({"seq": present}),
+        st.fixed_dictionaries({"last_by_subj": st.sampled_from(stored)}) if stored else st.just({"seq": 1}),
+        st.fixed_dictionaries(
+            {"seq": present, "batch": st.integers(1, 6)},
+            optional={"max_bytes": common["max_bytes"], "no_hdr": st.booleans()},
+        ),
+    ]
+    if draw(st.booleans()):
+        fields: dict[str, Any] = draw(st.one_of(*fast_shapes))
+        return Get(json.dumps(fields, separators=(",", ":")))
+    fields = draw(st.one_of(*shapes))
     if draw(st.integers(0, 9)) == 0:
         fields = {k.upper(): v for k, v in fields.items()}
     body = json.dumps(fields, separators=(",", ":"))
@@ -140,6 +155,19 @@ def scenarios(draw: st.DrawFn) -> Scenario:
     return Scenario("random", (config,), tuple(steps))
 
 
+#: The boundary no random stream reaches: multi_last answers up to 1024 subjects
+#: (``maxAllowedResponses``), one more is "too many results".
+MULTI_LAST_LIMIT = Scenario(
+    "multi_last limit",
+    ({"name": "S", "subjects": ["r.>"], "storage": "memory", "allow_direct": True},),
+    (
+        *(Pub(f"r.{i}", b"", None) for i in range(1025)),
+        Get('{"multi_last":["r.>"],"up_to_seq":1024,"batch":1}'),
+        Get('{"multi_last":["r.>"],"up_to_seq":1025,"batch":1}'),
+    ),
+)
+
+
 async def both(scenario: Scenario) -> tuple[list[list[str]], list[list[str]]]:
     from conftest import RealServer  # tests/conftest.py
 
@@ -167,6 +195,7 @@ async def both(scenario: Scenario) -> tuple[list[list[str]], list[list[str]]]:
     print_blob=False,
 )
 @given(scenario=scenarios())
+@example(scenario=MULTI_LAST_LIMIT)
 def test_same_replies_as_real_server(scenario: Scenario) -> None:
     got, want = asyncio.run(both(scenario))
     for i, (get, w) in enumerate(zip(scenario.requests, want, strict=True)):

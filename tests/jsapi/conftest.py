@@ -20,7 +20,13 @@ Replies are compared as the **raw bytes** the servers send (JSON key order, ``\\
 escaping and spacing all count), turned into a string:
 
 * ``MSG``: the payload; ``HMSG``: ``"HMSG "`` + the header block + the payload; a reply that
-  carries a reply subject is prefixed with ``"reply=<subject> "``.
+  carries a reply subject is prefixed with ``"reply=<subject> "``. An HMSG whose header length
+  does not end the header block at its first blank line is prefixed ``"!BAD-HDR-LEN <n> "``
+  (a wrong length moves bytes between header and payload and would otherwise pass unseen).
+* Every request ends with a PING/PONG round trip once its reply is in (or timed out); every
+  other frame before the PONG (a second reply, a reply to another inbox, ``-ERR``) is added
+  to the reply as a ``"+ unexpected ..."`` line, so it is compared too. A publish without a
+  reply compares the frames before its PONG (and its barrier's) in the same way.
 * ``"<no responders>"`` (followed by any further header lines, such as the ``Nats-Subject``
   that nats-server 2.15 adds) for a ``NATS/1.0 503`` status without payload, ``"<timeout>"``
   when nothing came.
@@ -55,7 +61,7 @@ from typing import Any
 
 import pytest
 from conftest import RealServer  # tests/conftest.py (tests/ is on sys.path)
-from rawclient import RawClient
+from rawclient import RawClient, header_block_ok
 
 import jsemu
 
@@ -109,7 +115,6 @@ class Side:
         # Longest first: jsemu's name contains its id.
         self.ids = sorted({str(info.get("server_name", "")), str(info.get("server_id", ""))} - {""}, key=len)[::-1]
         self.n = 0
-        self.pending: dict[bytes, bytes] = {}
 
     @classmethod
     async def connect(cls, name: str, port: int) -> Side:
@@ -144,6 +149,8 @@ class Side:
                 rest = hdr[len(b"NATS/1.0 503\r\n") : -2].decode(errors="backslashreplace")
                 return self.scrub(NO_RESPONDERS + (" " + rest if rest else ""))
             text = "HMSG " + hdr.decode(errors="backslashreplace") + data.decode(errors="backslashreplace")
+            if not header_block_ok(hdr):
+                text = f"!BAD-HDR-LEN {hlen} " + text
         else:
             text = body.decode(errors="backslashreplace")
         if reply:
@@ -156,49 +163,75 @@ class Side:
             text = text.replace(ident, "<server>")
         return text
 
-    async def request(self, subject: str, payload: bytes, hdr: bytes | None, timeout: float, scrub: bool = True) -> str:
+    async def exchange(
+        self, subject: str, payload: bytes, hdr: bytes | None, timeout: float, scrub: bool = True
+    ) -> tuple[str, list[str]]:
+        """Send with a fresh inbox; the normalised reply (or ``<timeout>``) and every other
+        frame that came before the PING/PONG round trip ending the request (normalised too,
+        with the subject they came on): a second reply, an ``-ERR``, a stray message."""
         self.n += 1
         inbox = b"_PAIR.%d" % self.n
         self._send(subject, inbox, payload, hdr)
         loop = asyncio.get_running_loop()
         deadline = loop.time() + timeout
-        while inbox not in self.pending:
+        reply: bytes | None = None
+        extras: list[bytes] = []
+        while reply is None:
             left = deadline - loop.time()
             if left <= 0:
-                return TIMEOUT
+                break
             frame = await self.client.next_frame(left)
             if frame is None:
                 if self.client.eof:
-                    return "<connection closed>"
+                    return "<connection closed>", [self.describe(f, scrub) for f in extras]
                 continue
             m = _CTRL.match(frame)
-            if m:
-                self.pending[m.group(2).split()[0]] = frame
+            if m and m.group(2).split()[0] == inbox:
+                reply = frame
             elif frame == b"PING\r\n":
                 self.client.send(b"PONG\r\n")
-            # anything else (PONG, +OK) is ignored
-        return self.normalise(self.pending.pop(inbox), scrub)
+            elif not frame.startswith(b"INFO "):  # the async INFO nats-server sends after the first PONG
+                extras.append(frame)
+        extras += await self._round_trip()
+        text = TIMEOUT if reply is None else self.normalise(reply, scrub)
+        return text, [self.describe(f, scrub) for f in extras]
 
-    async def publish(self, subject: str, payload: bytes, hdr: bytes | None) -> None:
+    async def request(self, subject: str, payload: bytes, hdr: bytes | None, timeout: float, scrub: bool = True) -> str:
+        """:meth:`exchange` as one string: the reply, then each unexpected frame on a line
+        of its own (``+ unexpected ...``), so that any of them makes the two sides differ."""
+        text, extras = await self.exchange(subject, payload, hdr, timeout, scrub)
+        return "\n".join([text, *(f"+ unexpected {e}" for e in extras)])
+
+    async def _round_trip(self) -> list[bytes]:
+        """The frames before the PONG, without async INFOs (they are not replies)."""
+        return [f for f in await self.client.round_trip() if not f.startswith(b"INFO ")]
+
+    def describe(self, frame: bytes, scrub: bool = True) -> str:
+        """An unexpected frame: MSG/HMSG normalised with the subject it came on, else as is."""
+        m = _CTRL.match(frame)
+        if m is None:
+            return frame.decode(errors="backslashreplace").rstrip("\r\n")
+        return f"on {m.group(2).split()[0].decode()}: {self.normalise(frame, scrub)}"
+
+    async def publish(self, subject: str, payload: bytes, hdr: bytes | None) -> list[str]:
+        """Publish without a reply; the frames that came before the PING/PONG round trip."""
         self._send(subject, None, payload, hdr)
-        for frame in await self.client.exchange():
-            m = _CTRL.match(frame)
-            if m:  # a late reply to an earlier request
-                self.pending[m.group(2).split()[0]] = frame
-            else:
-                assert frame in (b"PING\r\n", b"+OK\r\n"), f"{self.name}: unexpected {frame!r} after a publish"
+        return [self.describe(f) for f in await self._round_trip()]
 
-    async def barrier(self, subject: str) -> None:
-        """Wait until the stream holding ``subject`` has processed what was published before.
+    async def barrier(self, subject: str) -> list[str]:
+        """Wait until the stream holding ``subject`` has processed what was published before;
+        returns the unexpected frames seen meanwhile.
 
         nats-server queues inbound stream messages to the stream's own goroutine, so a PONG
         does not mean they are stored. A publish with a reply that the stream rejects
         (``Nats-Expected-Stream`` mismatch) is answered only after all earlier messages.
         """
         hdr = b"NATS/1.0\r\nNats-Expected-Stream: pair-barrier\r\n\r\n"
-        got = await self.request(subject, b"", hdr, 1.0)
+        got, extras = await self.exchange(subject, b"", hdr, 1.0)
         if got == TIMEOUT:  # e.g. a no_ack stream: give the server a moment instead
             await asyncio.sleep(0.2)
+            extras += [self.describe(f) for f in await self._round_trip()]
+        return extras
 
     async def close(self) -> None:
         await self.client.close()
@@ -259,10 +292,11 @@ class Pair:
         """The same request to both, replies *not* normalised and parsed as JSON when they
         are JSON: for checks within one server's answers (timestamps, ids)."""
         data, hdr = encode_payload(payload), encode_headers(headers)
-        emu, real = await asyncio.gather(
-            self.emu.request(subject, data, hdr, 2.0, scrub=False),
-            self.real.request(subject, data, hdr, 2.0, scrub=False),
+        (emu, emu_extra), (real, real_extra) = await asyncio.gather(
+            self.emu.exchange(subject, data, hdr, 2.0, scrub=False),
+            self.real.exchange(subject, data, hdr, 2.0, scrub=False),
         )
+        assert len(emu_extra) == len(real_extra), f"unexpected frames: jsemu {emu_extra!r}, real {real_extra!r}"
         return _parse(emu), _parse(real)
 
     async def publish(
@@ -271,11 +305,13 @@ class Pair:
         """Publish without a reply on both, then wait until the stream has stored it (see
         :meth:`Side.barrier`; with ``barrier=False`` just wait a little instead)."""
         data, hdr = encode_payload(payload), encode_headers(headers)
-        await asyncio.gather(self.emu.publish(subject, data, hdr), self.real.publish(subject, data, hdr))
+        emu, real = await asyncio.gather(self.emu.publish(subject, data, hdr), self.real.publish(subject, data, hdr))
         if barrier:
-            await asyncio.gather(self.emu.barrier(subject), self.real.barrier(subject))
+            emu2, real2 = await asyncio.gather(self.emu.barrier(subject), self.real.barrier(subject))
+            emu, real = emu + emu2, real + real2
         else:
             await asyncio.sleep(0.1)
+        assert emu == real, f"publish {subject} {data!r}: unexpected frames differ"
 
     async def run(self, steps: Sequence[tuple[Any, ...]]) -> list[Any]:
         """Run steps in order, each ``(subject, payload[, headers])`` compared with :meth:`same`,

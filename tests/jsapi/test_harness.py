@@ -51,3 +51,43 @@ def test_headers_and_reply_subject_count() -> None:
     status = b"NATS/1.0 503\r\nNats-Subject: x\r\n\r\n"
     got = norm(b"HMSG _PAIR.1 1 %d %d\r\n%s\r\n" % (len(status), len(status), status))
     assert got == "<no responders> Nats-Subject: x\r\n"
+
+
+def test_a_wrong_header_length_is_marked() -> None:
+    good = norm(b"HMSG _PAIR.1 1 12 14\r\nNATS/1.0\r\n\r\n{}\r\n")
+    short = norm(b"HMSG _PAIR.1 1 10 14\r\nNATS/1.0\r\n\r\n{}\r\n")
+    long = norm(b"HMSG _PAIR.1 1 13 14\r\nNATS/1.0\r\n\r\n{}\r\n")
+    assert "BAD-HDR-LEN" not in good
+    assert short.startswith("!BAD-HDR-LEN 10 ") and long.startswith("!BAD-HDR-LEN 13 ")
+
+
+class _FakeClient:
+    """Serves scripted frames to :meth:`Side.exchange` (no server)."""
+
+    def __init__(self, frames: list[bytes], after_ping: list[bytes]) -> None:
+        self.info = {"server_id": "NABC", "server_name": "jsemu-NABC"}
+        self.frames = frames
+        self.after_ping = after_ping
+        self.eof = False
+        self.sent: list[bytes] = []
+
+    def send(self, data: bytes) -> None:
+        self.sent.append(data)
+
+    async def next_frame(self, timeout: float = 2.0) -> bytes | None:
+        return self.frames.pop(0) if self.frames else None
+
+    async def round_trip(self, timeout: float = 5.0) -> list[bytes]:
+        return self.after_ping
+
+
+async def test_duplicates_and_errors_are_part_of_the_reply() -> None:
+    reply = msg(b"{}")
+    clean = Side("t", _FakeClient([reply], []))  # type: ignore[arg-type]
+    assert await clean.request("x", b"", None, 1.0) == "{}"
+    twice = Side("t", _FakeClient([reply], [reply]))  # type: ignore[arg-type]
+    assert await twice.request("x", b"", None, 1.0) == "{}\n+ unexpected on _PAIR.1: {}"
+    err = Side("t", _FakeClient([b"-ERR 'Permissions Violation'\r\n", reply], []))  # type: ignore[arg-type]
+    assert await err.request("x", b"", None, 1.0) == "{}\n+ unexpected -ERR 'Permissions Violation'"
+    late = Side("t", _FakeClient([b"MSG _PAIR.0 1 1\r\nz\r\n", reply], []))  # type: ignore[arg-type]
+    assert await late.request("x", b"", None, 1.0) == "{}\n+ unexpected on _PAIR.0: z"

@@ -56,7 +56,7 @@ def _plant(dest: Path, m: Mutation) -> None:
     path.write_text(text.replace(m.original, m.replacement))
 
 
-_FAILED = re.compile(r"^(?:FAILED|ERROR) (\S+)", re.M)
+_FAILED = re.compile(r"^(?:FAILED|ERROR) (\S+)", re.MULTILINE)
 
 
 def run_one(m: Mutation, verbose: bool = False) -> tuple[str, str, float]:
@@ -120,7 +120,7 @@ def main(argv: list[str] | None = None) -> int:
         verdict, detail, secs = run_one(m, args.verbose)
         rows.append((m, verdict, detail, secs))
         print(f"{m.name:32} {verdict:8} {secs:6.1f}s  {detail}", flush=True)
-    print(f"\n| mutation | layer | verdict | first failing test | s |\n|---|---|---|---|---|")
+    print("\n| mutation | layer | verdict | first failing test | s |\n|---|---|---|---|---|")
     for m, verdict, detail, secs in rows:
         print(f"| {m.name} | {m.layer} | {verdict} | {detail} | {secs:.0f} |")
     elapsed = time.monotonic() - total

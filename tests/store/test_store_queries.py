@@ -2,6 +2,8 @@
 
 The stateful test checks a few start points after each step; this one builds a store once and
 sweeps all of them, with and without the tiny thresholds that force the subject-tree fallback.
+The expected messages are tracked from the operations themselves and matched with the model's
+own brute-force subject matching (``store_model.matches``), never read back from the store.
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from store_model import matches, shrink_thresholds
 
-from jsemu.store import ManualClock, MemoryStore, StoreLimits
+from jsemu.store import ManualClock, MemoryStore, StoredMsg, StoreLimits
 
 SUBJECTS = [b"a.b", b"a.c", b"b.c", b"a", b"a.b.c"]
 FILTERS = [b"", b">", b"a.*", b"*.c", b"a.>", b"*", b"a.b", b"*.*.c", b"zz"]
@@ -38,17 +40,29 @@ def thresholds(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) 
 def test_queries_match_brute_force(thresholds: str, ops: list[tuple[str, object]], maxp: int) -> None:
     clock = ManualClock()
     store = MemoryStore(StoreLimits(max_msgs_per_subject=maxp), clock)
+    # The expected contents come from the operations, not from the store: a list of
+    # (seq, subject, ts), with the per-subject limit applied by hand.
+    expected: list[tuple[int, bytes, int]] = []
+    added = 0
     for op, arg in ops:
         clock.advance(10)
         if op == "add":
             assert isinstance(arg, bytes)
-            store.append(arg, b"", b"x")
+            added += 1
+            seq, ts = store.append(arg, b"", b"x")
+            assert seq == added
+            expected.append((seq, arg, ts))
+            same = [e for e in expected if e[1] == arg]
+            if maxp > 0 and len(same) > maxp:
+                expected.remove(same[0])
         else:
             assert isinstance(arg, int)
-            store.remove(arg)
+            removed = store.remove(arg)
+            assert removed == any(e[0] == arg for e in expected), arg
+            expected = [e for e in expected if e[0] != arg]
     state = store.state()
-    live = [m for m in (store.load(s) for s in range(state.first_seq, state.last_seq + 1)) if m is not None]
-    assert len(live) == state.msgs
+    live = [StoredMsg(subject, b"", b"x", seq, ts) for seq, subject, ts in expected]
+    assert state.msgs == len(live)
     for filt in FILTERS:
         hits = [m for m in live if matches(filt, m.subject)]
         for start in range(state.last_seq + 3):
