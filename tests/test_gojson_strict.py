@@ -1,4 +1,5 @@
-"""The strict Go decoder of JetStream API requests, checked against nats-server.
+"""The strict Go decoder of JetStream API requests (the structs of ``jetstream/requests.py``
+that the server itself uses), checked against nats-server.
 
 nats-server decodes API requests with ``json.NewDecoder`` + ``DisallowUnknownFields``
 and a ``Decode`` loop, and replies ``"invalid JSON: " + err.Error()``; see
@@ -23,117 +24,17 @@ from conftest import RealServer  # tests/conftest.py (tests/ is on sys.path)
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from jsemu.jetstream import requests
 from jsemu.protocol import gojson as gj
 from jsemu.protocol.frames import Frame, FrameReader
 
-# --- the Go structs (nats-server server/stream.go, jetstream_api.go) ---------------------
+# --- the structs under test: the ones the server uses (jsemu/jetstream/requests.py) ---------
+# The tables below hold nats-server's answers, so a field or type that drifts in
+# ``requests.py`` shows up here (and the differential tests send bodies to a real server).
 
-
-def _enum(*names: str, fold: bool = False, extra: dict[str, str] | None = None) -> Any:
-    table = {f'"{n}"': n for n in names}
-    table.update(extra or {})
-
-    def parse(raw: str) -> str:
-        key = raw.lower() if fold else raw
-        if key in table:
-            return table[key]
-        raise gj.GoJSONError(f"can not unmarshal {gj.go_quote(raw)}")
-
-    return parse
-
-
-def _compression(raw: str) -> str:
-    # StoreCompression.UnmarshalJSON: json.Unmarshal(b, &str), then a switch.
-    value = gj.go_unmarshal_string(raw)
-    if value in ("s2", "none"):
-        return value
-    raise gj.GoJSONError("unknown compression algorithm")
-
-
-TRANSFORM = gj.GoStruct("SubjectTransformConfig", {"src": gj.T_STRING, "dest": gj.T_STRING})
-SOURCE = gj.GoStruct(
-    "StreamSource",
-    {
-        "name": gj.T_STRING,
-        "opt_start_seq": gj.T_UINT64,
-        "opt_start_time": gj.GoPointer(gj.T_TIME),
-        "filter_subject": gj.T_STRING,
-        "subject_transforms": gj.GoSlice(TRANSFORM),
-        "external": gj.GoPointer(gj.GoStruct("ExternalStream", {"api": gj.T_STRING, "deliver": gj.T_STRING})),
-        "consumer": gj.GoPointer(
-            gj.GoStruct("StreamConsumerSource", {"name": gj.T_STRING, "deliver_subject": gj.T_STRING})
-        ),
-    },
-)
-STREAM_CONFIG = gj.GoStruct(
-    "StreamConfigRequest",
-    {
-        "name": gj.T_STRING,
-        "description": gj.T_STRING,
-        "subjects": gj.GoSlice(gj.T_STRING),
-        "retention": gj.GoEnum("RetentionPolicy", _enum("limits", "interest", "workqueue")),
-        "max_consumers": gj.T_INT,
-        "max_msgs": gj.T_INT64,
-        "max_bytes": gj.T_INT64,
-        "max_age": gj.T_DURATION,
-        "max_msgs_per_subject": gj.T_INT64,
-        "max_msg_size": gj.T_INT32,
-        "discard": gj.GoEnum("DiscardPolicy", _enum("old", "new", fold=True)),
-        "storage": gj.GoEnum("StorageType", _enum("file", "memory")),
-        "num_replicas": gj.T_INT,
-        "no_ack": gj.T_BOOL,
-        "duplicate_window": gj.T_DURATION,
-        "placement": gj.GoPointer(
-            gj.GoStruct(
-                "Placement", {"cluster": gj.T_STRING, "tags": gj.GoSlice(gj.T_STRING), "preferred": gj.T_STRING}
-            )
-        ),
-        "mirror": gj.GoPointer(SOURCE),
-        "sources": gj.GoSlice(gj.GoPointer(SOURCE)),
-        "compression": gj.GoEnum("StoreCompression", _compression),
-        "first_seq": gj.T_UINT64,
-        "subject_transform": gj.GoPointer(TRANSFORM),
-        "republish": gj.GoPointer(
-            gj.GoStruct("RePublish", {"src": gj.T_STRING, "dest": gj.T_STRING, "headers_only": gj.T_BOOL})
-        ),
-        "allow_direct": gj.T_BOOL,
-        "mirror_direct": gj.T_BOOL,
-        "discard_new_per_subject": gj.T_BOOL,
-        "sealed": gj.T_BOOL,
-        "deny_delete": gj.T_BOOL,
-        "deny_purge": gj.T_BOOL,
-        "allow_rollup_hdrs": gj.T_BOOL,
-        "consumer_limits": gj.GoStruct(
-            "StreamConsumerLimits", {"inactive_threshold": gj.T_DURATION, "max_ack_pending": gj.T_INT}
-        ),
-        "allow_msg_ttl": gj.T_BOOL,
-        "subject_delete_marker_ttl": gj.T_DURATION,
-        "allow_msg_counter": gj.T_BOOL,
-        "allow_atomic": gj.T_BOOL,
-        "allow_msg_schedules": gj.T_BOOL,
-        "persist_mode": gj.GoEnum("PersistModeType", _enum("default", "async", extra={'""': "default"})),
-        "allow_batched": gj.T_BOOL,
-        "metadata": gj.GoMap(gj.T_STRING),
-        # StreamConfigRequest embeds StreamConfig and adds:
-        "pedantic": gj.T_BOOL,
-    },
-)
-STREAM_NAMES = gj.GoStruct("JSApiStreamNamesRequest", {"offset": gj.T_INT, "subject": gj.T_STRING})
-MSG_GET = gj.GoStruct(
-    "JSApiMsgGetRequest",
-    {
-        "seq": gj.T_UINT64,
-        "last_by_subj": gj.T_STRING,
-        "next_by_subj": gj.T_STRING,
-        "batch": gj.T_INT,
-        "max_bytes": gj.T_INT,
-        "start_time": gj.GoPointer(gj.T_TIME),
-        "multi_last": gj.GoSlice(gj.T_STRING),
-        "up_to_seq": gj.T_UINT64,
-        "up_to_time": gj.GoPointer(gj.T_TIME),
-        "no_hdr": gj.T_BOOL,
-    },
-)
+STREAM_CONFIG = requests.STREAM_CONFIG_REQUEST
+STREAM_NAMES = requests.STREAM_NAMES_REQUEST
+MSG_GET = requests.MSG_GET_REQUEST
 
 
 def error_text(data: bytes, struct: gj.GoStruct = STREAM_CONFIG) -> str | None:
@@ -527,7 +428,7 @@ def test_scan_values() -> None:
 
 
 def test_type_names() -> None:
-    assert gj.GoSlice(gj.GoPointer(SOURCE)).type_name == "[]*server.StreamSource"
+    assert gj.GoSlice(gj.GoPointer(gj.GoStruct("StreamSource", {}))).type_name == "[]*server.StreamSource"
     assert gj.GoMap(gj.GoSlice(gj.T_TIME)).type_name == "map[string][]time.Time"
     assert gj.GoStruct("x.Y", {}).type_name == "x.Y"
     assert gj.GoStruct("Y", {}, package="").type_name == "Y"

@@ -69,6 +69,9 @@ async def test_queue_group_spreads_and_delivers_once(server) -> None:
     await nc.flush()
     await asyncio.sleep(0.1)
     assert sum(counts) == 60
+    # Each member is picked at random: 60 messages give each about 20 (fewer than 5 has a
+    # probability below 1e-5), so a server that always picks one member fails here.
+    assert min(counts) >= 5, counts
     await nc.close()
 
 

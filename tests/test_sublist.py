@@ -1,12 +1,24 @@
-"""The subscription trie against a plain model (every subscription checked by pattern)."""
+"""The subscription trie against a plain model: every subscription checked by its pattern,
+turned into a regular expression here (``*`` one token, a final ``>`` one or more), so the
+oracle shares no code with jsemu (not even ``jsemu.subjects``)."""
 
 from __future__ import annotations
+
+import re
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from jsemu.server.sublist import Sublist, Subscription
-from jsemu.subjects import subject_matches
+
+
+def subject_matches(subject: str, pattern: str) -> bool:
+    """NATS wildcard matching by regular expression (the model's own, independent version)."""
+    tokens = pattern.split(".")
+    parts = ["[^.]+" if t == "*" else re.escape(t) for t in tokens[:-1]]
+    last = tokens[-1]
+    tail = ".+" if last == ">" else "[^.]+" if last == "*" else re.escape(last)
+    return re.fullmatch(r"\.".join([*parts, tail]), subject) is not None
 
 
 class Client:

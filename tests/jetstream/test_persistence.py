@@ -56,9 +56,10 @@ async def _session_one(port: int) -> list[dict[str, Any]]:
     acks = []
     for i in range(5):
         acks.append(await _api(nc, f"f.{i % 2}", b"v%d" % i))
-    await nc.request("f.h", b"with headers", headers={"Nats-Msg-Id": "id-1", "X": "1"}, timeout=5)
-    await _api(nc, "$JS.API.STREAM.MSG.DELETE.F", {"seq": 4})
-    await _api(nc, "m", b"memory")
+    reply = await nc.request("f.h", b"with headers", headers={"Nats-Msg-Id": "id-1", "X": "1"}, timeout=5)
+    acks.append(json.loads(reply.data))
+    acks.append(await _api(nc, "$JS.API.STREAM.MSG.DELETE.F", {"seq": 4}))
+    acks.append(await _api(nc, "m", b"memory"))
     await nc.close()
     return acks
 
@@ -83,7 +84,7 @@ async def test_file_streams_survive_a_restart_like_nats_server(tmp_path: Path, s
     for kind in ("jsemu", "real"):
         store = tmp_path / kind
         first = await asyncio.to_thread(Proc, kind, store)
-        await _session_one(first.port)
+        acks = await _session_one(first.port)
         created = await _created(first.port)
         await asyncio.to_thread(first.stop, sig)
         second = await asyncio.to_thread(Proc, kind, store)
@@ -92,9 +93,10 @@ async def test_file_streams_survive_a_restart_like_nats_server(tmp_path: Path, s
         finally:
             await asyncio.to_thread(second.stop)
         assert created_again == created, kind  # the creation time is kept
-        results.append((names, name, state, msgs, ack))
+        results.append((names, name, state, msgs, ack, acks))
     assert results[0] == results[1]
-    names, _, state, _, ack = results[0]
+    names, _, state, _, ack, acks = results[0]
+    assert [a.get("seq") for a in acks] == [1, 2, 3, 4, 5, 6, None, 1]
     assert names == ["F"]  # the memory stream is gone
     # max_msgs_per_subject 2 dropped seq 1; seq 4 was deleted.
     assert (state["messages"], state["first_seq"], state["last_seq"], state["deleted"]) == (4, 2, 6, [4])
@@ -131,6 +133,30 @@ async def test_a_torn_last_write_loses_nothing_acknowledged(tmp_path: Path) -> N
         await nc.close()
     # The torn tail was cut off, so the log is whole again.
     assert len(list(replay(wal))) == 11  # the 11 appends
+
+
+async def test_a_corrupted_record_is_not_replayed(tmp_path: Path) -> None:
+    """A whole-length record whose bytes changed (its CRC no longer matches) ends the log
+    like a torn one: what it held is not served as if it had been written."""
+    async with jsemu.Server(store_dir=str(tmp_path)) as srv:
+        nc = await nats.connect(srv.url)
+        js = nc.jetstream()
+        await js.add_stream(name="S", subjects=["s"], storage="file")
+        for i in range(10):
+            await js.publish("s", b"msg-%d" % i)
+        await nc.close()
+    wal = tmp_path / "jetstream" / "$G" / "streams" / "S" / "msgs.wal"
+    whole = wal.read_bytes()
+    at = whole.rindex(b"msg-9")
+    wal.write_bytes(whole[:at] + b"msg-X" + whole[at + 5 :])
+    async with jsemu.Server(store_dir=str(tmp_path)) as srv:
+        nc = await nats.connect(srv.url)
+        js = nc.jetstream()
+        info = await js.stream_info("S")
+        assert (info.state.messages, info.state.last_seq) == (9, 9)
+        assert (await js.get_msg("S", 9)).data == b"msg-8"
+        await nc.close()
+    assert len(list(replay(wal))) == 9  # cut back to the last whole record
 
 
 async def test_updates_deletes_mirrors_and_replicas_survive(tmp_path: Path) -> None:

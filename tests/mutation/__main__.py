@@ -69,7 +69,7 @@ def run_one(m: Mutation, verbose: bool = False) -> tuple[str, str, float]:
             _plant(dest, m)
         except LookupError as exc:
             return "STALE", str(exc), 0.0
-        env = dict(os.environ, PYTHONPATH=str(dest), PYTHONDONTWRITEBYTECODE="1")
+        env = dict(os.environ, PYTHONPATH=str(dest), PYTHONDONTWRITEBYTECODE="1", JSEMU_MUTATION_RUN="1")
         env.pop("JSEMU_PAIR_REAL_REAL", None)
         check = subprocess.run(
             [sys.executable, "-c", "import jsemu; print(jsemu.__file__)"],
