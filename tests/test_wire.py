@@ -409,6 +409,18 @@ async def test_configured_max_payload(server_factory) -> None:
     assert frames == [b"MSG foo 1 100\r\n" + b"x" * 100 + b"\r\n", b"-ERR 'Maximum Payload Violation'\r\n"]
 
 
+async def test_configured_max_payload_hpub(server_factory) -> None:
+    """The limit counts header and payload of an HPUB together: exactly max_payload passes."""
+    srv = await server_factory(max_payload=100)
+    client = await RawClient.connect(srv.port, HDRS)
+    hdr = b"NATS/1.0\r\nA: b\r\n\r\n"
+    body = b"x" * (100 - len(hdr))
+    frames = await client.exchange(b"SUB foo 1\r\nHPUB foo %d 100\r\n%s%s\r\nHPUB foo %d 101\r\n" % (len(hdr), hdr, body, len(hdr)))
+    frames += await client.read_until_closed()
+    assert frames == [b"HMSG foo 1 %d 100\r\n%s%s\r\n" % (len(hdr), hdr, body), b"-ERR 'Maximum Payload Violation'\r\n"]
+    await client.close()
+
+
 async def test_ping_ignores_rest_of_line(server) -> None:
     client = await RawClient.connect(server.port, QUIET)
     client.send(b"PINGxyz garbage\r\n")

@@ -48,3 +48,24 @@ async def test_dedup_window_follows_the_clock() -> None:
         again = await js.publish("s.a", b"3", headers={"Nats-Msg-Id": "m"})
         assert (again.seq, again.duplicate) == (2, None)
         await nc.close()
+
+
+def test_controlled_clock_advance_and_resume() -> None:
+    """``ControlledClock`` (what the control plane moves): an advance applies whether the
+    clock is frozen or running, and ``resume`` runs on from where the frozen clock was moved
+    to, not from the wall clock."""
+    import time
+
+    from jsemu.store import ControlledClock
+
+    hour = 3600 * SECOND
+    clock = ControlledClock()
+    clock.advance(hour)  # running from plain wall time
+    assert hour - SECOND < clock.now_ns() - time.time_ns() <= hour
+    clock.reset()
+    at = time.time_ns() - 10 * hour
+    assert clock.freeze(at) == at
+    clock.advance(SECOND)
+    assert clock.now_ns() == at + SECOND
+    clock.resume()
+    assert 0 <= clock.now_ns() - (at + SECOND) < SECOND

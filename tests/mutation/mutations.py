@@ -43,6 +43,24 @@ MUTATIONS: list[Mutation] = [
         "every $JS.API reply sent twice: the pair harness must see the extra frame",
     ),
     Mutation(
+        "api_reply_twice_conformance",
+        "jetstream",
+        "jsemu/jetstream/service.py",
+        "        if reply:\n            self.send_reply(reply, body)\n",
+        "        if reply:\n            self.send_reply(reply, body)\n            self.send_reply(reply, body)\n",
+        ("tests/directget/test_conformance.py::test_api_jsemu",),
+        "the same, seen by the conformance runner's stream-API part",
+    ),
+    Mutation(
+        "api_reply_twice_domain",
+        "jetstream",
+        "jsemu/jetstream/service.py",
+        "        if reply:\n            self.send_reply(reply, body)\n",
+        "        if reply:\n            self.send_reply(reply, body)\n            self.send_reply(reply, body)\n",
+        ("tests/clients/test_domain.py::test_stream_api_domain",),
+        "the same, seen by the JetStream-domain harness",
+    ),
+    Mutation(
         "fast_lane_dedup_skipped",
         "jetstream",
         "jsemu/jetstream/stream.py",
@@ -129,6 +147,15 @@ MUTATIONS: list[Mutation] = [
         ("tests/test_fast_lane.py",),
         "replies to an inbox with UNSUB <max> bypass the auto-unsubscribe count",
     ),
+    Mutation(
+        "direct_get_tail_header_length",
+        "jetstream",
+        "jsemu/jetstream/direct_get.py",
+        'cached = (subject, body, ts, b"%d %d\\r\\n%b%b\\r\\n" % (len(block), size, block, data), size, len(block))',
+        'cached = (subject, body, ts, b"%d %d\\r\\n%b%b\\r\\n" % (len(block) - 2, size, block, data), size, len(block))',
+        ("tests/jsapi/test_stream_update.py", "tests/jsapi/test_mirror.py", "tests/jsapi/test_sources.py"),
+        "single Direct Get replies (fast path) cut their header block 2 bytes short: same bytes joined",
+    ),
     # --- the connection's fast lane ----------------------------------------------------------
     Mutation(
         "fast_lane_reserved_reply",
@@ -199,20 +226,51 @@ MUTATIONS: list[Mutation] = [
         "dedup_window_boundary",
         "store",
         "jsemu/store/dedup.py",
-        "if entry is None or now - entry.ts >= self._window:",
-        "if entry is None or now - entry.ts > self._window:",
-        ("tests/jetstream/test_clock.py", "tests/store/test_store_dedup.py"),
+        # Both checks (the purge loop and the lookup) move: either alone is masked by the other.
+        "        while queue and now - queue[0].ts >= window:\n"
+        "            entry = queue.popleft()\n"
+        "            # A later record of the same id replaced this one in the map; keep that one.\n"
+        "            if mp.get(entry.msg_id) is entry:\n"
+        "                del mp[entry.msg_id]\n"
+        "\n"
+        "    def lookup(self, msg_id: bytes | str) -> int | None:\n"
+        '        """Sequence of an unexpired earlier message with this id, else None."""\n'
+        "        if not msg_id or not self._map:\n"
+        "            return None\n"
+        "        now = self._clock.now_ns()\n"
+        "        self._purge(now)\n"
+        "        entry = self._map.get(_key(msg_id))\n"
+        "        if entry is None or now - entry.ts >= self._window:\n",
+        "        while queue and now - queue[0].ts > window:\n"
+        "            entry = queue.popleft()\n"
+        "            if mp.get(entry.msg_id) is entry:\n"
+        "                del mp[entry.msg_id]\n"
+        "\n"
+        "    def lookup(self, msg_id: bytes | str) -> int | None:\n"
+        "        if not msg_id or not self._map:\n"
+        "            return None\n"
+        "        now = self._clock.now_ns()\n"
+        "        self._purge(now)\n"
+        "        entry = self._map.get(_key(msg_id))\n"
+        "        if entry is None or now - entry.ts > self._window:\n",
+        ("tests/store/test_store_dedup.py", "tests/jetstream/test_clock.py"),
         "a message id exactly duplicate_window old still counts as a duplicate",
     ),
     # --- protocol ------------------------------------------------------------------------------
     Mutation(
-        "fast_pub_max_payload",
+        "hpub_max_payload",
         "protocol",
         "jsemu/protocol/parser.py",
-        "                    if size <= self.max_payload:\n                        append(",
-        "                    if size < self.max_payload:\n                        append(",
+        "                if hdr < 0 or size < 0 or hdr > size:\n"
+        "                    append(self._fail(None))\n"
+        "                    return out\n"
+        "                if size > self.max_payload:\n",
+        "                if hdr < 0 or size < 0 or hdr > size:\n"
+        "                    append(self._fail(None))\n"
+        "                    return out\n"
+        "                if size >= self.max_payload:\n",
         ("tests/test_wire.py", "tests/test_parser.py"),
-        "a PUB of exactly max_payload bytes is refused (fast parse path)",
+        "an HPUB of exactly max_payload bytes is refused",
     ),
     Mutation(
         "gojson_gt_not_escaped",
