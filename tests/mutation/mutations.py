@@ -98,7 +98,10 @@ MUTATIONS: list[Mutation] = [
         "jsemu/server/server.py",
         "start = self.rng.randrange(n) if n > 1 else 0",
         "start = 0",
-        ("tests/test_nats_py.py::test_queue_group_spreads_and_delivers_once",),
+        (
+            "tests/test_nats_py.py::test_queue_group_spreads_and_delivers_once",
+            "tests/jetstream/test_peers.py::test_r3_stream_has_three_responders_and_the_cluster_shape",
+        ),
         "a queue group always picks its first member",
     ),
     Mutation(
