@@ -121,12 +121,12 @@ async def test_pipelined_acks_go_to_each_publishers_inbox(server: Handle) -> Non
     """A run of publishes with different reply subjects in one read: each ack goes to its own
     inbox, in order (the run is stored at once and acked with ``Server.reply_many``)."""
     client = await _client(server)
-    await _stream(client, "FL5", subjects=["fl5.>"])
-    await _messages(client, "FL5")  # the route is learned before the run
-    pubs = b"".join(b"PUB fl5.a _INBOX.r%d 1\r\nx\r\n" % (i % 3) for i in range(9))
+    await _stream(client, "FLA", subjects=["fla.>"])
+    await _messages(client, "FLA")  # the route is learned before the run
+    pubs = b"".join(b"PUB fla.a _INBOX.r%d 1\r\nx\r\n" % (i % 3) for i in range(9))
     frames = await _expect(client, b"SUB _INBOX.* 1\r\n" + pubs, 9)
     assert [f.split(b"\r\n")[0] for f in frames] == [b"MSG _INBOX.r%d 1 24" % (i % 3) for i in range(9)]
-    assert [f.split(b"\r\n")[1] for f in frames] == [b'{"stream":"FL5","seq":%d}' % s for s in range(1, 10)]
+    assert [f.split(b"\r\n")[1] for f in frames] == [b'{"stream":"FLA","seq":%d}' % s for s in range(1, 10)]
 
 
 async def test_limits_apply_to_pipelined_publishes(server: Handle) -> None:

@@ -415,7 +415,9 @@ async def test_configured_max_payload_hpub(server_factory) -> None:
     client = await RawClient.connect(srv.port, HDRS)
     hdr = b"NATS/1.0\r\nA: b\r\n\r\n"
     body = b"x" * (100 - len(hdr))
-    frames = await client.exchange(b"SUB foo 1\r\nHPUB foo %d 100\r\n%s%s\r\nHPUB foo %d 101\r\n" % (len(hdr), hdr, body, len(hdr)))
+    frames = await client.exchange(
+        b"SUB foo 1\r\nHPUB foo %d 100\r\n%s%s\r\nHPUB foo %d 101\r\n" % (len(hdr), hdr, body, len(hdr))
+    )
     frames += await client.read_until_closed()
     assert frames == [b"HMSG foo 1 %d 100\r\n%s%s\r\n" % (len(hdr), hdr, body), b"-ERR 'Maximum Payload Violation'\r\n"]
     await client.close()

@@ -48,6 +48,8 @@ def _copy_tree(dest: Path) -> None:
 
 
 def _plant(dest: Path, m: Mutation) -> None:
+    if not m.file:  # the baseline: nothing planted
+        return
     path = dest / m.file
     text = path.read_text()
     count = text.count(m.original)
@@ -73,7 +75,11 @@ def run_one(m: Mutation, verbose: bool = False) -> tuple[str, str, float]:
         env.pop("JSEMU_PAIR_REAL_REAL", None)
         check = subprocess.run(
             [sys.executable, "-c", "import jsemu; print(jsemu.__file__)"],
-            cwd=dest, env=env, capture_output=True, text=True, check=False,
+            cwd=dest,
+            env=env,
+            capture_output=True,
+            text=True,
+            check=False,
         )
         if not check.stdout.startswith(str(dest)):
             return "ERROR", f"the copy is not what gets imported: {check.stdout.strip()}", 0.0
@@ -101,6 +107,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("-k", dest="substring", default="", help="only mutations whose name contains this")
     ap.add_argument("--list", action="store_true", help="list the mutations and check their anchors")
     ap.add_argument("-v", "--verbose", action="store_true", help="print each pytest output")
+    ap.add_argument(
+        "--baseline", action="store_true", help="first run the chosen mutations' tests unmutated (they must pass)"
+    )
     args = ap.parse_args(argv)
     chosen = [m for m in MUTATIONS if (not args.names or m.name in args.names) and args.substring in m.name]
     unknown = set(args.names) - {m.name for m in MUTATIONS}
@@ -116,6 +125,15 @@ def main(argv: list[str] | None = None) -> int:
         return 1 if bad else 0
     rows = []
     total = time.monotonic()
+    if args.baseline:
+        union = tuple(dict.fromkeys(t for m in chosen for t in m.tests))
+        verdict, detail, secs = run_one(Mutation("(baseline)", "-", "", "", "", union), args.verbose)
+        print(
+            f"{'(baseline: nothing planted)':32} {'passed' if verdict == 'SURVIVED' else 'FAILED':8} {secs:6.1f}s  {detail}"
+        )
+        if verdict != "SURVIVED":
+            print("the tests fail without any mutation: fix them first", file=sys.stderr)
+            return 2
     for m in chosen:
         verdict, detail, secs = run_one(m, args.verbose)
         rows.append((m, verdict, detail, secs))
@@ -126,8 +144,10 @@ def main(argv: list[str] | None = None) -> int:
     elapsed = time.monotonic() - total
     survived = [m.name for m, v, _, _ in rows if v in ("SURVIVED", "STALE")]
     errors = [m.name for m, v, _, _ in rows if v == "ERROR"]
-    print(f"\n{len(rows)} mutations, {len(rows) - len(survived) - len(errors)} caught, "
-          f"{len(survived)} survived or stale, {len(errors)} errors, {elapsed:.0f}s")
+    print(
+        f"\n{len(rows)} mutations, {len(rows) - len(survived) - len(errors)} caught, "
+        f"{len(survived)} survived or stale, {len(errors)} errors, {elapsed:.0f}s"
+    )
     if survived:
         return 1
     return 2 if errors else 0

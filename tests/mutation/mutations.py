@@ -289,7 +289,7 @@ MUTATIONS: list[Mutation] = [
         "api_errors_not_counted",
         "jetstream",
         "jsemu/jetstream/service.py",
-        "            if \"error\" in response and not isinstance(response, QuietError):\n"
+        '            if "error" in response and not isinstance(response, QuietError):\n'
         "                self.api_errors += 1\n",
         "            pass\n",
         ("tests/jsapi/test_account_info.py",),
