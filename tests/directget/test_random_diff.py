@@ -5,6 +5,12 @@ alphabet, random payloads and header blocks, some deletes, maybe a filtered purg
 random requests mixing every request field), runs it on a fresh nats-server and then on a
 fresh jsemu, and requires the same normalised reply frames (see :mod:`.runner`).
 
+Half the requests take the shapes jsemu answers on its fast paths (a single get by sequence
+or literal last subject, a batch by sequence), with sequences of stored messages; measured
+over the 40 examples: 54 fast single replies and 24 fast batches with messages (before this
+split: 15 and one batch, on an empty stream). One explicit example holds the boundary no random
+stream reaches: ``multi_last`` over exactly 1024 subjects, and 1025.
+
 ``JSEMU_DG_EXAMPLES`` sets the number of examples (default 40); the run is derandomized, so
 it is the same every time. ``JSEMU_DG_SHRINK=1`` turns shrinking on (slow: a fresh pair of
 servers per candidate).
