@@ -11,8 +11,8 @@ import json
 import nats
 
 import jsemu
-from jsemu.timefmt import format_ns
 from jsemu.store import ManualClock
+from jsemu.timefmt import format_ns
 
 SECOND = 1_000_000_000
 
