@@ -25,6 +25,7 @@ from .app import Server
 from .config import ConfigError, load_config
 from .conformance import command as conformance_command
 from .pipeline import command as pipeline_command
+from .server.auth import Auth, User
 from .server.options import NATS_VERSION, ServerOptions
 from .startup_errors import StartupError, check_store_dir, listen_error, monitor_error
 from .version import __version__
@@ -86,6 +87,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     serve.add_argument("--max_payload", "-max_payload", dest="max_payload", type=int, help="maximum payload bytes")
     serve.add_argument("-c", "--config", "-config", dest="config", help="nats-server configuration file (subset)")
+    auth = serve.add_argument_group("authorization options", "as nats-server's; see README (Authentication)")
+    auth.add_argument("--user", "-user", dest="user", metavar="USER", help="user required for connections")
+    auth.add_argument("--pass", "-pass", dest="password", metavar="PASSWORD", help="password required for connections")
+    auth.add_argument(
+        "--auth", "-auth", dest="token", metavar="TOKEN", help="authorization token required for connections"
+    )
     serve.add_argument(
         "--cluster-size",
         dest="cluster_size",
@@ -253,6 +260,17 @@ def serve_options(args: argparse.Namespace) -> ServerOptions:
         options.cluster_size = args.cluster_size
     if args.cluster_name:
         options.cluster_name = args.cluster_name
+    if args.user is not None or args.password is not None or args.token is not None:
+        auth = options.auth if options.auth is not None else Auth()
+        if args.user is not None or args.password is not None:
+            base = auth.user or User("")
+            auth.user = User(
+                args.user if args.user is not None else base.name,
+                args.password if args.password is not None else base.password,
+            )
+        if args.token is not None:
+            auth.token = args.token
+        options.auth = auth
     try:
         options.validate()
     except ValueError as exc:

@@ -1,9 +1,9 @@
 """The subset of nats-server's configuration file that jsemu understands.
 
-The format is nats-server's: ``key: value`` or ``key = value`` lines, ``#`` and ``//``
-comments, quoted or bare strings, durations such as ``100ms`` or ``2m``, sizes such as
-``1MB``, and ``jetstream { ... }`` blocks. Unknown keys are ignored, as a stand-in must
-accept configs written for the real server.
+The format is nats-server's (``conf_parser``: maps, arrays, includes). A key jsemu does not
+implement is refused with its position, never ignored: a server that ignored ``authorization``
+would be open while its user believes it locked. nats-server refuses keys it does not know
+(``unknown field``) in the same way.
 
 A file that cannot be read, a block left open and a value of the wrong type raise
 :class:`ConfigError` with nats-server's message (``FILE:LINE:COL: ...``), so ``jsemu serve``
@@ -17,79 +17,19 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from .conf_parser import ConfigError, Positions, parse_file, parse_text
+from .server.auth import Auth, User
 from .server.options import ServerOptions
 
 __all__ = ["ConfigError", "apply_config", "load_config", "parse_config"]
 
-_LINE = re.compile(r"^\s*([A-Za-z_][\w-]*)\s*(?:[:=]\s*|\s+)(.*?)\s*[;,]?\s*$")
 _DURATION = re.compile(r"^(\d+(?:\.\d+)?)(ms|s|m|h)$")
-_SIZE = re.compile(r"^(\d+)\s*(k|kb|m|mb|g|gb)$", re.IGNORECASE)
-_FLOAT = re.compile(r"^-?\d+\.\d*(?:[eE][-+]?\d+)?$")
-_SIZE_UNITS = {"k": 1 << 10, "kb": 1 << 10, "m": 1 << 20, "mb": 1 << 20, "g": 1 << 30, "gb": 1 << 30}
 _DURATION_UNITS = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0}
-
-#: Where each key was read: (block path) -> (line, column as nats-server counts them).
-Positions = dict[tuple[str, ...], tuple[int, int]]
-
-
-class ConfigError(ValueError):
-    """A configuration nats-server refuses, with its message (without the ``nats-server: `` prefix)."""
-
-
-def _value(text: str) -> Any:
-    if len(text) >= 2 and text[0] == text[-1] and text[0] in "\"'":
-        return text[1:-1]
-    low = text.lower()
-    if low in ("true", "yes", "on"):
-        return True
-    if low in ("false", "no", "off"):
-        return False
-    if re.fullmatch(r"-?\d+", text):
-        return int(text)
-    if _FLOAT.match(text):
-        return float(text)
-    m = _SIZE.match(text)
-    if m:
-        return int(m.group(1)) * _SIZE_UNITS[m.group(2).lower()]
-    return text
-
-
-def _parse(text: str) -> tuple[dict[str, Any], Positions]:
-    root: dict[str, Any] = {}
-    positions: Positions = {}
-    stack = [root]
-    path: list[str] = []
-    for number, raw in enumerate(text.splitlines(), start=1):
-        line = re.sub(r"(#|//).*$", "", raw).strip()
-        if not line:
-            continue
-        # nats-server's lexer counts columns from 0 on the first line and from 1 after.
-        column = len(raw) - len(raw.lstrip()) + (0 if number == 1 else 1)
-        if line == "}":
-            if len(stack) > 1:
-                stack.pop()
-                path.pop()
-            continue
-        if line.endswith("{"):
-            name = line[:-1].strip().rstrip(":=").strip()
-            block: dict[str, Any] = {}
-            stack[-1][name] = block
-            positions[(*path, name)] = (number, column)
-            stack.append(block)
-            path.append(name)
-            continue
-        m = _LINE.match(line)
-        if m:
-            stack[-1][m.group(1)] = _value(m.group(2))
-            positions[(*path, m.group(1))] = (number, column)
-    if len(stack) > 1:
-        raise ConfigError(f"Parse error on line {text.count(chr(10)) + 1}: 'Unexpected EOF processing map.'")
-    return root, positions
 
 
 def parse_config(text: str) -> dict[str, Any]:
-    """Parse into a nested dict (blocks become dicts)."""
-    return _parse(text)[0]
+    """Parse into a nested dict (blocks become dicts, arrays lists)."""
+    return parse_text(text)[0]
 
 
 def _go_type(value: Any) -> str:
@@ -179,29 +119,135 @@ _STORAGE: dict[str, tuple[str, str]] = {
 }
 
 
-def _at(where: str, positions: Positions, key: tuple[str, ...], exc: ConfigError) -> ConfigError:
-    line, column = positions.get(key, (0, 0))
+#: Keys nats-server knows that jsemu does not implement: refused (a server that ignored them
+#: would not be the server the file describes), as nats-server refuses keys it does not know.
+_NOT_YET = {
+    "accounts": "accounts are not supported by jsemu yet",
+    "system_account": "accounts are not supported by jsemu yet",
+    "system": "accounts are not supported by jsemu yet",
+    "operator": "operator mode (JWT accounts) is not supported by jsemu yet",
+    "operators": "operator mode (JWT accounts) is not supported by jsemu yet",
+    "trusted": "operator mode (JWT accounts) is not supported by jsemu yet",
+    "trusted_keys": "operator mode (JWT accounts) is not supported by jsemu yet",
+    "resolver": "operator mode (JWT accounts) is not supported by jsemu yet",
+    "tls": "TLS is not supported by jsemu yet",
+    "allow_non_tls": "TLS is not supported by jsemu yet",
+    "ocsp": "TLS is not supported by jsemu yet",
+    "https": "TLS is not supported by jsemu yet",
+    "https_port": "TLS is not supported by jsemu yet",
+    "permissions": "permissions are not supported by jsemu yet",
+    "default_permissions": "permissions are not supported by jsemu yet",
+    "nkey": "nkey users are not supported by jsemu yet",
+    "nkeys": "nkey users are not supported by jsemu yet",
+    "auth_callout": "auth callout is not supported by jsemu yet",
+}
+#: Keys accepted and without effect, as the matching ``jsemu serve`` flags: jsemu logs start-up only.
+_LOGGING = frozenset({"debug", "trace", "trace_verbose", "logtime", "logtime_utc"})
+#: What each block of a file may hold (besides the top level's ``_TOP_LEVEL`` and ``_LOGGING``).
+_BLOCK_KEYS: dict[str, frozenset[str]] = {
+    "jetstream": frozenset({"enabled", "store_dir", "domain", *_STORAGE}),
+    "authorization": frozenset({"user", "username", "password", "pass", "token", "timeout", "users"}),
+    "user": frozenset({"user", "username", "password", "pass"}),
+}
+
+
+def _at(positions: Positions, key: tuple[str, ...], exc: ConfigError | str) -> ConfigError:
+    """``FILE:LINE:COL: message`` at the key's position, as nats-server places its errors."""
+    where, line, column = positions.get(key, ("", 0, 0))
     return ConfigError(f"{where}:{line}:{column}: {exc}" if where else str(exc))
+
+
+def _check_keys(block: dict[str, Any], allowed: frozenset[str], path: tuple[str, ...], pos: Positions) -> None:
+    """Refuse every key the block may not hold: never accept a setting and ignore it."""
+    for key in block:
+        if key in allowed:
+            continue
+        if key in _NOT_YET:
+            raise _at(pos, (*path, key), f'"{key}": {_NOT_YET[key]}')
+        raise _at(pos, (*path, key), f'unknown field "{key}"')
+
+
+def _listen(value: Any) -> tuple[str | None, int]:
+    """``listen: 4222``, ``listen: ":4222"``, ``listen: "host:4222"``, ``listen: "[::1]:4222"``."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return None, value
+    text = _str(value)
+    host, _, port = text.rpartition(":")
+    if not re.fullmatch(r"-?\d+", port):
+        raise ConfigError(f'could not parse port "{port}"')
+    return (host.strip("[]") or None), int(port)
+
+
+def _auth(block: dict[str, Any], pos: Positions, no_auth_user: str) -> Auth | None:
+    """An ``authorization`` block (and ``no_auth_user``) as an :class:`Auth`; nats-server's errors."""
+    path = ("authorization",)
+    _check_keys(block, _BLOCK_KEYS["authorization"], path, pos)
+    auth = Auth(no_auth_user=no_auth_user)
+    try:
+        auth.token = _str(block.get("token", ""))
+        name = block.get("user", block.get("username"))
+        if name is not None:
+            auth.user = User(_str(name), _str(block.get("password", block.get("pass", ""))))
+        if "timeout" in block:
+            auth.timeout = _seconds(block["timeout"])
+    except ConfigError as exc:
+        raise _at(pos, path, exc) from None
+    users = block.get("users")
+    if users is not None:
+        if not isinstance(users, list):
+            raise _at(pos, (*path, "users"), f"Expected users field to be an array, got {users}")
+        for index, entry in enumerate(users):
+            where = (*path, "users", str(index))
+            if not isinstance(entry, dict):
+                raise _at(pos, where, f"Expected user entry to be a map/struct, got {entry}")
+            _check_keys(entry, _BLOCK_KEYS["user"], where, pos)
+            try:
+                user = User(_str(entry.get("user", entry.get("username", ""))), _str(entry.get("password", "")))
+            except ConfigError as exc:
+                raise _at(pos, where, exc) from None
+            if user.name in auth.users:
+                raise _at(pos, path, f'Duplicate user "{user.name}" detected')
+            auth.users[user.name] = user
+        if auth.token:
+            raise _at(pos, path, "Can not have a token and a users array")
+        if auth.user is not None:
+            raise _at(pos, path, "Can not have a single user/pass and a users array")
+    if not (auth.token or auth.user or auth.users or no_auth_user):
+        return None
+    return auth
 
 
 def apply_config(
     conf: dict[str, Any], options: ServerOptions, positions: Positions | None = None, where: str = ""
 ) -> ServerOptions:
-    """Set ``options`` from a parsed file; ``where`` (the file name) and ``positions`` place errors."""
+    """Set ``options`` from a parsed file; ``positions`` place errors. A key jsemu does not
+    implement is refused (:class:`ConfigError`), never ignored."""
     pos = positions or {}
+    _check_keys(
+        conf, frozenset({*_TOP_LEVEL, *_LOGGING, "listen", "jetstream", "authorization", "no_auth_user"}), (), pos
+    )
     for key, value in conf.items():
         target = _TOP_LEVEL.get(key)
         if target is not None:
             try:
                 setattr(options, target[0], target[1](value))
             except ConfigError as exc:
-                raise _at(where, pos, (key,), exc) from None
+                raise _at(pos, (key,), exc) from None
+    if "listen" in conf:
+        try:
+            host, port = _listen(conf["listen"])
+        except ConfigError as exc:
+            raise _at(pos, ("listen",), exc) from None
+        if host is not None:
+            options.host = host
+        options.port = 0 if port == -1 else port
     js = conf.get("jetstream")
     if isinstance(js, dict):
+        _check_keys(js, _BLOCK_KEYS["jetstream"], ("jetstream",), pos)
         try:
             options.jetstream = _enabled(js.get("enabled", True))
         except ConfigError as exc:
-            raise _at(where, pos, ("jetstream", "enabled"), exc) from None
+            raise _at(pos, ("jetstream", "enabled"), exc) from None
         if "store_dir" in js:
             options.store_dir = str(js["store_dir"])
         if "domain" in js:
@@ -211,24 +257,30 @@ def apply_config(
                 try:
                     setattr(options, attr, _storage_size(go_name, js[key]))
                 except ConfigError as exc:
-                    raise _at(where, pos, ("jetstream", key), exc) from None
+                    raise _at(pos, ("jetstream", key), exc) from None
     elif js is not None:
         try:
             options.jetstream = _enabled(js)
         except ConfigError as exc:
-            raise _at(where, pos, ("jetstream",), exc) from None
+            raise _at(pos, ("jetstream",), exc) from None
+    block = conf.get("authorization")
+    no_auth_user = conf.get("no_auth_user", "")
+    if not isinstance(no_auth_user, str):
+        raise _at(
+            pos,
+            ("no_auth_user",),
+            ConfigError(f"interface conversion: interface {{}} is {_go_type(no_auth_user)}, not string"),
+        )
+    if block is not None:
+        if not isinstance(block, dict):
+            raise _at(pos, ("authorization",), f"Expected authorization to be a map/struct, got {block}")
+        options.auth = _auth(block, pos, no_auth_user)
+    elif no_auth_user:
+        options.auth = Auth(no_auth_user=no_auth_user)
     return options
 
 
 def load_config(path: str | Path, options: ServerOptions) -> ServerOptions:
-    """Read ``path`` into ``options``; :class:`ConfigError` (nats-server's wording) if it cannot."""
-    try:
-        text = Path(path).read_text()
-    except IsADirectoryError:
-        raise ConfigError(f"read {path}: is a directory") from None
-    except OSError as exc:
-        raise ConfigError(f"open {path}: {(exc.strerror or str(exc)).lower()}") from None
-    except UnicodeDecodeError as exc:
-        raise ConfigError(f"{path}: {exc}") from None
-    conf, positions = _parse(text)
+    """Read ``path`` (and its includes) into ``options``; :class:`ConfigError` (nats-server's wording)."""
+    conf, positions = parse_file(path)
     return apply_config(conf, options, positions, str(path))

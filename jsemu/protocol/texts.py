@@ -13,6 +13,7 @@ from typing import Final, NamedTuple
 
 __all__ = [
     "API_ERRORS",
+    "ERR_AUTHENTICATION_TIMEOUT",
     "ERR_AUTHORIZATION_VIOLATION",
     "ERR_INVALID_CLIENT_PROTOCOL",
     "ERR_INVALID_PUBLISH_SUBJECT",
@@ -61,6 +62,7 @@ ERR_MAX_PAYLOAD: Final = "Maximum Payload Violation"
 ERR_INVALID_PUBLISH_SUBJECT: Final = "Invalid Publish Subject"
 ERR_INVALID_SUBJECT: Final = "Invalid Subject"
 ERR_AUTHORIZATION_VIOLATION: Final = "Authorization Violation"
+ERR_AUTHENTICATION_TIMEOUT: Final = "Authentication Timeout"
 ERR_INVALID_CLIENT_PROTOCOL: Final = "invalid client protocol"
 ERR_NO_RESPONDERS_NEEDS_HEADERS: Final = "no responders requires headers support"
 ERR_STALE_CONNECTION: Final = "Stale Connection"

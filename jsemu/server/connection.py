@@ -43,6 +43,7 @@ from ..protocol.encoder import (
 from ..protocol.ops import Connect, Err, HMsg, Info, Ok, Ping, Pong, ProtocolError, PubRun, Sub, Unsub
 from ..protocol.parser import AnyOp, Parser
 from ..protocol.texts import (
+    ERR_AUTHENTICATION_TIMEOUT,
     ERR_AUTHORIZATION_VIOLATION,
     ERR_INVALID_CLIENT_PROTOCOL,
     ERR_INVALID_PUBLISH_SUBJECT,
@@ -54,6 +55,7 @@ from ..protocol.texts import (
     ERR_SUBSCRIBE_QUEUE_DENIED,
 )
 from ..subjects import is_valid_literal_subject
+from .auth import User
 from .sublist import Subscription
 
 if TYPE_CHECKING:
@@ -110,6 +112,8 @@ def _is_reserved_reply(reply: bytes) -> bool:
 
 class ClientConnection(asyncio.Protocol):
     __slots__ = (
+        "auth_timer",
+        "awaiting_auth",
         "cid",
         "client_ip",
         "client_port",
@@ -138,6 +142,7 @@ class ClientConnection(asyncio.Protocol):
         "start_ns",
         "subs",
         "transport",
+        "user",
         "verbose",
     )
 
@@ -170,6 +175,11 @@ class ClientConnection(asyncio.Protocol):
         self.in_msgs = self.in_bytes = self.out_msgs = self.out_bytes = 0
         self.client_ip = ""
         self.client_port = 0
+        #: Authentication (server/auth.py): the first byte is not looked at yet; the timer
+        #: closes a client that sends no CONNECT in time; the user it logged in as.
+        self.awaiting_auth = server.options.auth is not None
+        self.auth_timer: asyncio.TimerHandle | None = None
+        self.user: User | None = None
 
     # --- asyncio.Protocol -------------------------------------------------------------
 
@@ -181,11 +191,14 @@ class ClientConnection(asyncio.Protocol):
             self.client_ip, self.client_port = peer[0], peer[1]
         self.server.add_connection(self)
         self.send(encode_info(self.server.client_info(self)))
+        auth = self.server.options.auth
+        if auth is not None:
+            self.auth_timer = self.server.loop.call_later(auth.timeout, self._auth_timeout)
         self._set_first_ping_timer()
         self.server.flush()
 
     def data_received(self, data: bytes) -> None:
-        if self.closed:
+        if self.closed or (self.awaiting_auth and not self._first_byte(data)):
             return
         server = self.server
         self.read_time = server.loop_time()  # one clock read per read, not per op
@@ -200,6 +213,35 @@ class ClientConnection(asyncio.Protocol):
         if server.stall and not self.closed:
             self._stall(server.stall)
             server.stall = 0.0
+
+    def _first_byte(self, data: bytes) -> bool:
+        """nats-server (parser.go): on a server that requires auth, the first op must be a
+        CONNECT, or the ``no_auth_user`` logs in; else ``Authorization Violation``."""
+        if not data:
+            return False
+        self.awaiting_auth = False
+        if data[:1] in (b"C", b"c"):
+            return True
+        auth = self.server.options.auth
+        user = auth.default_user() if auth is not None else None
+        if user is None:
+            self.close_with_error(ERR_AUTHORIZATION_VIOLATION)
+            self.server.flush()
+            return False
+        self.user = user
+        self.connect_received = True
+        self._cancel_auth_timer()
+        return True
+
+    def _auth_timeout(self) -> None:
+        self.auth_timer = None
+        self.close_with_error(ERR_AUTHENTICATION_TIMEOUT)
+        self.server.flush()
+
+    def _cancel_auth_timer(self) -> None:
+        if self.auth_timer is not None:
+            self.auth_timer.cancel()
+            self.auth_timer = None
 
     def _fast_lane(self) -> bool:
         """Whether publishes may go straight to a learned fast route (see
@@ -333,6 +375,13 @@ class ClientConnection(asyncio.Protocol):
         self.no_responders = bool(opts.get("no_responders"))
         self.parser.headers = self.headers
         self._set_first_ping_timer()
+        auth = self.server.options.auth
+        if auth is not None:
+            self._cancel_auth_timer()
+            self.user = auth.authenticate(opts)
+            if self.user is None:
+                self.close_with_error(ERR_AUTHORIZATION_VIOLATION)
+                return
         if opts.get("account") or opts.get("new_account"):
             self.close_with_error(ERR_AUTHORIZATION_VIOLATION)
             return
@@ -513,6 +562,7 @@ class ClientConnection(asyncio.Protocol):
             return
         self.closed = True
         self.out.clear()
+        self._cancel_auth_timer()
         if self.ping_handle is not None:
             self.ping_handle.cancel()
             self.ping_handle = None

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from ..protocol.parser import MAX_CONTROL_LINE, MAX_PAYLOAD
 from ..version import API_LEVEL, NATS_VERSION, PROTO_VERSION  # re-exported: older import path
+from .auth import Auth
 
 __all__ = ["API_LEVEL", "NATS_VERSION", "PROTO_VERSION", "ServerOptions"]
 
@@ -35,6 +36,8 @@ class ServerOptions:
     #: nats-server without a cluster). With more, streams may have up to this many replicas.
     cluster_size: int = 1
     cluster_name: str | None = None
+    #: Client authentication (``None``: anybody may connect, INFO has no ``auth_required``).
+    auth: Auth | None = None
 
     def validate(self) -> None:
         """Reject what nats-server rejects at start-up (same wording)."""
@@ -42,3 +45,12 @@ class ServerOptions:
             raise ValueError("cluster_size must be at least 1")
         if self.max_payload > self.max_pending:
             raise ValueError(f"max_payload ({self.max_payload}) cannot be higher than max_pending ({self.max_pending})")
+        auth = self.auth
+        if auth is not None and auth.no_auth_user:
+            if not auth.users:
+                raise ValueError(f'no_auth_user: "{auth.no_auth_user}" present, but users/nkeys are not defined')
+            if auth.no_auth_user not in auth.users:
+                raise ValueError(
+                    f'no_auth_user: "{auth.no_auth_user}" not present as user or nkey in authorization block '
+                    "or account configuration"
+                )

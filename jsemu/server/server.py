@@ -202,6 +202,10 @@ class Server:
             "host": opts.host,
             "port": self._port,
             "headers": True,
+        }
+        if opts.auth is not None:
+            info["auth_required"] = True
+        info |= {
             "max_payload": opts.max_payload,
         }
         if opts.jetstream:
