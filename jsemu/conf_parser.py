@@ -167,7 +167,9 @@ class _Parser:
         name = self.parse_value((*path, "include"))
         if not isinstance(name, str) or not name:
             raise self._error(start, "include needs a file name")
-        target = os.path.normpath(os.path.join(os.path.dirname(self.where), name))
+        # Go's filepath.Join: the including file's directory first, even for an absolute name.
+        folder = os.path.dirname(self.where)
+        target = os.path.normpath(f"{folder}/{name}" if folder else name)
         if self.depth > 10:
             raise self._error(start, f"error parsing include file '{name}', too many nested includes")
         try:

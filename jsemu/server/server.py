@@ -203,7 +203,7 @@ class Server:
             "port": self._port,
             "headers": True,
         }
-        if opts.auth is not None:
+        if opts.auth is not None and not opts.auth.no_auth_user:  # nats-server leaves it out then
             info["auth_required"] = True
         info |= {
             "max_payload": opts.max_payload,

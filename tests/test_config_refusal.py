@@ -1,0 +1,83 @@
+"""A configuration key jsemu does not implement is refused at start, never ignored: a server
+that ignored ``authorization`` would be open while its user believes it locked. Keys nats-server
+does not know either fail with its very line (``FILE:LINE:COL: unknown field "..."``); keys it
+knows and jsemu does not (TLS, accounts, permissions, ...) fail with one line naming the key."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from test_cli_errors import _assert_one_line, _jsemu, _real
+
+UNKNOWN = {
+    "top-level": "port: 4222\nfoo_bar: 1\n",
+    "in-jetstream": "jetstream { bogus: 1 }\n",
+    "in-authorization": "authorization {\n  user: a\n  password: b\n  bogus: 1\n}\n",
+    "in-a-user": "authorization { users: [ {user: a, password: b, bogus: 2} ] }\n",
+    "after-include": 'include "other.conf"\nlisten: "127.0.0.1:-1"\n  wat: 3\n',
+    "missing-include": 'include "./missing.conf"\n',
+    "token-and-users": "authorization { token: t, users: [{user:a,password:b}] }\n",
+    "user-and-users": "authorization { users: [ {user: a, password: b} ]\n user: c\n password: d }\n",
+    "duplicate-user": "authorization { users: [ {user: a, password: b}, {user: a, password: c} ] }\n",
+    "no-auth-user-alone": "no_auth_user: a\n",
+    "no-auth-user-unknown": "no_auth_user: x\nauthorization { users: [ {user: a, password: b} ] }\n",
+}
+
+
+@pytest.mark.parametrize("name", sorted(UNKNOWN))
+def test_refused_as_nats_server_refuses(name: str, tmp_path: Path) -> None:
+    (tmp_path / "other.conf").write_text("server_name: inc\n")
+    conf = tmp_path / "server.conf"
+    conf.write_text(UNKNOWN[name])
+    real, emu = _real("-c", str(conf)), _jsemu("-c", str(conf))
+    assert (real.returncode, emu.returncode) == (1, 1), real.stderr
+    assert _assert_one_line(emu) == real.stderr.strip().splitlines()[0]
+
+
+NOT_YET = {
+    "tls": ("tls {\n  cert_file: a\n  key_file: b\n}\n", 1, 0, "TLS is not supported by jsemu yet"),
+    "accounts": ("port: 4222\naccounts {\n  A: { users: [{user: x, password: y}] }\n}\n", 2, 1, "accounts are"),
+    "permissions": (
+        "authorization {\n  users: [\n    {user: a, password: b, permissions: {publish: x}}\n  ]\n}\n",
+        3,
+        28,
+        "permissions are not supported",
+    ),
+    "default_permissions": (
+        "authorization {\n  default_permissions: { publish: x }\n  users: [{user: a}]\n}\n",
+        2,
+        3,
+        "permissions are not supported",
+    ),
+    "cluster": ("port: 4222\ncluster { port: 6222 }\n", 2, 1, '"cluster": not supported by jsemu'),
+}
+
+
+@pytest.mark.parametrize("name", sorted(NOT_YET))
+def test_not_yet_supported_is_refused_with_its_position(name: str, tmp_path: Path) -> None:
+    text, line, column, words = NOT_YET[name]
+    conf = tmp_path / "server.conf"
+    conf.write_text(text)
+    emu = _jsemu("-c", str(conf))
+    assert emu.returncode == 1
+    message = _assert_one_line(emu)
+    assert message.startswith(f"nats-server: {conf}:{line}:{column}: "), message
+    assert words in message
+
+
+def test_accepted_forms_start(tmp_path: Path) -> None:
+    """What jsemu implements is taken, arrays and inline maps included."""
+    from jsemu.config import load_config
+    from jsemu.server.options import ServerOptions
+
+    (tmp_path / "inc.conf").write_text("server_name: from-include # comment\n")
+    conf = tmp_path / "server.conf"
+    conf.write_text(
+        "listen: 127.0.0.1:14444\ninclude inc.conf\ndebug: true\n"
+        "authorization {\n  timeout: 1.5\n  users = [\n    {user: a, password: b}; {user: 'c d', password: \"e,f\"}\n  ]\n}\n"
+    )
+    options = load_config(conf, ServerOptions())
+    assert (options.host, options.port, options.server_name) == ("127.0.0.1", 14444, "from-include")
+    assert options.auth is not None and options.auth.timeout == 1.5
+    assert {u.name: u.password for u in options.auth.users.values()} == {"a": "b", "c d": "e,f"}
