@@ -20,6 +20,7 @@ from typing import Any
 from .conf_parser import ConfigError, Positions, parse_file, parse_text
 from .server.auth import Auth, User
 from .server.options import ServerOptions
+from .server.permissions import Permissions, SubjectRules
 
 __all__ = ["ConfigError", "apply_config", "load_config", "parse_config"]
 
@@ -140,6 +141,8 @@ _NOT_YET = {
     "nkey": "nkey users are not supported by jsemu yet",
     "nkeys": "nkey users are not supported by jsemu yet",
     "auth_callout": "auth callout is not supported by jsemu yet",
+    "allow_responses": "allow_responses is not supported by jsemu yet",
+    "responses": "allow_responses is not supported by jsemu yet",
     **{
         key: "not supported by jsemu"
         for key in [
@@ -184,8 +187,12 @@ _LOGGING = frozenset({"debug", "trace", "trace_verbose", "logtime", "logtime_utc
 #: What each block of a file may hold (besides the top level's ``_TOP_LEVEL`` and ``_LOGGING``).
 _BLOCK_KEYS: dict[str, frozenset[str]] = {
     "jetstream": frozenset({"enabled", "store_dir", "domain", *_STORAGE}),
-    "authorization": frozenset({"user", "username", "password", "pass", "token", "timeout", "users"}),
-    "user": frozenset({"user", "username", "password", "pass"}),
+    "authorization": frozenset(
+        {"user", "username", "password", "pass", "token", "timeout", "users", "default_permissions"}
+    ),
+    "user": frozenset({"user", "username", "password", "pass", "permissions"}),
+    "permissions": frozenset({"publish", "pub", "subscribe", "sub"}),
+    "rules": frozenset({"allow", "deny"}),
 }
 
 
@@ -216,6 +223,46 @@ def _listen(value: Any) -> tuple[str | None, int]:
     return (host.strip("[]") or None), int(port)
 
 
+def _subjects(value: Any, path: tuple[str, ...], pos: Positions) -> list[str]:
+    """A subject or a list of subjects."""
+    items = value if isinstance(value, list) else [value]
+    for index, item in enumerate(items):
+        if not isinstance(item, str):
+            where = (*path, str(index)) if isinstance(value, list) else path
+            raise _at(pos, where, f"Subject in permissions array cannot be cast to string, got {item}")
+    return items
+
+
+def _rules(entries: list[str], path: tuple[str, ...], pos: Positions) -> SubjectRules:
+    try:
+        return SubjectRules(entries)
+    except ValueError as exc:
+        raise _at(pos, path, str(exc)) from None
+
+
+def _permissions(value: Any, path: tuple[str, ...], pos: Positions) -> Permissions:
+    """``{ publish: ..., subscribe: ... }``; each a subject, a list (the allow list) or
+    ``{ allow: ..., deny: ... }``, as nats-server's ``parseUserPermissions``."""
+    if not isinstance(value, dict):
+        raise _at(pos, path, f"Expected permissions to be a map/struct, got {value}")
+    _check_keys(value, _BLOCK_KEYS["permissions"], path, pos)
+    perms = Permissions()
+    for key, item in value.items():
+        where = (*path, key)
+        publish = key in ("publish", "pub")
+        if isinstance(item, dict):
+            _check_keys(item, _BLOCK_KEYS["rules"], where, pos)
+            allow = _rules(_subjects(item["allow"], (*where, "allow"), pos), where, pos) if "allow" in item else None
+            deny = _rules(_subjects(item["deny"], (*where, "deny"), pos), where, pos) if "deny" in item else None
+        else:
+            allow, deny = _rules(_subjects(item, where, pos), where, pos), None
+        if publish:
+            perms.pub_allow, perms.pub_deny = allow, deny
+        else:
+            perms.sub_allow, perms.sub_deny = allow, deny
+    return perms
+
+
 def _auth(block: dict[str, Any], pos: Positions, no_auth_user: str) -> Auth | None:
     """An ``authorization`` block (and ``no_auth_user``) as an :class:`Auth`; nats-server's errors."""
     path = ("authorization",)
@@ -230,6 +277,9 @@ def _auth(block: dict[str, Any], pos: Positions, no_auth_user: str) -> Auth | No
             auth.timeout = _seconds(block["timeout"])
     except ConfigError as exc:
         raise _at(pos, path, exc) from None
+    default = None
+    if "default_permissions" in block:
+        default = _permissions(block["default_permissions"], (*path, "default_permissions"), pos)
     users = block.get("users")
     if users is not None:
         if not isinstance(users, list):
@@ -239,8 +289,12 @@ def _auth(block: dict[str, Any], pos: Positions, no_auth_user: str) -> Auth | No
             if not isinstance(entry, dict):
                 raise _at(pos, where, f"Expected user entry to be a map/struct, got {entry}")
             _check_keys(entry, _BLOCK_KEYS["user"], where, pos)
+            perms = default
+            if "permissions" in entry:
+                perms = _permissions(entry["permissions"], (*where, "permissions"), pos)
             try:
-                user = User(_str(entry.get("user", entry.get("username", ""))), _str(entry.get("password", "")))
+                name = _str(entry.get("user", entry.get("username", "")))
+                user = User(name, _str(entry.get("password", entry.get("pass", ""))), perms)
             except ConfigError as exc:
                 raise _at(pos, where, exc) from None
             if user.name in auth.users:

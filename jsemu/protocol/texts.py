@@ -24,6 +24,7 @@ __all__ = [
     "ERR_PUBLISH_DENIED",
     "ERR_PUBLISH_REPLY_DENIED",
     "ERR_STALE_CONNECTION",
+    "ERR_SUBSCRIBE_DENIED",
     "ERR_SUBSCRIBE_QUEUE_DENIED",
     "ERR_UNKNOWN_OP",
     "PULL_BAD_HEARTBEAT",
@@ -70,6 +71,8 @@ ERR_STALE_CONNECTION: Final = "Stale Connection"
 ERR_PUBLISH_DENIED: Final = "Permissions Violation for Publish to {}"
 #: ``{}``: the reply subject, Go-quoted.
 ERR_PUBLISH_REPLY_DENIED: Final = "Permissions Violation for Publish with Reply of {}"
+#: ``{}``: the subject, Go-quoted.
+ERR_SUBSCRIBE_DENIED: Final = "Permissions Violation for Subscription to {}"
 #: ``{}``, ``{}``: the subject and the queue group, Go-quoted.
 ERR_SUBSCRIBE_QUEUE_DENIED: Final = "Permissions Violation for Subscription to {} using queue {}"
 

@@ -15,6 +15,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from .permissions import Permissions
+
 __all__ = ["DEFAULT_AUTH_TIMEOUT", "Auth", "User", "is_bcrypt"]
 
 #: nats-server's AUTH_TIMEOUT (seconds) for a client to send its CONNECT.
@@ -33,6 +35,8 @@ class User:
 
     name: str
     password: str = ""
+    #: ``None``: everything allowed.
+    permissions: Permissions | None = None
 
 
 @dataclass

@@ -52,10 +52,12 @@ from ..protocol.texts import (
     ERR_PUBLISH_DENIED,
     ERR_PUBLISH_REPLY_DENIED,
     ERR_STALE_CONNECTION,
+    ERR_SUBSCRIBE_DENIED,
     ERR_SUBSCRIBE_QUEUE_DENIED,
 )
 from ..subjects import is_valid_literal_subject
 from .auth import User
+from .permissions import DenyFilter, Permissions
 from .sublist import Subscription
 
 if TYPE_CHECKING:
@@ -133,6 +135,7 @@ class ClientConnection(asyncio.Protocol):
         "out_msgs",
         "parser",
         "pedantic",
+        "perms",
         "ping_handle",
         "pings_out",
         "read_time",
@@ -180,6 +183,8 @@ class ClientConnection(asyncio.Protocol):
         self.awaiting_auth = server.options.auth is not None
         self.auth_timer: asyncio.TimerHandle | None = None
         self.user: User | None = None
+        #: The user's permissions (server/permissions.py); ``None``: no checks at all.
+        self.perms: Permissions | None = None
 
     # --- asyncio.Protocol -------------------------------------------------------------
 
@@ -229,6 +234,7 @@ class ClientConnection(asyncio.Protocol):
             self.server.flush()
             return False
         self.user = user
+        self.perms = user.permissions
         self.connect_received = True
         self._cancel_auth_timer()
         return True
@@ -246,7 +252,7 @@ class ClientConnection(asyncio.Protocol):
     def _fast_lane(self) -> bool:
         """Whether publishes may go straight to a learned fast route (see
         ``Server.learn_route``): nothing per message to check for this connection."""
-        return not self.verbose and not self.pedantic and self.server.domain_api is None
+        return not self.verbose and not self.pedantic and self.perms is None and self.server.domain_api is None
 
     def _handle(self, ops: list[AnyOp]) -> None:
         server = self.server
@@ -382,6 +388,7 @@ class ClientConnection(asyncio.Protocol):
             if self.user is None:
                 self.close_with_error(ERR_AUTHORIZATION_VIOLATION)
                 return
+            self.perms = self.user.permissions
         if opts.get("account") or opts.get("new_account"):
             self.close_with_error(ERR_AUTHORIZATION_VIOLATION)
             return
@@ -430,6 +437,9 @@ class ClientConnection(asyncio.Protocol):
         self.in_bytes += len(msg)
         if self.pedantic and not is_valid_literal_subject(subject.decode("latin-1")):
             self.send(encode_err(ERR_INVALID_PUBLISH_SUBJECT))
+        if self.perms is not None and not self.perms.can_publish(subject):
+            self.send(encode_err(ERR_PUBLISH_DENIED.format(go_quote(subject))))
+            return
         if subject[:5] == b"$NRG.":
             self.send(encode_err(ERR_PUBLISH_DENIED.format(go_quote(subject))))
             return
@@ -464,8 +474,18 @@ class ClientConnection(asyncio.Protocol):
         if op.queue is not None and op.queue == SYS_QUEUE:
             self.send(encode_err(ERR_SUBSCRIBE_QUEUE_DENIED.format(go_quote(op.subject), go_quote(op.queue))))
             return
+        perms = self.perms
+        if perms is not None and not perms.can_subscribe(op.subject, op.queue):
+            if op.queue is None:
+                self.send(encode_err(ERR_SUBSCRIBE_DENIED.format(go_quote(op.subject))))
+            else:
+                self.send(encode_err(ERR_SUBSCRIBE_QUEUE_DENIED.format(go_quote(op.subject), go_quote(op.queue))))
+            return
         if op.sid not in self.subs:
-            sub = Subscription(self, op.subject, op.queue, op.sid)
+            if perms is not None and perms.sub_deny is not None and perms.needs_filter(op.subject):
+                sub = Subscription(DenyFilter(self, perms.sub_deny), op.subject, op.queue, op.sid)
+            else:
+                sub = Subscription(self, op.subject, op.queue, op.sid)
             if not self.server.sublist.insert(sub):
                 self.send(encode_err(ERR_INVALID_SUBJECT))
                 return
