@@ -6,9 +6,8 @@ nats-py with user/password and token; a hostile CONNECT closes only its own conn
 from __future__ import annotations
 
 import asyncio
-import json
 import subprocess
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -201,13 +200,12 @@ async def test_nats_py_with_credentials(conf: str, connect: dict[str, str], tmp_
             assert msg.data == b"hello", kind
             await nc.close()
             errors: list[Exception] = []
-
-            async def on_error(exc: Exception) -> None:
-                errors.append(exc)
-
-            with pytest.raises(Exception) as refused:  # noqa: PT011  the client's own error type
+            with pytest.raises(Exception) as refused:
                 await nats.connect(
-                    f"nats://127.0.0.1:{port}", allow_reconnect=False, connect_timeout=2, error_cb=on_error
+                    f"nats://127.0.0.1:{port}",
+                    allow_reconnect=False,
+                    connect_timeout=2,
+                    error_cb=_collect(errors),
                 )
             assert "Authorization Violation" in str(refused.value) + "".join(map(str, errors)), kind
 
@@ -223,6 +221,13 @@ async def test_include_and_listen(tmp_path: Path) -> None:
         for port in pair.ports.values():
             assert (await _attempt(port, {"verbose": False}))[1] is True
             assert (await _attempt(port, {"verbose": False, "user": "alice", "pass": "wonder"}))[1] is False
+
+
+def _collect(errors: list[Exception]) -> Callable[[Exception], Awaitable[None]]:
+    async def on_error(exc: Exception) -> None:
+        errors.append(exc)
+
+    return on_error
 
 
 def _write(path: Path, text: str) -> Path:

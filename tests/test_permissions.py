@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from nats.js.api import StreamConfig
 from rawclient import RawClient
-from test_auth import Pair, _pair
+from test_auth import _pair
 
 from jsemu.config import parse_config
 from jsemu.server.permissions import Permissions, SubjectRules
@@ -63,7 +63,6 @@ async def test_wildcard_subscription_skips_denied_subjects(tmp_path: Path) -> No
     async for pair in _pair(tmp_path, PERMS):
         got = {}
         for kind, port in pair.ports.items():
-            body = json.dumps({"last_by_subj": "$KV.cfg.secret.key"}).encode()
             reader = await RawClient.connect(port, {"user": "a", "pass": "a", "verbose": False})
             writer = await RawClient.connect(port, {"user": "c", "pass": "c", "verbose": False})
             assert await reader.exchange(b"SUB foo.* 1\r\nSUB foo.> 2\r\n") == []
@@ -95,7 +94,7 @@ def _shape(frames: list[bytes]) -> list[Any]:
     """A reply without its time stamps: the op, the status or payload."""
     out: list[Any] = []
     for frame in frames:
-        head, _, rest = frame.partition(b"\r\n")
+        _, _, rest = frame.partition(b"\r\n")
         if frame.startswith(b"HMSG"):
             headers = rest.split(b"\r\n\r\n", 1)
             out.append(("HMSG", headers[0].split(b"\r\n")[0], headers[1] if len(headers) > 1 else b""))
