@@ -38,17 +38,17 @@ def test_refused_as_nats_server_refuses(name: str, tmp_path: Path) -> None:
 NOT_YET = {
     "tls": ("tls {\n  cert_file: a\n  key_file: b\n}\n", 1, 0, "TLS is not supported by jsemu yet"),
     "accounts": ("port: 4222\naccounts {\n  A: { users: [{user: x, password: y}] }\n}\n", 2, 1, "accounts are"),
-    "permissions": (
-        "authorization {\n  users: [\n    {user: a, password: b, permissions: {publish: x}}\n  ]\n}\n",
+    "single-user-permissions": (
+        "authorization {\n  user: a\n  permissions: { publish: x }\n}\n",
         3,
-        28,
+        3,
         "permissions are not supported",
     ),
-    "default_permissions": (
-        "authorization {\n  default_permissions: { publish: x }\n  users: [{user: a}]\n}\n",
-        2,
+    "allow_responses": (
+        "authorization {\n  users: [\n    {user: a, password: b, permissions: {allow_responses: true}}\n  ]\n}\n",
         3,
-        "permissions are not supported",
+        42,
+        "allow_responses is not supported",
     ),
     "cluster": ("port: 4222\ncluster { port: 6222 }\n", 2, 1, '"cluster": not supported by jsemu'),
 }
