@@ -27,6 +27,7 @@ from typing import Any
 import pytest
 
 from ..app import Server, ThreadedServer
+from ..server.auth import Auth, User
 from ..server.options import ServerOptions
 from .trace import format_trace
 
@@ -187,12 +188,21 @@ def jsemu_thread_server(request: pytest.FixtureRequest) -> Iterator[ThreadedServ
 async def jsemu_factory(request: pytest.FixtureRequest) -> AsyncIterator[Callable[..., Awaitable[Server]]]:
     """``await jsemu_factory(**options)``: started servers, stopped after the test.
 
-    Options are :class:`ServerOptions` fields (``cluster_size``, ``domain``, ...) plus
-    ``streams``, ``kv``, ``frozen_clock`` and ``seed`` (see :func:`prepare_server`)."""
+    Options are :class:`ServerOptions` fields (``cluster_size``, ``domain``, ``auth``, ...) plus
+    ``streams``, ``kv``, ``frozen_clock`` and ``seed`` (see :func:`prepare_server`), and
+    ``users={"alice": "secret"}`` or ``token="..."`` for a server that requires them."""
     servers: list[Server] = []
 
     async def make(**kwargs: Any) -> Server:
         setup, options = _split(dict(kwargs))
+        users: dict[str, str] | None = options.pop("users", None)
+        token: str | None = options.pop("token", None)
+        if users and token:
+            raise ValueError("Can not have a token and a users array")
+        if users is not None or token is not None:
+            options["auth"] = Auth(
+                token=token or "", users={name: User(name, password) for name, password in (users or {}).items()}
+            )
         server = Server(ServerOptions(**options))
         await server.start()
         servers.append(server)
