@@ -1,5 +1,7 @@
-"""Spark over a stream: read N messages through the ``jetstream`` data source, then compute a
-point-in-time view (``last_per_subject`` at half the stream), rows per second for each.
+"""Spark over a stream: read N messages through the ``jetstream`` data source (a batch read
+and a streaming read with ``availableNow``), the end-to-end latency of a new message through
+a running streaming query, then a point-in-time view (``last_per_subject`` at half the
+stream), rows per second for each.
 
     python -m benchmarks.pipeline [--messages 1000000] [--subjects 10000] [--partitions 4] [--real]
 
@@ -10,9 +12,11 @@ and is filled with acknowledged publishes first; Spark runs locally on all cores
 from __future__ import annotations
 
 import argparse
-import os
-import sys
+import statistics
+import tempfile
+import threading
 import time
+from typing import Any
 
 from benchmarks.client import Conn
 from benchmarks.suite import RealServer, create, fill_acked
@@ -26,7 +30,6 @@ def main() -> None:
     parser.add_argument("--real", action="store_true", help="read from nats-server instead of jsemu")
     args = parser.parse_args()
 
-    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     from pyspark.sql import SparkSession
 
     from jsemu.pipeline import register
@@ -39,6 +42,9 @@ def main() -> None:
         t0 = time.perf_counter()
         fill_acked(conn, "P", (b"p.%d" % (i % args.subjects) for i in range(args.messages)), args.messages)
         fill = time.perf_counter() - t0
+        url = f"nats://127.0.0.1:{server.port}"
+        served_s = _served(server.port, args.messages)
+        parsed_s = _parsed(url, args.messages)
         spark = (
             SparkSession.builder.master("local[*]")
             .config("spark.ui.enabled", "false")
@@ -47,7 +53,6 @@ def main() -> None:
         )
         spark.sparkContext.setLogLevel("ERROR")
         register(spark)
-        url = f"nats://127.0.0.1:{server.port}"
         df = spark.read.format("jetstream").option("url", url).option("stream", "P")
         df = df.option("partitions", str(args.partitions)).load().cache()
         t0 = time.perf_counter()
@@ -56,6 +61,8 @@ def main() -> None:
         t0 = time.perf_counter()
         view = last_per_subject(df, ["p.>"], up_to_seq=args.messages // 2).count()
         view_s = time.perf_counter() - t0
+        stream_rows, stream_s = _streaming_read(spark, url, args.partitions)
+        latencies = _latencies(spark, url, conn)
         spark.stop()
     finally:
         server.stop()
@@ -65,8 +72,93 @@ def main() -> None:
     print(
         f"{'fill (acked publishes, 10k at a time)':<40}{args.messages:>12,}{fill:>10.1f}{args.messages / fill:>12,.0f}"
     )
+    n = args.messages
+    print(f"{'server alone (batches of 10k, raw count)':<40}{n:>12,}{served_s:>10.1f}{n / served_s:>12,.0f}")
+    print(f"{'one reader task, no Spark (Arrow)':<40}{n:>12,}{parsed_s:>10.1f}{n / parsed_s:>12,.0f}")
     print(f"{'read into Spark (Direct Get batches)':<40}{read:>12,}{read_s:>10.1f}{read / read_s:>12,.0f}")
+    print(f"{'streaming read (availableNow)':<40}{stream_rows:>12,}{stream_s:>10.1f}{stream_rows / stream_s:>12,.0f}")
     print(f"{'last_per_subject at seq N/2':<40}{view:>12,}{view_s:>10.1f}{read / view_s:>12,.0f}")
+    print(
+        f"end-to-end latency of a new message through a running streaming query (publish to foreachBatch): "
+        f"median {statistics.median(latencies) * 1000:,.0f} ms, max {max(latencies) * 1000:,.0f} ms "
+        f"over {len(latencies)} messages"
+    )
+
+
+def _served(port: int, total: int) -> float:
+    """Seconds for the server to send every message as Direct Get batches of 10,000 to a
+    client that only counts them (no parsing): the server's side of a read."""
+    import socket
+
+    sock = socket.create_connection(("127.0.0.1", port))
+    sock.sendall(b'CONNECT {"headers":true,"no_responders":true}\r\nSUB _R 1\r\n')
+    t0 = time.perf_counter()
+    for first in range(1, total + 1, 10_000):
+        body = b'{"seq":%d,"batch":10000}' % first
+        sock.sendall(b"PUB $JS.API.DIRECT.GET.P _R %d\r\n%s\r\n" % (len(body), body))
+        tail = b""
+        while b"NATS/1.0 204" not in tail:
+            tail = tail[-64:] + sock.recv(1 << 20)
+    seconds = time.perf_counter() - t0
+    sock.close()
+    return seconds
+
+
+def _parsed(url: str, total: int) -> float:
+    """Seconds for one reader task's code (Direct Get batches into Arrow) without Spark."""
+    from jsemu.pipeline.source import SeqRange, StreamPlan
+
+    t0 = time.perf_counter()
+    rows = sum(b.num_rows for b in StreamPlan({"url": url, "stream": "P"}).read(SeqRange(1, total)))
+    if rows != total:
+        raise RuntimeError(f"read {rows} of {total}")
+    return time.perf_counter() - t0
+
+
+def _streaming_read(spark: Any, url: str, partitions: int) -> tuple[int, float]:
+    """Every message of P through ``readStream`` with ``trigger(availableNow=True)``: rows, seconds."""
+    with tempfile.TemporaryDirectory(prefix="jsemu-bench-") as tmp:
+        df = spark.readStream.format("jetstream").option("url", url).option("stream", "P")
+        df = df.option("partitions", str(partitions)).load()
+        t0 = time.perf_counter()
+        query = df.writeStream.format("noop").option("checkpointLocation", tmp).trigger(availableNow=True).start()
+        query.awaitTermination()
+        seconds = time.perf_counter() - t0
+        rows = sum(p["numInputRows"] for p in query.recentProgress)
+    return rows, seconds
+
+
+def _latencies(spark: Any, url: str, conn: Conn, probes: int = 5) -> list[float]:
+    """Publish one message at a time to a stream a query reads with back-to-back micro-batches;
+    the time from the publish to its micro-batch reaching ``foreachBatch`` on the driver."""
+    create(conn, "L", ["lat"])
+    seen: dict[int, float] = {}
+    arrived = threading.Condition()
+
+    def batch(df: Any, batch_id: int) -> None:
+        now = time.perf_counter()
+        with arrived:
+            for row in df.select("seq").collect():
+                seen[row.seq] = now
+            arrived.notify_all()
+
+    with tempfile.TemporaryDirectory(prefix="jsemu-bench-") as tmp:
+        df = spark.readStream.format("jetstream").option("url", url).option("stream", "L").load()
+        query = df.writeStream.foreachBatch(batch).option("checkpointLocation", tmp).start()
+        out = []
+        try:
+            time.sleep(2)  # the first micro-batches (an empty stream) are behind us
+            for probe in range(1, probes + 1):
+                t0 = time.perf_counter()
+                if "error" in conn.request("lat", b"probe"):
+                    raise RuntimeError("publish refused")
+                with arrived:
+                    if not arrived.wait_for(lambda p=probe: p in seen, timeout=60):  # type: ignore[misc]
+                        raise RuntimeError(f"message {probe} never reached the query")
+                out.append(seen[probe] - t0)
+        finally:
+            query.stop()
+    return out
 
 
 if __name__ == "__main__":

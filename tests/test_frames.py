@@ -79,3 +79,18 @@ def test_next_from_reads_until_a_frame_is_whole() -> None:
     _check(frames)
     with pytest.raises(ConnectionError):
         reader.next_from(lambda _n: b"")
+
+
+def test_a_caller_can_take_frames_from_the_window_itself() -> None:
+    """The pipeline's Arrow reader cuts runs of frames from ``window()`` and hands back the
+    position; the reader goes on from there."""
+    reader = FrameReader()
+    reader.feed(b"MSG a 1 2\r\nhi\r\nPING\r\n")
+    assert reader.next() is not None
+    buf, pos = reader.window()
+    assert buf[pos:] == b"PING\r\n"
+    reader.skip_to(pos + 6)
+    assert reader.next() is None and reader.pending == 0
+    reader.feed(b"PONG\r\n")
+    frame = reader.next()
+    assert frame is not None and frame.op == b"PONG"

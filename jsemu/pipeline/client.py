@@ -18,10 +18,10 @@ from urllib.parse import urlparse
 from ..protocol.frames import Frame, FrameReader
 from ..timefmt import parse_rfc3339_ns
 
-__all__ = ["DirectMessage", "JetStreamError", "NatsClient"]
+__all__ = ["DG_LINES", "DirectMessage", "JetStreamError", "NatsClient", "split_headers"]
 
 # The lines a Direct Get batch reply appends to the stored header block, in order.
-_DG_LINES = (
+DG_LINES = (
     b"Nats-Stream",
     b"Nats-Subject",
     b"Nats-Sequence",
@@ -47,7 +47,7 @@ class DirectMessage:
     data: bytes
 
 
-def _split_headers(block: bytes) -> tuple[bytes, list[tuple[bytes, bytes]]]:
+def split_headers(block: bytes) -> tuple[bytes, list[tuple[bytes, bytes]]]:
     """``NATS/1.0[ status]\\r\\nK: V\\r\\n...\\r\\n\\r\\n`` -> (status line, [(key, value), ...])."""
     lines = block.split(b"\r\n")
     pairs = []
@@ -91,7 +91,7 @@ class NatsClient:
     def _next(self) -> Frame:
         return self.reader.next_from(self.sock.recv)
 
-    def _frame(self) -> tuple[bytes, int, bytes]:
+    def next_frame(self) -> tuple[bytes, int, bytes]:
         """The next MSG/HMSG: (subject, header length or -1, payload incl. headers)."""
         while True:
             frame = self._next()
@@ -115,11 +115,11 @@ class NatsClient:
         inbox = self._next_inbox()
         self.sock.sendall(b"PUB %s %s %d\r\n%s\r\n" % (subject.encode(), inbox, len(body), body))
         while True:
-            subj, hlen, msg = self._frame()
+            subj, hlen, msg = self.next_frame()
             if subj != inbox:
                 continue
             if hlen >= 0 and not msg[hlen:]:
-                raise JetStreamError(_split_headers(msg[:hlen])[0].decode())
+                raise JetStreamError(split_headers(msg[:hlen])[0].decode())
             reply = json.loads(msg[max(0, hlen) :])
             if isinstance(reply, dict) and "error" in reply:
                 raise JetStreamError(json.dumps(reply["error"]))
@@ -129,29 +129,34 @@ class NatsClient:
         info: dict[str, Any] = self.request(f"$JS.API.STREAM.INFO.{stream}")
         return info
 
+    def send_request(self, subject: str, payload: Any) -> bytes:
+        """Publish a JSON request with a fresh inbox as its reply subject; returns the inbox."""
+        body = json.dumps(payload).encode()
+        inbox = self._next_inbox()
+        self.sock.sendall(b"PUB %s %s %d\r\n%s\r\n" % (subject.encode(), inbox, len(body), body))
+        return inbox
+
     def direct_batch(self, stream: str, request: dict[str, Any]) -> Iterator[DirectMessage]:
         """One Direct Get batch request: the messages, then stop at its end-of-batch status
         (404 ends it too: nothing from that sequence on)."""
-        body = json.dumps(request).encode()
-        inbox = self._next_inbox()
-        self.sock.sendall(b"PUB $JS.API.DIRECT.GET.%s %s %d\r\n%s\r\n" % (stream.encode(), inbox, len(body), body))
+        inbox = self.send_request(f"$JS.API.DIRECT.GET.{stream}", request)
         while True:
-            subj, hlen, msg = self._frame()
+            subj, hlen, msg = self.next_frame()
             if subj != inbox:
                 continue
             if hlen < 0:
                 raise JetStreamError("Direct Get reply without headers")
-            status, pairs = _split_headers(msg[:hlen])
+            status, pairs = split_headers(msg[:hlen])
             if status != b"NATS/1.0":
                 code = status.split(b" ")[1] if b" " in status else b""
                 if code in (b"204", b"404"):
                     return
                 raise JetStreamError(status.decode("utf-8", "replace"))
-            keys = [k for k, _ in pairs[-len(_DG_LINES) :]]
-            if tuple(keys) != _DG_LINES:
+            keys = [k for k, _ in pairs[-len(DG_LINES) :]]
+            if tuple(keys) != DG_LINES:
                 raise JetStreamError(f"unexpected Direct Get header lines {keys!r}")
-            dg = dict(pairs[-len(_DG_LINES) :])
-            stored = pairs[: -len(_DG_LINES)]
+            dg = dict(pairs[-len(DG_LINES) :])
+            stored = pairs[: -len(DG_LINES)]
             yield DirectMessage(
                 dg[b"Nats-Stream"].decode(),
                 int(dg[b"Nats-Sequence"]),
@@ -179,12 +184,12 @@ class NatsClient:
             got: list[dict[str, Any] | None] = [None] * len(want)
             left = len(want)
             while left:
-                subj, hlen, msg = self._frame()
+                subj, hlen, msg = self.next_frame()
                 k = want.get(subj)
                 if k is None:
                     continue
                 if hlen >= 0 and not msg[hlen:]:
-                    raise JetStreamError(f"publish refused: {_split_headers(msg[:hlen])[0].decode()}")
+                    raise JetStreamError(f"publish refused: {split_headers(msg[:hlen])[0].decode()}")
                 ack = json.loads(msg[max(hlen, 0) :])
                 if "error" in ack:
                     raise JetStreamError(f"publish refused: {json.dumps(ack['error'])}")

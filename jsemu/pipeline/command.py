@@ -40,8 +40,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _session(master: str) -> tuple[Any, bool]:
-    """The Spark session (an active one is reused) and whether this command started it."""
-    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    """The Spark session (an active one is reused) and whether this command started it; on a
+    local master its Python workers run this interpreter (``register``)."""
+    if master.startswith("local"):
+        os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     from pyspark.sql import SparkSession
 
     from . import register
@@ -65,42 +67,53 @@ def main(args: argparse.Namespace) -> int:
     except ImportError:
         print("jsemu pipeline needs the spark extra: pip install 'jsemu[spark]'", file=sys.stderr)
         return 2
-    from pyspark.sql import functions as F
-
-    from .views import last_per_subject
+    from .client import JetStreamError
 
     spark, started = _session(args.master)
     try:
-        if args.action == "export":
-            reader = spark.read.format("jetstream").option("url", args.url).option("stream", args.stream)
-            if args.subject:
-                reader = reader.option("subject", args.subject)
-            if args.partitions:
-                reader = reader.option("partitions", str(args.partitions))
-            df = reader.load()
-            df.write.mode("overwrite").parquet(args.out)
-            print(f"exported {spark.read.parquet(args.out).count():,} messages of {args.stream} to {args.out}")
-        elif args.action == "view":
-            view = last_per_subject(
-                spark.read.parquet(args.source), args.filter, up_to_seq=args.up_to_seq, up_to_time=args.up_to_time
-            )
-            if args.out:
-                view.write.mode("overwrite").parquet(args.out)
-                print(f"wrote {spark.read.parquet(args.out).count():,} subjects to {args.out}")
-            else:
-                for row in view.select("seq", "subject", "data").collect():
-                    print(f"{row.seq}\t{row.subject}\t{bytes(row.data)!r}")
-        else:
-            df = spark.read.parquet(args.source)
-            if args.msg_id:
-                df = df.withColumn("msg_id", F.concat_ws(":", F.col("stream"), F.col("seq").cast("string")))
-            writer = df.select(*(["subject", "headers", "data"] + (["msg_id"] if args.msg_id else [])))
-            out = writer.write.format("jetstream").option("url", args.url)
-            if args.msg_id:
-                out = out.option("msg_id_column", "msg_id")
-            out.mode("append").save()
-            print(f"published {df.count():,} messages to {args.url}")
+        return _run(spark, args)
+    except (JetStreamError, ValueError) as e:
+        print(f"jsemu pipeline {args.action}: {e}", file=sys.stderr)
+        return 2
     finally:
         if started:
             spark.stop()
+
+
+def _run(spark: Any, args: argparse.Namespace) -> int:
+    from pyspark.sql import functions as F
+
+    from .source import StreamPlan
+    from .views import last_per_subject
+
+    if args.action == "export":
+        StreamPlan({"url": args.url, "stream": args.stream}).check()  # a mistake is one line, before Spark
+        reader = spark.read.format("jetstream").option("url", args.url).option("stream", args.stream)
+        if args.subject:
+            reader = reader.option("subject", args.subject)
+        if args.partitions:
+            reader = reader.option("partitions", str(args.partitions))
+        df = reader.load()
+        df.write.mode("overwrite").parquet(args.out)
+        print(f"exported {spark.read.parquet(args.out).count():,} messages of {args.stream} to {args.out}")
+    elif args.action == "view":
+        view = last_per_subject(
+            spark.read.parquet(args.source), args.filter, up_to_seq=args.up_to_seq, up_to_time=args.up_to_time
+        )
+        if args.out:
+            view.write.mode("overwrite").parquet(args.out)
+            print(f"wrote {spark.read.parquet(args.out).count():,} subjects to {args.out}")
+        else:
+            for row in view.select("seq", "subject", "data").collect():
+                print(f"{row.seq}\t{row.subject}\t{bytes(row.data)!r}")
+    else:
+        df = spark.read.parquet(args.source)
+        if args.msg_id:
+            df = df.withColumn("msg_id", F.concat_ws(":", F.col("stream"), F.col("seq").cast("string")))
+        writer = df.select(*(["subject", "headers", "data"] + (["msg_id"] if args.msg_id else [])))
+        out = writer.write.format("jetstream").option("url", args.url)
+        if args.msg_id:
+            out = out.option("msg_id_column", "msg_id")
+        out.mode("append").save()
+        print(f"published {df.count():,} messages to {args.url}")
     return 0

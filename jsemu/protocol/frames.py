@@ -103,6 +103,15 @@ class FrameReader:
         self._pos = end
         return Frame(op, tuple(parts[1:]), header, payload, buf[pos:end])
 
+    def window(self) -> tuple[bytes, int]:
+        """The bytes received and where the next frame starts, for a caller that cuts runs
+        of frames of a known shape itself (the pipeline's Arrow reader); ``skip_to`` after."""
+        return self._buf, self._pos
+
+    def skip_to(self, pos: int) -> None:
+        """Frames up to ``pos`` (an offset into ``window()``'s bytes) were taken."""
+        self._pos = pos
+
     def next_from(self, recv: Callable[[int], bytes]) -> Frame:
         """The next whole frame, calling ``recv`` (a blocking socket's) for more bytes as
         needed; ConnectionError when it returns nothing (the server closed)."""
