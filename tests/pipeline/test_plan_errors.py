@@ -40,16 +40,16 @@ def test_a_kv_bucket_made_with_client_defaults_is_named_with_the_fix(spark: Spar
         nc = await nats.connect(emu)
         try:
             js = nc.jetstream()
-            await js.create_key_value(bucket="cfg")
-            await (await js.key_value("cfg")).put("a", b"1")
-            return bool((await js.stream_info("KV_cfg")).config.allow_direct)
+            await js.create_key_value(bucket="plain")
+            await (await js.key_value("plain")).put("a", b"1")
+            return bool((await js.stream_info("KV_plain")).config.allow_direct)
         finally:
             await nc.close()
 
     assert asyncio.run(make_bucket()) is False  # nats-py leaves allow_direct off
-    text = _error_of(spark, emu, "KV_cfg")
+    text = _error_of(spark, emu, "KV_plain")
     line = next(line for line in text.splitlines() if "does not allow Direct Get" in line)
-    assert "'KV_cfg'" in line and "allow_direct is off" in line and "nats stream edit KV_cfg --allow-direct" in line
+    assert "'KV_plain'" in line and "allow_direct is off" in line and "nats stream edit KV_plain --allow-direct" in line
 
 
 def test_a_missing_stream_is_named(spark: SparkSession, emu: str) -> None:
