@@ -164,6 +164,48 @@ async def test_direct_get_to_a_client_without_headers(server: Handle) -> None:
     assert all(f.startswith(b"HMSG _INBOX.p 1 ") and f.endswith(b"\r\n\r\nhello\r\n") for f in got)
 
 
+@pytest.mark.parametrize(
+    "request_body",
+    [
+        b'{"seq":1,"batch":3}',
+        b'{"seq":1,"batch":3,"no_hdr":true}',
+        b'{"multi_last":["fla.>"]}',
+        b'{"last_by_subj":"fla.b"}',
+    ],
+)
+async def test_direct_get_batch_reaches_every_kind_of_listener(server: Handle, request_body: bytes) -> None:
+    """One reply to an inbox that a header client, a client without headers and a queue
+    group all listen on: each gets every message of the reply and its end-of-batch status
+    in its own framing (the outbound path's fallback from pre-encoded frames)."""
+    setup = await _client(server)
+    await _stream(setup, "FLA", subjects=["fla.>"], allow_direct=True)
+    assert (
+        await setup.exchange(b"PUB fla.a 1\r\na\r\nHPUB fla.b 12 14\r\nNATS/1.0\r\n\r\nbb\r\nPUB fla.c 0\r\n\r\n") == []
+    )
+    plain = await _client(server, headers=False)
+    queue = await _client(server)
+    assert await plain.exchange(b"SUB _INBOX.all 1\r\n") == []
+    assert await queue.exchange(b"SUB _INBOX.all grp 2\r\n") == []
+    requester = await _client(server)
+    get = b"PUB $JS.API.DIRECT.GET.FLA _INBOX.all %d\r\n%b\r\n" % (len(request_body), request_body)
+    n = 1 if request_body == b'{"last_by_subj":"fla.b"}' else 4
+    own = await _expect(requester, b"SUB _INBOX.all 3\r\n" + get * 2, 2 * n)
+    got = {"own": own, "plain": await _expect(plain, b"", 2 * n), "queue": await _expect(queue, b"", 2 * n)}
+    for frames in got.values():
+        assert frames[:n] == frames[n:]  # the second request went down the learned path
+    assert all(f.startswith(b"HMSG _INBOX.all 3 ") for f in own[:n]) or b"no_hdr" in request_body
+    assert all(f.startswith(b"MSG _INBOX.all 1 ") for f in got["plain"])
+    assert all(f.split(b" ", 2)[:2] in ([b"HMSG", b"_INBOX.all"], [b"MSG", b"_INBOX.all"]) for f in got["queue"])
+    assert [_stamps(f).replace(b" 3 ", b" 2 ", 1) for f in own] == [_stamps(f) for f in got["queue"]]
+    expected_plain = {
+        b'{"seq":1,"batch":3}': [b"a", b"bb", b"", b""],
+        b'{"seq":1,"batch":3,"no_hdr":true}': [b"a", b"bb", b"", b""],
+        b'{"multi_last":["fla.>"]}': [b"a", b"bb", b"", b""],
+        b'{"last_by_subj":"fla.b"}': [b"bb"],
+    }[request_body]
+    assert [f.split(b"\r\n")[1] for f in got["plain"][:n]] == expected_plain, got
+
+
 @pytest.mark.parametrize("pedantic", [False, True])
 async def test_connect_in_the_same_read_switches_the_lane(server: Handle, pedantic: bool) -> None:
     """A CONNECT that turns verbose (and pedantic) on applies to the publishes after it in

@@ -32,7 +32,7 @@ from .consumer_config import (
     set_static_metadata,
 )
 from .errors import ApiError, ApiErrors, api_error
-from .internal import InternalSubscriber
+from .internal import InternalSubscriber, each_message
 from .stream_config import is_valid_asset_name
 
 if TYPE_CHECKING:
@@ -71,7 +71,8 @@ class ConsumerSet:
             acks = b"$JS.ACK." + tail + b".*.*.*.*.*"
             # ``fast``: runs of acks from a connection's fast lane skip ``route`` (every ack
             # subject is new to the match cache).
-            handler = InternalSubscriber(self._ack_handler(consumer), fast=True)
+            on_ack = self._ack_handler(consumer)
+            handler = InternalSubscriber(on_ack, fast_batch=each_message(on_ack))
             subs.append(Subscription(handler, acks, None, b"$JS.ACK"))
         sublist = self.js.server.sublist
         self._subs[consumer.name] = [sub for sub in subs if sublist.insert(sub)]

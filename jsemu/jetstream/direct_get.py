@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from itertools import repeat
 from typing import TYPE_CHECKING, Any, cast
 
+from ..protocol.encoder import HMSG_TAIL_SPLIT, hmsg_tail
 from ..protocol.gojson import GoJSONError, decode_request, scan_values
 from ..protocol.headers import api_level_too_high
 from ..protocol.texts import (
@@ -41,7 +42,7 @@ from .internal import InternalSubscriber
 from .requests import MSG_GET_REQUEST
 
 if TYPE_CHECKING:
-    from ..server.server import Server
+    from ..server.outbound import Sender
     from .service import JetStream
     from .stream import Stream
 
@@ -51,7 +52,7 @@ SYS_GROUP = b"_sys_"
 MAX_MULTI_RESULTS = 1024  # maxAllowedResponses
 
 _PENDING = b"Nats-Num-Pending: %d\r\nNats-Last-Sequence: %d\r\n\r\n"
-_NOT_FOUND_TAIL = b"%d %d\r\n%b\r\n" % (len(STATUS_NOT_FOUND), len(STATUS_NOT_FOUND), STATUS_NOT_FOUND)
+_NOT_FOUND_TAIL = hmsg_tail(STATUS_NOT_FOUND, b"")
 
 _UINT64_MAX = (1 << 64) - 1
 _INT64_MAX = (1 << 63) - 1
@@ -109,41 +110,6 @@ def decode_direct_request(data: bytes) -> dict[str, Any]:
     return decode_request(data, MSG_GET_REQUEST, strict=False)
 
 
-class _Outbox:
-    """The messages of one reply to a batch or multi-last request, in order: framed in place
-    when the requester is one plain subscription (``hmsg`` from ``Server.hmsg_prefix``),
-    else kept as (header length, message) for ``Server.reply_batch``."""
-
-    __slots__ = ("frames", "hmsg", "items", "size")
-
-    def __init__(self, hmsg: bytes | None) -> None:
-        self.hmsg = hmsg
-        self.frames: list[bytes] = []
-        self.size = 0
-        self.items: list[tuple[int, bytes]] = []
-
-    def add(self, head: bytes, tail: bytes, data: bytes) -> None:
-        """A message whose header block is ``head + tail``."""
-        hlen = len(head) + len(tail)
-        if self.hmsg is not None:
-            self.frames.append(b"%b%d %d\r\n%b%b%b\r\n" % (self.hmsg, hlen, hlen + len(data), head, tail, data))
-            self.size += hlen + len(data)
-        else:
-            self.items.append((hlen, head + tail + data))
-
-    def add_plain(self, data: bytes) -> None:
-        """A message without headers (``no_hdr``)."""
-        self.items.append((-1, data))
-
-    def __bool__(self) -> bool:
-        return bool(self.frames or self.items)
-
-    def send(self, server: Server, reply: bytes) -> None:
-        server.reply_hmsgs(reply, self.frames, self.size)
-        server.reply_batch(reply, self.items)
-        self.frames, self.size, self.items = [], 0, []
-
-
 def _gen_lines(hdr: bytes, lines: bytes) -> bytes:
     """``genHeader`` applied line by line: the stored block minus its final CRLF, the new
     lines, then CRLF."""
@@ -181,9 +147,9 @@ class DirectGetResponder:
         self._answers = js.answers
         self._stream_line = b"Nats-Stream: " + name + b"\r\nNats-Subject: "
         self._cache: dict[int, bytes] = {}
-        #: seq -> (subject, body, ts, reply tail, size, header length): a single-message reply,
-        #: encoded once and reused while the sequence holds the very same stored message.
-        self._tails: dict[int, tuple[bytes, bytes | tuple[bytes, bytes], int, bytes, int, int]] = {}
+        #: seq -> (subject, body, ts, reply tail, size): a single-message reply, encoded
+        #: once and reused while the sequence holds the very same stored message.
+        self._tails: dict[int, tuple[bytes, bytes | tuple[bytes, bytes], int, bytes, int]] = {}
         #: seq -> (subject, stored body or None, ts, header block up to the pending lines, data,
         #: size counted against max_bytes) for batch replies.
         self._prefixes: dict[int, tuple[bytes, object, int, bytes, bytes, int]] = {}
@@ -192,16 +158,16 @@ class DirectGetResponder:
         #: request payload -> fast plan, or None for requests the general path serves.
         self._plans: dict[bytes, tuple[int, Any] | None] = {}
         self._key_at = len(b"$JS.API.DIRECT.GET." + target + b".")
-        self._server = js.server
+        self._out: Sender = js.out
         self.subs = [
             Subscription(
-                InternalSubscriber(self._on_payload, self, fast=self._payload_run),
+                InternalSubscriber(self._on_payload, self, fast_batch=self._payload_batch),
                 b"$JS.API.DIRECT.GET." + target,
                 SYS_GROUP,
                 b"$JS.DG",
             ),
             Subscription(
-                InternalSubscriber(self._on_subject, self, fast=self._subject_run),
+                InternalSubscriber(self._on_subject, self, fast_batch=self._subject_batch),
                 b"$JS.API.DIRECT.GET." + target + b".>",
                 SYS_GROUP,
                 b"$JS.DGS",
@@ -221,7 +187,7 @@ class DirectGetResponder:
     # --- replies ----------------------------------------------------------------------
 
     def _status(self, reply: bytes, block: bytes) -> None:
-        self._server.reply(reply, len(block), block)
+        self._out.send(reply, len(block), block)
 
     # --- runs of requests from a connection's fast lane ----------------------------------
 
@@ -236,7 +202,7 @@ class DirectGetResponder:
         for subject, reply, hdr, msg in zip(subjects, replies, hdrs or repeat(-1), msgs):
             fn(subject, reply, hdr, msg)
 
-    def _subject_run(
+    def _subject_batch(
         self,
         subjects: Sequence[bytes],
         replies: Sequence[bytes | None],
@@ -255,7 +221,7 @@ class DirectGetResponder:
                 return
         self._each(self._on_subject, subjects, replies, hdrs, msgs)
 
-    def _payload_run(
+    def _payload_batch(
         self,
         subjects: Sequence[bytes],
         replies: Sequence[bytes | None],
@@ -291,18 +257,16 @@ class DirectGetResponder:
             tails.append(cached[3])
             sizes.append(cached[4])
         reply = replies[0]
-        server = self._server
-        if replies.count(reply) == len(replies) and server.reply_tails(reply, tails, sum(sizes)):
+        send_tails = self._out.send_tails
+        if replies.count(reply) == len(replies):
+            send_tails(reply, tails, sum(sizes))
             return
-        for reply, seq, tail, size in zip(replies, seqs, tails, sizes):
-            if tail is _NOT_FOUND_TAIL:
-                self._status(reply, STATUS_NOT_FOUND)
-            elif not server.reply_tails(reply, [tail], size):
-                self._send_seq(reply, seq)
+        for reply, tail, size in zip(replies, tails, sizes):
+            send_tails(reply, [tail], size)
 
     def _tail(
         self, seq: int, entry: tuple[bytes, bytes | tuple[bytes, bytes], int]
-    ) -> tuple[bytes, bytes | tuple[bytes, bytes], int, bytes, int, int]:
+    ) -> tuple[bytes, bytes | tuple[bytes, bytes], int, bytes, int]:
         """Encode (and cache) the reply to a single get of message ``seq``."""
         subject, body, ts = entry
         if type(body) is bytes:
@@ -312,8 +276,7 @@ class DirectGetResponder:
         block = _gen_lines(
             hdr, b"%b%b\r\nNats-Sequence: %d\r\nNats-Time-Stamp: %b\r\n" % (self._stream_line, subject, seq, stamp(ts))
         )
-        size = len(block) + len(data)
-        cached = (subject, body, ts, b"%d %d\r\n%b%b\r\n" % (len(block), size, block, data), size, len(block))
+        cached = (subject, body, ts, hmsg_tail(block, data), len(block) + len(data))
         tails = self._tails
         if len(tails) >= _TAIL_CACHE_MAX:
             tails.clear()
@@ -329,10 +292,7 @@ class DirectGetResponder:
         cached = self._tails.get(seq)
         if cached is None or cached[1] is not entry[1] or cached[0] is not entry[0] or cached[2] != entry[2]:
             cached = self._tail(seq, entry)
-        if not self._server.reply_tails(reply, [cached[3]], cached[4]):
-            # Somebody unusual listens on the reply subject: route the message plainly.
-            tail = cached[3]
-            self._server.reply(reply, cached[5], tail[len(tail) - cached[4] - 2 : -2])
+        self._out.send_tails(reply, [cached[3]], cached[4])
 
     def _single_header(self, sm: StoredMsg) -> bytes:
         """The ``dg`` header of a stored message; built once per sequence and reused."""
@@ -357,9 +317,9 @@ class DirectGetResponder:
 
     def _send_msg(self, reply: bytes, sm: StoredMsg, block: bytes | None) -> None:
         if block is None:
-            self._server.reply(reply, -1, sm.data)
+            self._out.send(reply, -1, sm.data)
         else:
-            self._server.reply(reply, len(block), block + sm.data)
+            self._out.send(reply, len(block), block + sm.data)
 
     def _batch_prefix(self, seq: int, subject: bytes, hdr: bytes, data: bytes, ts: int) -> bytes:
         """The header block of a batch or multi-last message up to the request's pending
@@ -531,6 +491,22 @@ class DirectGetResponder:
         mb: int = req.get("max_bytes") or 0
         return mb if mb else self.js.server.options.max_pending
 
+    def _answer(self, reply: bytes, tails: list[bytes], size: int, status: bytes) -> None:
+        """Send a reply's messages as HMSG tails (``size``: their message bytes in all), then
+        the closing ``status`` block if any: one call to the outbound path for the whole
+        reply."""
+        if status:
+            tails.append(hmsg_tail(status, b""))
+            size += len(status)
+        if tails:
+            self._out.send_tails(reply, tails, size)
+
+    def _answer_plain(self, reply: bytes, items: list[tuple[int, bytes]], status: bytes) -> None:
+        """``_answer`` for messages without headers (``no_hdr``)."""
+        if status:
+            items.append((len(status), status))
+        self._out.send_messages(reply, items)
+
     def _serve(self, req: dict[str, Any], reply: bytes) -> None:
         """``getDirectRequest``: single and batch reads."""
         if req.get("multi_last"):
@@ -551,24 +527,30 @@ class DirectGetResponder:
         else:
             batch = 1
         mb = self._max_bytes(req)
-        sent_bytes = lseq = 0
-        out = _Outbox(None if no_hdr else self._server.hmsg_prefix(reply))
+        sent_bytes = lseq = size = 0
+        tails: list[bytes] = []
+        plain: list[tuple[int, bytes]] = []  # the messages of a no_hdr reply
         if batch > 0 and is_batch and seq > 0 and not next_for:
             # Every live message from ``seq`` on, fetched in one go.
             for mseq, subject, body, ts in store.live_entries(seq, batch):
                 hdr, data = (b"", body) if type(body) is bytes else cast(tuple[bytes, bytes], body)
                 seq = mseq + 1
                 if no_hdr:
-                    out.add_plain(data)
+                    plain.append((-1, data))
                 else:
                     if np > 0:
                         np -= 1
-                    out.add(self._batch_prefix(mseq, subject, hdr, data, ts), _PENDING % (np, lseq), data)
+                    pre = self._batch_prefix(mseq, subject, hdr, data, ts)
+                    pending = _PENDING % (np, lseq)
+                    hlen = len(pre) + len(pending)
+                    dlen = len(data)
+                    tails.append(HMSG_TAIL_SPLIT % (hlen, hlen + dlen, pre, pending, data))
+                    size += hlen + dlen
                 lseq = mseq
                 sent_bytes += len(subject) + len(hdr) + len(data)
                 if sent_bytes >= mb:
                     break
-            if not out:
+            if not tails and not plain:
                 self._status(reply, STATUS_NOT_FOUND)
                 return
             batch = 0  # done: skip the general loop below
@@ -586,22 +568,32 @@ class DirectGetResponder:
                 return
             seq = sm.seq + 1
             if no_hdr:
-                out.add_plain(sm.data)
-            elif is_batch:
-                if np > 0:
-                    np -= 1
-                out.add(self._batch_prefix(sm.seq, sm.subject, sm.hdr, sm.data, sm.ts), _PENDING % (np, lseq), sm.data)
+                plain.append((-1, sm.data))
             else:
-                out.add(self._single_header(sm), b"", sm.data)
+                if is_batch:
+                    if np > 0:
+                        np -= 1
+                    pre = self._batch_prefix(sm.seq, sm.subject, sm.hdr, sm.data, sm.ts)
+                    pending = _PENDING % (np, lseq)
+                else:
+                    pre, pending = self._single_header(sm), b""
+                hlen = len(pre) + len(pending)
+                dlen = len(sm.data)
+                tails.append(HMSG_TAIL_SPLIT % (hlen, hlen + dlen, pre, pending, sm.data))
+                size += hlen + dlen
             lseq = sm.seq
             sent_bytes += len(sm.subject) + len(sm.hdr) + len(sm.data)
             if sent_bytes >= mb:
                 break
-        out.send(self._server, reply)
+        status = b""
         if is_batch:
             if store.last_seq > valid_through:
                 np = store.num_pending(seq, filt)
-            self._status(reply, STATUS_EOB % (np, lseq))
+            status = STATUS_EOB % (np, lseq)
+        if no_hdr:
+            self._answer_plain(reply, plain, status)
+        else:
+            self._answer(reply, tails, size, status)
 
     def _serve_multi(self, req: dict[str, Any], reply: bytes) -> None:
         """``getDirectMulti``: the last message of each matching subject, ascending."""
@@ -629,18 +621,21 @@ class DirectGetResponder:
         min_seq: int = req.get("seq") or 0
         batch: int = req.get("batch") or 0
         np = len(seqs)
-        lseq = sent = sent_bytes = 0
-        out = _Outbox(self._server.hmsg_prefix(reply))
+        lseq = sent = sent_bytes = size = 0
+        tails: list[bytes] = []
         for seq, entry in zip(seqs, store.entries(seqs)):
             np -= 1
             if seq < min_seq:
                 continue
             if entry is None:
-                out.send(self._server, reply)
-                self._status(reply, STATUS_NOT_FOUND)
+                self._answer(reply, tails, size, STATUS_NOT_FOUND)
                 return
             _, _, _, pre, data, nbytes = self._prefix_of(seq, entry)
-            out.add(pre, _PENDING % (np, lseq), data)
+            pending = _PENDING % (np, lseq)
+            hlen = len(pre) + len(pending)
+            dlen = len(data)
+            tails.append(HMSG_TAIL_SPLIT % (hlen, hlen + dlen, pre, pending, data))
+            size += hlen + dlen
             lseq = seq
             sent_bytes += nbytes
             if sent_bytes >= mb:
@@ -648,8 +643,9 @@ class DirectGetResponder:
             sent += 1
             if batch > 0 and sent >= batch:
                 break
-        out.send(self._server, reply)
-        self._status(
+        self._answer(
             reply,
+            tails,
+            size,
             STATUS_EOB_UP_TO % (np, lseq, up_to),
         )

@@ -37,6 +37,7 @@ from .stream_config import StreamConfig, check_stream_config, compose_iname, cop
 from .upstream import UpstreamLink
 
 if TYPE_CHECKING:
+    from ..server.outbound import Sender
     from ..server.server import Server
 
 __all__ = ["JetStream"]
@@ -67,6 +68,8 @@ class JetStream:
 
     def __init__(self, server: Server, clock: Clock | None = None) -> None:
         self.server = server
+        #: How replies, acks and Direct Get answers leave: the server's one outbound path.
+        self.out: Sender = server.outbound
         self.clock: Clock = clock or ControlledClock()
         self.domain = server.options.domain or ""
         self.streams: dict[str, Stream] = {}
@@ -106,9 +109,9 @@ class JetStream:
     def send_reply(self, reply: bytes, payload: bytes, hdr: bytes = b"") -> None:
         """Publish a reply the way the server's internal client does."""
         if hdr:
-            self.server.reply(reply, len(hdr), hdr + payload)
+            self.out.send(reply, len(hdr), hdr + payload)
         else:
-            self.server.reply(reply, -1, payload)
+            self.out.send(reply, -1, payload)
 
     # --- API dispatch -----------------------------------------------------------------
 

@@ -23,6 +23,7 @@ from .stream_config import StreamConfig, config_json
 
 if TYPE_CHECKING:
     from ..server.sublist import Subscription
+    from ..server.subscriber import FastBatch
     from .consumer_api import ConsumerSet
     from .mirror import MirrorLink
     from .service import JetStream
@@ -113,8 +114,9 @@ class Stream:
         self._transform = _transform_for(config)
         self._plain, self._plain_max = self._plain_path()
         self._acks = not config.no_ack
-        #: The fast lane's handler (a stable object: runs are told apart by identity).
-        self.fast_batch = self._publish_run
+        #: The stream's entry for a connection's fast lane: one stable object (runs are
+        #: told apart by identity; see ``server/subscriber.py``).
+        self.fast_batch: FastBatch = self.publish_batch
 
     def _plain_path(self) -> tuple[bool, int]:
         """Whether a header-less message can skip the publish rules (and up to what size)."""
@@ -150,7 +152,7 @@ class Stream:
         self.publish(subject, reply, hdr, msg)
         return True
 
-    def _publish_run(
+    def publish_batch(
         self,
         subjects: Sequence[bytes],
         replies: Sequence[bytes | None],
@@ -159,7 +161,8 @@ class Stream:
     ) -> None:
         """Publishes straight from a connection's fast lane (``fast_batch``), in order, as
         columns. Header-less messages that no rule can refuse are stored all at once
-        (``StreamStore.append_columns``) while nothing watches this stream; else one by one."""
+        (``StreamStore.append_columns``; a replicated store refuses) while nothing watches
+        this stream; else one by one."""
         n = len(subjects)
         if (
             self._plain
@@ -182,11 +185,20 @@ class Stream:
         prefix = self._ack_prefix
         reply = replies[0]
         n = len(replies)
+        out = self.js.out
         if reply is not None and replies.count(reply) == n:
-            self.js.server.reply_same(reply, [b"%b%d}" % (prefix, seq) for seq in range(first, first + n)])
-        else:
-            acks = [(r, b"%b%d}" % (prefix, first + k)) for k, r in enumerate(replies) if r is not None]
-            self.js.server.reply_many(acks)
+            out.send_payloads(reply, [b"%b%d}" % (prefix, seq) for seq in range(first, first + n)])
+            return
+        # Runs of acks to one reply subject together, in order.
+        k = 0
+        while k < n:
+            reply = replies[k]
+            j = k + 1
+            while j < n and replies[j] == reply:
+                j += 1
+            if reply is not None:
+                out.send_payloads(reply, [b"%b%d}" % (prefix, seq) for seq in range(first + k, first + j)])
+            k = j
 
     def publish(self, subject: bytes, reply: bytes | None, hdr: int, msg: bytes) -> None:
         """One message on the stream's subjects: store it and answer the publisher."""
@@ -202,10 +214,10 @@ class Stream:
                     if self.watchers:
                         self.wake_watchers()
                     if reply and self._acks:
-                        self.js.server.reply(reply, -1, self._ack_prefix + b"%d}" % seq)
+                        self.js.out.send(reply, -1, self._ack_prefix + b"%d}" % seq)
                     return
                 if reply and self._acks:
-                    self.js.server.reply(reply, -1, ack)
+                    self.js.out.send(reply, -1, ack)
                 return
             if hdr > 0:
                 answer = self._store_and_ack(subject, msg[:hdr], msg[hdr:])

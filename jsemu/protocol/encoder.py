@@ -1,13 +1,24 @@
-"""Encoders for what the server sends: INFO, MSG, HMSG, PING, PONG, +OK, -ERR."""
+"""Encoders for what the server sends: INFO, MSG, HMSG, PING, PONG, +OK, -ERR.
+
+Every frame the server writes is built here. Frames to a subject that receives many
+(a requester's inbox, a consumer's delivery subject) are built in two parts: the *head*
+``HMSG <subject> <sid> `` / ``MSG <subject> <sid> ``, made once per subscription
+(``frame_heads``), and the *tail* ``<hdr len> <total len>\r\n<msg>\r\n`` of an HMSG, which
+a Direct Get responder encodes once per stored message and reuses (``hmsg_tail``).
+``head + head.join(tails)`` is then a run of HMSG frames to that subscription.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from .gojson import dumps
+from .gostruct import go_quote
 from .texts import STATUS_NO_RESPONDERS
 
 __all__ = [
+    "HMSG_TAIL_SPLIT",
     "OK",
     "PING",
     "PONG",
@@ -16,7 +27,14 @@ __all__ = [
     "encode_info",
     "encode_msg",
     "encode_no_responders",
+    "frame_heads",
     "go_quote",
+    "hmsg_tail",
+    "join_tails",
+    "message_frame",
+    "message_frames",
+    "payload_frames",
+    "split_tail",
 ]
 
 PING = b"PING\r\n"
@@ -62,34 +80,60 @@ def encode_no_responders(inbox: bytes, sid: bytes, subject: bytes) -> bytes:
     return b"HMSG %b %b %d %d\r\n%b\r\n" % (inbox, sid, len(hdr), len(hdr), hdr)
 
 
-_GO_ESCAPES = {
-    0x07: "\\a",
-    0x08: "\\b",
-    0x0C: "\\f",
-    0x0A: "\\n",
-    0x0D: "\\r",
-    0x09: "\\t",
-    0x0B: "\\v",
-    0x5C: "\\\\",
-    0x22: '\\"',
-}
+# --- frames to one subscription, from a head made once (see the module docstring) ---------
 
 
-def go_quote(data: bytes) -> str:
-    """Go's ``%q`` for a byte slice: a double-quoted string with Go escapes."""
-    text = data.decode("utf-8", errors="surrogateescape")
-    out = ['"']
-    for ch in text:
-        code = ord(ch)
-        if code in _GO_ESCAPES:
-            out.append(_GO_ESCAPES[code])
-        elif 0xDC80 <= code <= 0xDCFF:  # an undecodable byte
-            out.append(f"\\x{code - 0xDC00:02x}")
-        elif code < 0x20 or code == 0x7F:
-            out.append(f"\\x{code:02x}")
-        elif not ch.isprintable() and code > 0x7F:
-            out.append(f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}")
-        else:
-            out.append(ch)
-    out.append('"')
-    return "".join(out)
+def frame_heads(subject: bytes, sid: bytes) -> tuple[bytes, bytes]:
+    """``(b"HMSG <subject> <sid> ", b"MSG <subject> <sid> ")``: the fixed start of every
+    frame (without a reply subject) to subscription ``sid`` on ``subject``."""
+    head = subject + b" " + sid + b" "
+    return b"HMSG " + head, b"MSG " + head
+
+
+def message_frame(hmsg: bytes, pmsg: bytes, headers: bool, hdr: int, msg: bytes) -> bytes:
+    """One message as a frame: HMSG with headers, MSG without; a subscriber without header
+    support (``headers`` False) gets the payload alone, as from nats-server."""
+    if hdr <= 0:
+        return b"%b%d\r\n%b\r\n" % (pmsg, len(msg), msg)
+    if headers:
+        return b"%b%d %d\r\n%b\r\n" % (hmsg, hdr, len(msg), msg)
+    return b"%b%d\r\n%b\r\n" % (pmsg, len(msg) - hdr, msg[hdr:])
+
+
+def message_frames(hmsg: bytes, pmsg: bytes, headers: bool, items: Sequence[tuple[int, bytes]]) -> list[bytes]:
+    """``message_frame`` for each ``(header length or -1, message)``."""
+    if headers:
+        return [
+            b"%b%d %d\r\n%b\r\n" % (hmsg, h, len(m), m) if h > 0 else b"%b%d\r\n%b\r\n" % (pmsg, len(m), m)
+            for h, m in items
+        ]
+    return [b"%b%d\r\n%b\r\n" % (pmsg, len(m) - max(h, 0), m[max(h, 0) :]) for h, m in items]
+
+
+def payload_frames(pmsg: bytes, payloads: Iterable[bytes]) -> list[bytes]:
+    """A MSG frame for each header-less payload (a pipelining publisher's acks)."""
+    return [b"%b%d\r\n%b\r\n" % (pmsg, len(p), p) for p in payloads]
+
+
+def hmsg_tail(block: bytes, data: bytes) -> bytes:
+    """The part of an HMSG after its head: header ``block`` (ending in a blank line), then
+    ``data``."""
+    return b"%d %d\r\n%b%b\r\n" % (len(block), len(block) + len(data), block, data)
+
+
+#: ``hmsg_tail(head + lines, data)`` without joining the header block first, for loops that
+#: build many: ``HMSG_TAIL_SPLIT % (len(head) + len(lines), that + len(data), head, lines, data)``.
+HMSG_TAIL_SPLIT = b"%d %d\r\n%b%b%b\r\n"
+
+
+def join_tails(hmsg: bytes, tails: list[bytes]) -> bytes:
+    """HMSG frames for ``tails``, all to the subscription of head ``hmsg``, as one buffer."""
+    return hmsg + hmsg.join(tails)
+
+
+def split_tail(tail: bytes) -> tuple[int, bytes]:
+    """``(header length, message)`` back from an ``hmsg_tail`` (for a subscriber that needs
+    the message framed another way)."""
+    line, _, rest = tail.partition(b"\r\n")
+    hdr, total = line.split(b" ")
+    return int(hdr), rest[: int(total)]

@@ -59,6 +59,7 @@ from ..subjects import is_valid_literal_subject
 from .auth import User
 from .permissions import DenyFilter, Permissions
 from .sublist import Subscription
+from .subscriber import Change
 
 if TYPE_CHECKING:
     from .server import Server
@@ -250,14 +251,15 @@ class ClientConnection(asyncio.Protocol):
             self.auth_timer = None
 
     def _fast_lane(self) -> bool:
-        """Whether publishes may go straight to a learned fast route (see
-        ``Server.learn_route``): nothing per message to check for this connection."""
+        """Whether publishes may go straight to a learned route (see
+        ``server/subscriber.py``): nothing per message to check for this connection
+        (no +OK, no pedantic checks, no permissions, no domain mapping)."""
         return not self.verbose and not self.pedantic and self.perms is None and self.server.domain_api is None
 
     def _handle(self, ops: list[AnyOp]) -> None:
         server = self.server
         trace = server.trace
-        routes = server.fast_routes
+        routes = server.learned_routes
         fast = self._fast_lane()
         ok_reply = b""  # the last reply subject found not to be reserved
         n_msgs = n_bytes = 0
@@ -276,13 +278,13 @@ class ClientConnection(asyncio.Protocol):
             if cls is tuple:  # PUB or HPUB
                 subject, reply, hdr, msg = op  # type: ignore[misc]
                 if fast:
-                    handler = routes.get(subject)
-                    if handler is None:
-                        handler = server.learn_route(subject)
-                    if handler and (reply is None or reply == ok_reply or not _is_reserved_reply(reply)):
+                    batch = routes.get(subject)
+                    if batch is None:
+                        batch = server.learn_route(subject)
+                    if batch and (reply is None or reply == ok_reply or not _is_reserved_reply(reply)):
                         # The fast lane: what _process_pub and route would do, minus the checks
-                        # that cannot apply (see Server.learn_route), for this publish and
-                        # the ones after it that go to the same handler.
+                        # that cannot apply (see server/subscriber.py), for this publish and
+                        # the ones after it that go to the same fast_batch.
                         if reply is not None:
                             ok_reply = reply
                         start = i - 1
@@ -291,10 +293,10 @@ class ClientConnection(asyncio.Protocol):
                             nxt = ops[i]
                             if nxt.__class__ is not tuple:
                                 break
-                            next_handler = routes.get(nxt[0])
-                            if next_handler is None:
-                                next_handler = server.learn_route(nxt[0])
-                            if next_handler is not handler:
+                            next_batch = routes.get(nxt[0])
+                            if next_batch is None:
+                                next_batch = server.learn_route(nxt[0])
+                            if next_batch is not batch:
                                 break
                             reply = nxt[1]
                             if reply is not None and reply != ok_reply:
@@ -306,7 +308,7 @@ class ClientConnection(asyncio.Protocol):
                         n_msgs += i - start
                         subjects, replies, hdrs, msgs = zip(*ops[start:i])
                         try:
-                            handler(subjects, replies, hdrs, msgs)  # type: ignore[operator]
+                            batch(subjects, replies, hdrs, msgs)  # type: ignore[operator]
                         except Exception:
                             log.exception("internal handler failed for %r", subject)
                         continue
@@ -403,18 +405,18 @@ class ClientConnection(asyncio.Protocol):
             self.send(OK)
 
     def _pub_run(self, run: PubRun, fast: bool) -> bool:
-        """Hand a run of plain publishes to the one fast handler of all its subjects, if
+        """Hand a run of plain publishes to the one ``fast_batch`` of all its subjects, if
         there is one and no reply subject is reserved; False leaves it to the caller."""
         if not fast:
             return False
         server = self.server
         subjects = run.subjects
-        handlers = list(map(server.fast_routes.get, subjects))
-        if None in handlers:
+        batches = list(map(server.learned_routes.get, subjects))
+        if None in batches:
             learn = server.learn_route
-            handlers = [h if h is not None else learn(s) for h, s in zip(handlers, subjects)]
-        handler = handlers[0]
-        if not handler or handlers.count(handler) != len(handlers):
+            batches = [b if b is not None else learn(s) for b, s in zip(batches, subjects)]
+        batch = batches[0]
+        if not batch or batches.count(batch) != len(batches):
             return False
         replies = run.replies
         if replies[0] is not None or replies.count(None) != len(replies):
@@ -426,7 +428,7 @@ class ClientConnection(asyncio.Protocol):
         self.in_bytes += sum(map(len, payloads))
         self.last_in = self.read_time
         try:
-            handler(subjects, replies, None, payloads)  # type: ignore[operator]
+            batch(subjects, replies, None, payloads)  # type: ignore[operator]
         except Exception:
             log.exception("internal handler failed for %r", subjects[0])
         return True
@@ -499,7 +501,7 @@ class ClientConnection(asyncio.Protocol):
         if sub is not None:
             if op.max > 0 and op.max > sub.nm:
                 sub.max = op.max
-                self.server.sublist.invalidate()  # cached plans assumed no limit
+                self.server.sublist.invalidate(Change.UNSUB_LIMIT)  # cached plans assumed no limit
             else:
                 self.unsubscribe(sub)
         if self.verbose:
@@ -518,14 +520,12 @@ class ClientConnection(asyncio.Protocol):
     def deliver(self, sub: Subscription, subject: bytes, reply: bytes | None, hdr: int, msg: bytes) -> bool:
         if self.closed:
             return False
-        self.out_msgs += 1
-        self.out_bytes += len(msg)
         if hdr <= 0:
-            self.send(encode_msg(subject, sub.sid, reply, msg))
+            self.queue(encode_msg(subject, sub.sid, reply, msg), 1, len(msg))
         elif self.headers:
-            self.send(encode_hmsg(subject, sub.sid, reply, hdr, msg))
+            self.queue(encode_hmsg(subject, sub.sid, reply, hdr, msg), 1, len(msg))
         else:  # a client without header support gets the payload alone
-            self.send(encode_msg(subject, sub.sid, reply, msg[hdr:]))
+            self.queue(encode_msg(subject, sub.sid, reply, msg[hdr:]), 1, len(msg))
         return True
 
     def unsubscribe(self, sub: Subscription) -> None:
@@ -539,12 +539,40 @@ class ClientConnection(asyncio.Protocol):
     # --- output -----------------------------------------------------------------------
 
     def send(self, data: bytes) -> None:
+        """Queue protocol bytes (INFO, PONG, +OK, -ERR, ...): no message is counted."""
         if self.closed:
             return
         self.out.append(data)
         if not self.dirty:
             self.dirty = True
             self.server.mark_dirty(self)
+
+    def queue(self, frames: bytes, msgs: int, size: int) -> None:
+        """Queue message frames (one, or several as one buffer) carrying ``msgs`` messages
+        of ``size`` message bytes in all, counted for monitoring. The caller checked
+        ``closed``."""
+        self.out_msgs += msgs
+        self.out_bytes += size
+        self.out.append(frames)
+        if not self.dirty:
+            self.dirty = True
+            self.server.mark_dirty(self)
+
+    def queue_frames(self, frames: list[bytes], size: int) -> None:
+        """``queue`` for a list of frames, one message each."""
+        self.out_msgs += len(frames)
+        self.out_bytes += size
+        self.out += frames
+        if not self.dirty:
+            self.dirty = True
+            self.server.mark_dirty(self)
+
+    def pending_bytes(self) -> int:
+        """Output not yet written to the socket: queued frames and the transport's buffer
+        (what ``max_pending`` limits; a deliverer's flow-control view)."""
+        transport = self.transport
+        buffered = transport.get_write_buffer_size() if transport is not None and not self.closed else 0
+        return sum(map(len, self.out)) + buffered
 
     def flush(self) -> None:
         """Write everything queued; cut the client if it cannot keep up."""

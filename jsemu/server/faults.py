@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Literal
 
 from ..protocol.encoder import status_header
 from ..subjects import is_valid_subject, subject_matches
+from .subscriber import Change
 
 if TYPE_CHECKING:
     from .connection import ClientConnection
@@ -77,18 +78,18 @@ class FaultInjector:
             raise ValueError("status must be a three-digit code")
         fault = Fault(next(self._ids), filter, action, count, delay, status, description)  # type: ignore[arg-type]
         self.rules.append(fault)
-        self.server.sublist.invalidate()  # publishes on the fast lane must now be checked
+        self.server.sublist.invalidate(Change.FAULT_RULES)  # publishes on the fast lane must now be checked
         return fault
 
     def remove(self, fault_id: int) -> bool:
         before = len(self.rules)
         self.rules = [f for f in self.rules if f.id != fault_id]
-        self.server.sublist.invalidate()
+        self.server.sublist.invalidate(Change.FAULT_RULES)
         return len(self.rules) != before
 
     def clear(self) -> None:
         self.rules = []
-        self.server.sublist.invalidate()
+        self.server.sublist.invalidate(Change.FAULT_RULES)
 
     def intercept(self, conn: ClientConnection, subject: bytes, reply: bytes | None, hdr: int, msg: bytes) -> bool:
         """Apply the first matching rule; True when the message must not be routed now."""
@@ -103,7 +104,7 @@ class FaultInjector:
             fault.count -= 1
             if fault.count == 0:
                 self.rules.remove(fault)
-                self.server.sublist.invalidate()
+                self.server.sublist.invalidate(Change.FAULT_RULES)
         if fault.action == "status":
             if reply:
                 block = status_header(fault.status, fault.description)

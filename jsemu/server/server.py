@@ -9,7 +9,8 @@ import random
 import sys
 import time
 from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
+from functools import partial
 from typing import Any, Protocol, Self
 
 from ..version import API_LEVEL, NATS_VERSION, PROTO_VERSION, __version__
@@ -17,17 +18,15 @@ from .connection import ClientConnection
 from .faults import FaultInjector
 from .monitor import JetStreamReport, Monitor
 from .options import ServerOptions
+from .outbound import Outbound
 from .queue_policy import QueuePolicies
 from .sublist import Sublist, Subscription
-from .subscriber import FastHandler
+from .subscriber import Change, FastBatch
 
 __all__ = ["Server", "Service"]
 
-# Entries in the fast route and reply plan caches before they start over.
-_FAST_ROUTES_MAX = 1 << 18
-
-#: (subscription, its connection, b"HMSG <reply> <sid> ", b"MSG <reply> <sid> ")
-_ReplyTarget = tuple[Subscription, ClientConnection, bytes, bytes]
+# Learned routes kept before the cache starts over.
+_LEARNED_ROUTES_MAX = 1 << 18
 
 _DOMAIN_API_GROUPS = frozenset((b"STREAM", b"CONSUMER", b"DIRECT", b"META", b"SERVER", b"ACCOUNT"))
 
@@ -68,13 +67,13 @@ class Server:
         self.rng = random.Random(int.from_bytes(os.urandom(16)))  # cheaper than seeding from 2.5 KB
         #: How queue group members are picked (random unless a test sets a policy).
         self.queue_policies = QueuePolicies(self.rng)
-        self.queue_policies.changed = self.sublist.invalidate
-        #: Publish subject -> the one internal handler that takes it (False: none), for
-        #: connections' fast lane; see ``learn_route``.
-        self.fast_routes: dict[bytes, FastHandler | bool] = {}
-        #: Reply subject -> its plain client subscriptions (False: route it), for server replies.
-        self.reply_plans: dict[bytes, tuple[_ReplyTarget, ...] | bool] = {}
-        self.sublist.derived += (self.fast_routes, self.reply_plans)
+        self.queue_policies.changed = partial(self.sublist.invalidate, Change.QUEUE_POLICY)
+        #: Publish subject -> the ``fast_batch`` that takes it (False: none), for
+        #: connections' fast lane: the learned routes of ``learn_route``.
+        self.learned_routes: dict[bytes, FastBatch | bool] = {}
+        self.sublist.derive(self.learned_routes)
+        #: Everything the server itself sends to a subject (replies, acks, Direct Get).
+        self.outbound = Outbound(self.sublist, self.route)
         #: The last client ops and API calls (``start_trace``); None while not tracing.
         self.trace: deque[tuple[Any, ...]] | None = None
         #: Rules that drop, delay or answer client messages instead of routing them.
@@ -108,7 +107,7 @@ class Server:
         """Keep the last ``size`` client protocol ops and JetStream API calls, for showing
         what the server saw when a test fails (see :func:`jsemu.testing.trace.format_trace`)."""
         self.trace = deque(self.trace or (), maxlen=size)
-        self.sublist.invalidate()  # traced publishes leave the fast lane
+        self.sublist.invalidate(Change.TRACE)  # traced publishes leave the fast lane
 
     async def start(self) -> Self:
         self._loop = asyncio.get_running_loop()
@@ -279,19 +278,19 @@ class Server:
                     break
         return delivered
 
-    def learn_route(self, subject: bytes) -> FastHandler | bool:
-        """Whether client publishes on ``subject`` can skip ``route``, and to what: when exactly
-        one internal subscriber with a ``fast_batch`` handler takes them (a stream, a single
-        Direct Get responder), other internal subscribers only pass (``skips``), and no fault
-        rule, trace or queue policy is in play. The handler takes the publishes as columns
-        (``FastHandler``). Cached until the sublist's match cache is cleared."""
-        routes = self.fast_routes
-        if len(routes) >= _FAST_ROUTES_MAX:
+    def learn_route(self, subject: bytes) -> FastBatch | bool:
+        """Whether client publishes on ``subject`` can skip ``route``, and to which
+        ``fast_batch``: when exactly one internal subscriber with one takes them (a stream,
+        a single Direct Get responder), other internal subscribers only pass (``skips``),
+        and no fault rule, trace or queue policy is in play (the contract is in
+        ``server/subscriber.py``). Kept in ``learned_routes`` until the next ``Change``."""
+        routes = self.learned_routes
+        if len(routes) >= _LEARNED_ROUTES_MAX:
             routes.clear()
-        handler = routes[subject] = self._fast_handler(subject) or False
-        return handler
+        batch = routes[subject] = self._fast_batch_for(subject) or False
+        return batch
 
-    def _fast_handler(self, subject: bytes) -> FastHandler | None:
+    def _fast_batch_for(self, subject: bytes) -> FastBatch | None:
         if self.faults.rules or self.trace is not None or self.queue_policies.rules or subject[:5] == b"$NRG.":
             return None
         if self.domain_api is not None:
@@ -311,174 +310,8 @@ class Server:
             target = group[0]
         if target is None or target.max or target.closed:
             return None
-        handler: FastHandler | None = getattr(target.client, "fast_batch", None)
-        return handler
-
-    def reply(self, reply: bytes, hdr: int, msg: bytes) -> None:
-        """Send a server message (no reply subject of its own) to ``reply``: ``route`` with
-        the match result reduced to a plan of plain client subscriptions, cached per
-        reply subject (a requester's inbox sees many replies)."""
-        plan = self.reply_plans.get(reply)
-        if plan is None:
-            plan = self._reply_plan(reply)
-        if plan is False:
-            self.route(None, reply, None, hdr, msg)
-            return
-        for sub, conn, hmsg, pmsg in plan:  # type: ignore[union-attr]
-            if conn.closed:
-                continue
-            sub.nm += 1
-            conn.out_msgs += 1
-            conn.out_bytes += len(msg)
-            if hdr <= 0:
-                conn.out.append(pmsg + b"%d\r\n" % len(msg) + msg + b"\r\n")
-            elif conn.headers:
-                conn.out.append(hmsg + b"%d %d\r\n" % (hdr, len(msg)) + msg + b"\r\n")
-            else:
-                conn.out.append(pmsg + b"%d\r\n" % (len(msg) - hdr) + msg[hdr:] + b"\r\n")
-            if not conn.dirty:
-                conn.dirty = True
-                self.mark_dirty(conn)
-
-    def reply_many(self, msgs: Sequence[tuple[bytes, bytes]]) -> None:
-        """``reply(subject, -1, payload)`` for each ``(subject, payload)``, in order; runs to
-        one reply subject go through ``reply_same``."""
-        i, n = 0, len(msgs)
-        while i < n:
-            reply = msgs[i][0]
-            j = i + 1
-            while j < n and msgs[j][0] == reply:
-                j += 1
-            self.reply_same(reply, [m[1] for m in msgs[i:j]])
-            i = j
-
-    def reply_same(self, reply: bytes, payloads: list[bytes]) -> None:
-        """``reply(reply, -1, payload)`` for each payload, encoded and queued together (a
-        pipelining publisher's acks)."""
-        plan = self.reply_plans.get(reply)
-        if plan is None:
-            plan = self._reply_plan(reply)
-        if plan is False:
-            for payload in payloads:
-                self.route(None, reply, None, -1, payload)
-            return
-        count = len(payloads)
-        for sub, conn, _, pmsg in plan:  # type: ignore[union-attr]
-            if conn.closed:
-                continue
-            sub.nm += count
-            conn.out_msgs += count
-            conn.out_bytes += sum(map(len, payloads))
-            conn.out += [b"%b%d\r\n%b\r\n" % (pmsg, len(p), p) for p in payloads]
-            if not conn.dirty:
-                conn.dirty = True
-                self.mark_dirty(conn)
-
-    def reply_batch(self, reply: bytes, items: list[tuple[int, bytes]]) -> None:
-        """``reply(reply, hdr, msg)`` for each ``(hdr, msg)``, encoded and queued together
-        (the messages of a Direct Get batch)."""
-        if not items:
-            return
-        plan = self.reply_plans.get(reply)
-        if plan is None:
-            plan = self._reply_plan(reply)
-        if plan is False:
-            for hdr, msg in items:
-                self.route(None, reply, None, hdr, msg)
-            return
-        count = len(items)
-        for sub, conn, hmsg, pmsg in plan:  # type: ignore[union-attr]
-            if conn.closed:
-                continue
-            sub.nm += count
-            conn.out_msgs += count
-            conn.out_bytes += sum(len(m) for _, m in items)
-            if conn.headers:
-                conn.out += [
-                    b"%b%d %d\r\n%b\r\n" % (hmsg, h, len(m), m) if h > 0 else b"%b%d\r\n%b\r\n" % (pmsg, len(m), m)
-                    for h, m in items
-                ]
-            else:
-                conn.out += [b"%b%d\r\n%b\r\n" % (pmsg, len(m) - max(h, 0), m[max(h, 0) :]) for h, m in items]
-            if not conn.dirty:
-                conn.dirty = True
-                self.mark_dirty(conn)
-
-    def reply_tails(self, reply: bytes, tails: list[bytes], size: int) -> bool:
-        """Send HMSGs whose ``<hdr len> <total len>\\r\\n<msg>\\r\\n`` parts (``tails``) are
-        ready, to one reply subject (``size``: their message bytes in all), joined into one
-        buffer. False, with nothing sent, when the plan is not plain or a listener lacks
-        header support (then the caller uses ``reply``)."""
-        plan = self.reply_plans.get(reply)
-        if plan is None:
-            plan = self._reply_plan(reply)
-        if plan is False:
-            return False
-        for _, conn, _, _ in plan:  # type: ignore[union-attr]
-            if not conn.headers and not conn.closed:
-                return False
-        count = len(tails)
-        for sub, conn, hmsg, _ in plan:  # type: ignore[union-attr]
-            if conn.closed:
-                continue
-            sub.nm += count
-            conn.out_msgs += count
-            conn.out_bytes += size
-            conn.out.append(hmsg + hmsg.join(tails))
-            if not conn.dirty:
-                conn.dirty = True
-                self.mark_dirty(conn)
-        return True
-
-    def hmsg_prefix(self, reply: bytes) -> bytes | None:
-        """``HMSG <reply> <sid> `` when exactly one plain, header-capable subscription takes
-        ``reply`` (then ``reply_hmsgs`` may carry frames built on it); else None."""
-        plan = self.reply_plans.get(reply)
-        if plan is None:
-            plan = self._reply_plan(reply)
-        if plan is False or len(plan) != 1:  # type: ignore[arg-type]
-            return None
-        _, conn, hmsg, _ = plan[0]  # type: ignore[index]
-        return hmsg if conn.headers and not conn.closed else None
-
-    def reply_hmsgs(self, reply: bytes, frames: list[bytes], size: int) -> None:
-        """Queue complete HMSG frames made with ``hmsg_prefix(reply)`` (``size``: their
-        message bytes in all) for that one subscription."""
-        if not frames:
-            return
-        plan = self.reply_plans.get(reply)
-        if plan is None:
-            plan = self._reply_plan(reply)
-        assert plan is not False and len(plan) == 1, "frames made for another plan"  # type: ignore[arg-type]
-        sub, conn, _, _ = plan[0]  # type: ignore[index]
-        if conn.closed:
-            return
-        sub.nm += len(frames)
-        conn.out_msgs += len(frames)
-        conn.out_bytes += size
-        conn.out += frames
-        if not conn.dirty:
-            conn.dirty = True
-            self.mark_dirty(conn)
-
-    def _reply_plan(self, reply: bytes) -> tuple[_ReplyTarget, ...] | bool:
-        result = self.sublist.match(reply)
-        plan: tuple[_ReplyTarget, ...] | bool = False
-        if not result.qsubs:
-            targets = []
-            for sub in result.psubs:
-                conn = sub.client
-                if type(conn) is not ClientConnection or sub.max or sub.closed:
-                    break
-                head = reply + b" " + sub.sid + b" "
-                targets.append((sub, conn, b"HMSG " + head, b"MSG " + head))
-            else:
-                plan = tuple(targets)
-        plans = self.reply_plans
-        if len(plans) >= _FAST_ROUTES_MAX:
-            plans.clear()
-        plans[reply] = plan
-        return plan
+        batch: FastBatch | None = getattr(target.client, "fast_batch", None)
+        return batch
 
     def _deliver(self, sub: Subscription, subject: bytes, reply: bytes | None, hdr: int, msg: bytes) -> bool:
         if sub.closed:

@@ -6,9 +6,10 @@ connection receive a message in the same order as from the real server. Within o
 node, subscriptions keep insertion order (Go uses a map there, so the real order is
 random and no test may depend on it).
 
-Every change clears the match cache, and the caches registered in ``derived`` (the
-server's fast routes and reply plans, built from match results); changes are rare next
-to publishes.
+Every change goes through ``invalidate(change)``: it clears the match cache and the caches
+registered with ``derive`` (the server's learned routes and reply plans, built from match
+results) and advances ``epoch``; changes are rare next to publishes. The list of changes
+is ``subscriber.Change``.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..subjects import is_valid_sub_subject
-from .subscriber import Subscriber
+from .subscriber import Change, Subscriber
 
 __all__ = ["MatchResult", "Sublist", "Subscriber", "Subscription"]
 
@@ -94,7 +95,7 @@ _CACHE_MAX = 1 << 18
 class Sublist:
     """All subscriptions of one account."""
 
-    __slots__ = ("_cache", "_root", "_shared", "count", "derived")
+    __slots__ = ("_cache", "_derived", "_root", "_shared", "count", "epoch", "last_change")
 
     def __init__(self) -> None:
         self._root = _Level()
@@ -102,14 +103,26 @@ class Sublist:
         self._shared: dict[tuple[tuple[int, ...], tuple[tuple[int, ...], ...]], MatchResult] = {}
         self.count = 0
         #: Caches computed from match results, cleared with the match cache.
-        self.derived: list[dict[bytes, Any]] = []
+        self._derived: list[dict[bytes, Any]] = []
+        #: Advances on every ``invalidate``: whoever keeps something derived from a match
+        #: outside ``derive`` can tell it is stale.
+        self.epoch = 0
+        #: The change behind the last ``invalidate`` (for tests and debugging).
+        self.last_change: Change | None = None
 
-    def invalidate(self) -> None:
-        """Forget every cached match (and what was derived from them)."""
+    def derive(self, cache: dict[bytes, Any]) -> None:
+        """Clear ``cache`` with the match cache on every change."""
+        self._derived.append(cache)
+
+    def invalidate(self, change: Change) -> None:
+        """The one way to say that state a match (or what was derived from one) depends on
+        has changed: forget every cached match and derived entry."""
         self._cache.clear()
         self._shared.clear()
-        for cache in self.derived:
+        for cache in self._derived:
             cache.clear()
+        self.epoch += 1
+        self.last_change = change
 
     def insert(self, sub: Subscription) -> bool:
         """Add ``sub``; False (and nothing added) if its subject is invalid."""
@@ -143,7 +156,7 @@ class Sublist:
         else:
             node.qsubs.setdefault(sub.queue, {})[sub] = None
         self.count += 1
-        self.invalidate()
+        self.invalidate(Change.SUBSCRIBE)
         return True
 
     def remove(self, sub: Subscription) -> bool:
@@ -174,7 +187,7 @@ class Sublist:
             if not members:
                 del node.qsubs[sub.queue]
         self.count -= 1
-        self.invalidate()
+        self.invalidate(Change.UNSUBSCRIBE)
         for level, token, node in reversed(path):
             if not node.is_empty():
                 break
@@ -214,7 +227,7 @@ class Sublist:
             key = (tuple(map(id, result.psubs)), tuple(tuple(map(id, g)) for g in result.qsubs))
             result = self._shared.setdefault(key, result)
         if len(self._cache) >= _CACHE_MAX:
-            self.invalidate()
+            self.invalidate(Change.MATCH_CACHE_FULL)
         self._cache[subject] = result
         return result
 

@@ -1,37 +1,93 @@
-"""The subscriber contract: what the router needs from whoever owns a subscription.
+"""The subscriber contract, and the fast lane built on it.
 
-Every subscriber (a client connection, an internal handler) takes messages one at a time
-through ``deliver``. An internal subscriber may also offer the fast lane's entries, read by
-``Server.learn_route`` with ``getattr``, so neither is part of the required protocol:
+Theory of operation
+-------------------
+Whoever owns a subscription (a client connection, a stream, a Direct Get responder, the
+JetStream API) is a :class:`Subscriber`: ``route`` hands it one message at a time with
+``deliver``. That is the general path, and it is always correct.
 
-* ``fast_batch``: a :data:`FastHandler` that takes a whole run of client publishes as
-  columns, without ``route`` and its per-message checks (faults, trace, queue policies,
-  max-msgs, echo), which ``learn_route`` has ruled out for the subject beforehand;
-* ``skips(subject)``: True for subjects it always declines, so that it is no reason to
-  leave the fast lane when another subscriber takes those publishes.
+The *fast lane* is a shortcut for the publish that dominates a busy server: a client
+publishing, pipelined, to subjects that exactly one internal subscriber takes (a stream's
+subjects; a lone Direct Get responder's request subjects). Such a subscriber may offer a
+:data:`FastBatch` as its ``fast_batch`` attribute: it takes a whole run of publishes as
+columns (subjects, replies, header lengths or None for "all -1", messages) and must do
+exactly what ``deliver`` would do for each of them, in order. The attribute must be one
+stable object (a connection tells runs apart by identity).
+
+``Server.learn_route(subject)`` decides once per publish subject whether its publishes may
+take the lane, and to which ``fast_batch``; the answer is a *learned route*, cached in
+``Server.learned_routes``. A connection that is neither verbose nor pedantic then hands its
+runs straight to the learned ``fast_batch``, skipping per message:
+
+* ``Sublist.match`` and ``route`` (the learned route *is* the match result);
+* the pedantic subject check and the ``+OK`` of verbose mode (such connections never
+  take the lane);
+* fault rules, the trace log, queue policies and JetStream domain mapping (while any
+  is in play, nothing is learned);
+* no-echo (only internal subscribers are targets), ``UNSUB`` limits (a target with
+  one is never learned) and no-responders (a target always takes the message).
+
+The lane still checks, per message, the reserved reply prefixes (``_R_.``, ``$JS.ACK.``,
+``$GNR.``), and ``$NRG.`` subjects are never learned.
+
+``skips``: an internal subscriber may declare ``skips(subject) -> bool``, the subjects
+it always declines (its ``deliver`` returns False and does nothing else). It is then no
+reason to leave the lane. The JetStream API import (``$JS.API.>``) skips
+``$JS.API.DIRECT.GET`` and everything after it, byte for byte: that is what lets a Direct
+Get responder be the one target of its request subjects. A ``skips`` that claims a subject
+its ``deliver`` would act on makes the lane drop that action.
+
+Replicated stores must refuse bulk appends: a stream's ``fast_batch`` stores a run with
+``append_columns`` and a store that has to see each message (a leader's
+``ReplicatedStore`` logging every mutation for its followers and the write-ahead log)
+answers False there, so the run is stored one message at a time.
+
+What a ``fast_batch`` checks itself on every run (a stream's publish rules, whether anything
+watches it, its store's limits) is not part of the route and needs no invalidation.
+
+What a learned route (and a reply plan of ``server/outbound.py``) assumed can change. Every
+such change goes through one call, ``Sublist.invalidate(change)``, which forgets every
+cached match, learned route and reply plan and advances ``Sublist.epoch``. The changes are
+the members of :class:`Change`; nothing else may touch those caches.
 """
 
 from __future__ import annotations
 
+import enum
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
     from .sublist import Subscription
 
-__all__ = ["FastHandler", "SkipFn", "Subscriber"]
+__all__ = ["Change", "FastBatch", "SkipFn", "Subscriber"]
 
-#: Takes client publishes on its subjects as columns: subjects, replies, header lengths
-#: (None: all -1, no headers) and messages.
-FastHandler = Callable[[Sequence[bytes], Sequence[bytes | None], Sequence[int] | None, Sequence[bytes]], None]
+#: A run of publishes as columns: subjects, replies, header lengths (None: all -1, no
+#: headers) and messages. See the module docstring.
+FastBatch = Callable[[Sequence[bytes], Sequence[bytes | None], Sequence[int] | None, Sequence[bytes]], None]
 
-#: True for a publish subject the subscriber always declines.
+#: True for a publish subject the subscriber always declines (see ``skips`` above).
 SkipFn = Callable[[bytes], bool]
 
 
 class Subscriber(Protocol):
-    """Whoever owns a subscription: a client connection or an internal handler."""
+    """Whoever owns a subscription: a client connection or an internal handler. It may also
+    have ``fast_batch: FastBatch | None`` and ``skips: SkipFn | None``, read by
+    ``Server.learn_route`` with ``getattr`` (so neither is part of the required protocol)."""
 
     def deliver(self, sub: Subscription, subject: bytes, reply: bytes | None, hdr: int, msg: bytes) -> bool:
         """Hand over one message; False if it was not delivered (e.g. echo is off)."""
         ...
+
+
+class Change(enum.Enum):
+    """Every state change that invalidates learned routes and reply plans (the argument of
+    ``Sublist.invalidate``)."""
+
+    SUBSCRIBE = "a subscription was added"
+    UNSUBSCRIBE = "a subscription was removed"
+    UNSUB_LIMIT = "a subscription got an UNSUB limit (plans assumed none)"
+    MATCH_CACHE_FULL = "the match cache reached its size limit"
+    FAULT_RULES = "a fault rule was added, removed or used up"
+    TRACE = "tracing started (traced publishes leave the lane)"
+    QUEUE_POLICY = "a queue policy was set or cleared"

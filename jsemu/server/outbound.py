@@ -1,0 +1,176 @@
+"""The one outbound path for what the server itself sends to a subject.
+
+API replies, PubAcks, Direct Get answers and statuses (and, next, consumer deliveries)
+all go to a subject through :class:`Outbound`. JetStream code sees it only as a
+:class:`Sender`: "send these messages to this subject".
+
+A subject is resolved once to a *plan*: the subscriptions that take it when they are all
+plain client subscriptions (no queue group, no ``UNSUB`` limit), with the head of their
+frames pre-encoded (``protocol.encoder.frame_heads``). Plans are cached per subject and
+dropped with the sublist's match cache on every ``Change`` (see ``server/subscriber.py``).
+A subject whose plan is empty (anything unusual listens, or nobody) is routed like any
+message, one message at a time. Each connection owns its queue and its counters
+(``ClientConnection.queue``); the server flushes every touched connection once per read.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Protocol
+
+from ..protocol.encoder import (
+    frame_heads,
+    join_tails,
+    message_frame,
+    message_frames,
+    payload_frames,
+    split_tail,
+)
+from .connection import ClientConnection
+from .sublist import Sublist, Subscription
+
+__all__ = ["Outbound", "Sender"]
+
+# Plans kept before the cache starts over.
+_PLANS_MAX = 1 << 18
+
+#: (subscription, its connection, b"HMSG <subject> <sid> ", b"MSG <subject> <sid> ")
+_Target = tuple[Subscription, ClientConnection, bytes, bytes]
+
+#: ``Server.route``: (producer, subject, reply, header length, message) -> delivered.
+RouteFn = Callable[[object, bytes, bytes | None, int, bytes], bool]
+
+
+class Sender(Protocol):
+    """Sending messages (without a reply subject of their own) to one subject."""
+
+    def send(self, subject: bytes, hdr: int, msg: bytes) -> None:
+        """One message; ``hdr`` is its header length, -1 for none."""
+        ...
+
+    def send_payloads(self, subject: bytes, payloads: Sequence[bytes]) -> None:
+        """Header-less messages, in order (a pipelining publisher's acks)."""
+        ...
+
+    def send_messages(self, subject: bytes, items: Sequence[tuple[int, bytes]]) -> None:
+        """``(header length or -1, message)`` for each message, in order."""
+        ...
+
+    def send_tails(self, subject: bytes, tails: list[bytes], size: int) -> None:
+        """HMSGs given as ``protocol.encoder.hmsg_tail`` parts (``size``: their message
+        bytes in all), in order: joined into one buffer when every listener is a plain,
+        header-capable subscription, else re-framed for each."""
+        ...
+
+    def pending_bytes(self, subject: bytes) -> int:
+        """The most output bytes any client listening on ``subject`` has not yet had
+        written to its socket: what a deliverer consults before sending more."""
+        ...
+
+
+class Outbound:
+    """The :class:`Sender` of one server."""
+
+    __slots__ = ("_plans", "_route", "_sublist")
+
+    def __init__(self, sublist: Sublist, route: RouteFn) -> None:
+        self._sublist = sublist
+        self._route = route
+        #: subject -> its plan; () when messages to it must be routed.
+        self._plans: dict[bytes, tuple[_Target, ...]] = {}
+        sublist.derive(self._plans)
+
+    def plan(self, subject: bytes) -> tuple[_Target, ...]:
+        """The cached plan of ``subject`` (made on first use)."""
+        plan = self._plans.get(subject)
+        if plan is None:
+            plan = self._make_plan(subject)
+        return plan
+
+    def _make_plan(self, subject: bytes) -> tuple[_Target, ...]:
+        result = self._sublist.match(subject)
+        plan: tuple[_Target, ...] = ()
+        if not result.qsubs:
+            targets = []
+            for sub in result.psubs:
+                conn = sub.client
+                if type(conn) is not ClientConnection or sub.max or sub.closed:
+                    break
+                targets.append((sub, conn, *frame_heads(subject, sub.sid)))
+            else:
+                plan = tuple(targets)
+        plans = self._plans
+        if len(plans) >= _PLANS_MAX:
+            plans.clear()
+        plans[subject] = plan
+        return plan
+
+    def send(self, subject: bytes, hdr: int, msg: bytes) -> None:
+        plan = self._plans.get(subject)
+        if plan is None:
+            plan = self._make_plan(subject)
+        if not plan:
+            self._route(None, subject, None, hdr, msg)
+            return
+        for sub, conn, hmsg, pmsg in plan:
+            if conn.closed:
+                continue
+            sub.nm += 1
+            conn.queue(message_frame(hmsg, pmsg, conn.headers, hdr, msg), 1, len(msg))
+
+    def send_payloads(self, subject: bytes, payloads: Sequence[bytes]) -> None:
+        plan = self.plan(subject)
+        if not plan:
+            for payload in payloads:
+                self._route(None, subject, None, -1, payload)
+            return
+        count = len(payloads)
+        for sub, conn, _, pmsg in plan:
+            if conn.closed:
+                continue
+            sub.nm += count
+            conn.queue_frames(payload_frames(pmsg, payloads), sum(map(len, payloads)))
+
+    def send_messages(self, subject: bytes, items: Sequence[tuple[int, bytes]]) -> None:
+        if not items:
+            return
+        plan = self.plan(subject)
+        if not plan:
+            for hdr, msg in items:
+                self._route(None, subject, None, hdr, msg)
+            return
+        count = len(items)
+        for sub, conn, hmsg, pmsg in plan:
+            if conn.closed:
+                continue
+            sub.nm += count
+            conn.queue_frames(message_frames(hmsg, pmsg, conn.headers, items), sum(len(m) for _, m in items))
+
+    def send_tails(self, subject: bytes, tails: list[bytes], size: int) -> None:
+        plan = self._plans.get(subject)  # inlined ``plan``: every Direct Get reply comes here
+        if plan is None:
+            plan = self._make_plan(subject)
+        if plan:
+            for _, conn, _, _ in plan:
+                if not conn.headers and not conn.closed:
+                    break
+            else:
+                count = len(tails)
+                for sub, conn, hmsg, _ in plan:
+                    if conn.closed:
+                        continue
+                    sub.nm += count
+                    conn.queue(join_tails(hmsg, tails), count, size)
+                return
+        # Somebody unusual listens (or lacks header support): frame each message for it.
+        self.send_messages(subject, [split_tail(tail) for tail in tails])
+
+    def pending_bytes(self, subject: bytes) -> int:
+        result = self._sublist.match(subject)
+        most = 0
+        for group in (result.psubs, *result.qsubs):
+            for sub in group:
+                conn = sub.client
+                if type(conn) is ClientConnection:
+                    most = max(most, conn.pending_bytes())
+        return most
