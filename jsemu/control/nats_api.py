@@ -83,4 +83,4 @@ class ControlApi:
         data = msg[hdr:] if hdr > 0 else msg
         answer = self.call(method, data)
         if reply:
-            self.server.route(None, reply, None, -1, json.dumps(answer).encode())
+            self.server.outbound.send(reply, -1, json.dumps(answer).encode())

@@ -108,7 +108,7 @@ class FaultInjector:
         if fault.action == "status":
             if reply:
                 block = status_header(fault.status, fault.description)
-                self.server.route(None, reply, None, len(block), block)
+                self.server.outbound.send(reply, len(block), block)
         elif fault.action == "delay":
             loop = self.server.loop
             loop.call_later(fault.delay, conn.publish_routed, subject, reply, hdr, msg)
