@@ -169,8 +169,8 @@ async def test_direct_get_to_a_client_without_headers(server: Handle) -> None:
     [
         b'{"seq":1,"batch":3}',
         b'{"seq":1,"batch":3,"no_hdr":true}',
-        b'{"multi_last":["fla.>"]}',
-        b'{"last_by_subj":"fla.b"}',
+        b'{"multi_last":["flk.>"]}',
+        b'{"last_by_subj":"flk.b"}',
     ],
 )
 async def test_direct_get_batch_reaches_every_kind_of_listener(server: Handle, request_body: bytes) -> None:
@@ -178,17 +178,17 @@ async def test_direct_get_batch_reaches_every_kind_of_listener(server: Handle, r
     group all listen on: each gets every message of the reply and its end-of-batch status
     in its own framing (the outbound path's fallback from pre-encoded frames)."""
     setup = await _client(server)
-    await _stream(setup, "FLA", subjects=["fla.>"], allow_direct=True)
+    await _stream(setup, "FLK", subjects=["flk.>"], allow_direct=True)
     assert (
-        await setup.exchange(b"PUB fla.a 1\r\na\r\nHPUB fla.b 12 14\r\nNATS/1.0\r\n\r\nbb\r\nPUB fla.c 0\r\n\r\n") == []
+        await setup.exchange(b"PUB flk.a 1\r\na\r\nHPUB flk.b 12 14\r\nNATS/1.0\r\n\r\nbb\r\nPUB flk.c 0\r\n\r\n") == []
     )
     plain = await _client(server, headers=False)
     queue = await _client(server)
     assert await plain.exchange(b"SUB _INBOX.all 1\r\n") == []
     assert await queue.exchange(b"SUB _INBOX.all grp 2\r\n") == []
     requester = await _client(server)
-    get = b"PUB $JS.API.DIRECT.GET.FLA _INBOX.all %d\r\n%b\r\n" % (len(request_body), request_body)
-    n = 1 if request_body == b'{"last_by_subj":"fla.b"}' else 4
+    get = b"PUB $JS.API.DIRECT.GET.FLK _INBOX.all %d\r\n%b\r\n" % (len(request_body), request_body)
+    n = 1 if request_body == b'{"last_by_subj":"flk.b"}' else 4
     own = await _expect(requester, b"SUB _INBOX.all 3\r\n" + get * 2, 2 * n)
     got = {"own": own, "plain": await _expect(plain, b"", 2 * n), "queue": await _expect(queue, b"", 2 * n)}
     for frames in got.values():
@@ -200,8 +200,8 @@ async def test_direct_get_batch_reaches_every_kind_of_listener(server: Handle, r
     expected_plain = {
         b'{"seq":1,"batch":3}': [b"a", b"bb", b"", b""],
         b'{"seq":1,"batch":3,"no_hdr":true}': [b"a", b"bb", b"", b""],
-        b'{"multi_last":["fla.>"]}': [b"a", b"bb", b"", b""],
-        b'{"last_by_subj":"fla.b"}': [b"bb"],
+        b'{"multi_last":["flk.>"]}': [b"a", b"bb", b"", b""],
+        b'{"last_by_subj":"flk.b"}': [b"bb"],
     }[request_body]
     assert [f.split(b"\r\n")[1] for f in got["plain"][:n]] == expected_plain, got
 
