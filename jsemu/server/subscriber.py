@@ -20,8 +20,8 @@ take the lane, and to which ``fast_batch``; the answer is a *learned route*, cac
 runs straight to the learned ``fast_batch``, skipping per message:
 
 * ``Sublist.match`` and ``route`` (the learned route *is* the match result);
-* the pedantic subject check and the ``+OK`` of verbose mode (such connections never
-  take the lane);
+* the pedantic subject check, the ``+OK`` of verbose mode and publish permissions
+  (verbose, pedantic and permission-bound connections never take the lane);
 * fault rules, the trace log, queue policies and JetStream domain mapping (while any
   is in play, nothing is learned);
 * no-echo (only internal subscribers are targets), ``UNSUB`` limits (a target with
