@@ -72,7 +72,9 @@ def _nothing() -> None:
 
 
 class Consumer:
-    """A pull consumer; ``stream.consumers`` holds it by name."""
+    """A pull or push consumer; ``stream.consumers`` holds it by name. A push consumer
+    (``deliver_subject``) delivers while that subject has interest (``active``), like one
+    endless pull request to it."""
 
     def __init__(self, js: JetStream, stream: Stream, config: ConsumerConfig, name: str, created_ns: int) -> None:
         self.js = js
@@ -110,6 +112,12 @@ class Consumer:
         self._expiry_timer: Timer | None = None
         self._inactive_timer: Timer | None = None
         self._subject_prefix = f"$JS.ACK.{stream.name}.{self.name}.".encode()
+        self.push = bool(config.deliver_subject)
+        self._deliver_to = config.deliver_subject.encode()
+        #: Push mode: the deliver subject has interest (``push_bound`` in the info).
+        self.active = False
+        if self.push:
+            self.active = has_interest(js, self._deliver_to)
         self._select_start()
         self._arm_inactive()
 
@@ -216,6 +224,7 @@ class Consumer:
             "num_redelivered": 0 if self.config.max_deliver == 1 else len(self.rdc),
             "num_waiting": len(self.waiting),
             "num_pending": self.num_pending(),
+            **({"push_bound": True} if self.active else {}),
             "ts": format_ns(self.js.clock.now_ns()),
         }
 
@@ -224,6 +233,9 @@ class Consumer:
     def next_request(self, reply: bytes, payload: bytes) -> None:
         """``processNextMsgRequest``: a ``MSG.NEXT`` request (or the rest of a ``+NXT``)."""
         if not reply:
+            return
+        if self.push:
+            self._send_status(reply, texts.PULL_PUSH_BASED)
             return
         cfg = self.config
         now = self.js.clock.now_ns()
@@ -311,9 +323,41 @@ class Consumer:
             self.waiting.popleft()
         return None
 
+    def update_interest(self) -> None:
+        """``updateDeliveryInterest``: a subscription came or went; deliver once bound, and
+        an ephemeral without interest goes after its inactive threshold."""
+        active = has_interest(self.js, self._deliver_to)
+        if active == self.active:
+            return
+        self.active = active
+        if not active:
+            self.waiting_last_ns = self.js.clock.now_ns()
+        self._arm_inactive()
+        if active:
+            self.deliver_push()
+
+    def deliver_push(self) -> None:
+        """``loopAndGatherMsgs`` for push mode: everything there is, while bound."""
+        npc = -1
+        while self.active and not self.closed:
+            found = self._get_next()
+            if found is None:
+                break
+            sm, dc = found
+            if npc < 0:
+                npc = self.num_pending()
+            elif dc == 1:
+                npc -= 1
+            reply = self._subject_prefix + b"%d.%d.%d.%d.%d" % (dc, sm.seq, self.dseq, sm.ts, npc)
+            self._record_delivery(self.dseq, sm.seq, dc)
+            self._send(self._deliver_to, sm, reply)
+
     def deliver_waiting(self) -> None:
         """``loopAndGatherMsgs`` for pull mode: hand messages to waiting requests in order."""
         if self.closed:
+            return
+        if self.push:
+            self.deliver_push()
             return
         npc = -1
         while self.waiting:
@@ -409,10 +453,13 @@ class Consumer:
 
     def _deliver(self, wr: PullRequest, sm: StoredMsg, dc: int, reply: bytes) -> None:
         self._record_delivery(self.dseq, sm.seq, dc)
+        self._send(wr.reply, sm, reply)
+
+    def _send(self, to: bytes, sm: StoredMsg, reply: bytes) -> None:
         if sm.hdr:
-            send_to_inbox(self.js, wr.reply, sm.subject, reply, len(sm.hdr), sm.hdr + sm.data)
+            send_to_inbox(self.js, to, sm.subject, reply, len(sm.hdr), sm.hdr + sm.data)
         else:
-            send_to_inbox(self.js, wr.reply, sm.subject, reply, -1, sm.data)
+            send_to_inbox(self.js, to, sm.subject, reply, -1, sm.data)
 
     def _send_status(self, reply: bytes, hdr: bytes) -> None:
         send_to_inbox(self.js, reply, reply, None, len(hdr), hdr)
@@ -526,7 +573,7 @@ class Consumer:
             return
         if sseq not in self.rdq:
             self.rdq.append(sseq)
-        if self.waiting:
+        if self.waiting or self.push:
             self.deliver_waiting()
 
     def _expire_pending(self) -> None:
@@ -612,7 +659,7 @@ class Consumer:
         if sseq >= self.sseq:
             return False
         self._record_ack(sseq, dseq)
-        if self.waiting:  # room under max_ack_pending for a waiting request
+        if self.waiting or self.push:  # room under max_ack_pending
             self.deliver_waiting()
         return True
 
@@ -672,14 +719,14 @@ class Consumer:
             self._inactive_timer.cancel()
             self._inactive_timer = None
         threshold = self.config.inactive_threshold
-        if threshold <= 0 or self.closed or self.waiting:
+        if threshold <= 0 or self.closed or self.waiting or self.active:
             return
         deadline = self.waiting_last_ns + threshold + _INACTIVE_JITTER
         self._inactive_timer = self.js.timers.at(deadline, self._on_inactive)
 
     def _on_inactive(self) -> None:
         self._inactive_timer = None
-        if self.closed or self.waiting:
+        if self.closed or self.waiting or self.active:
             return
         now = self.js.clock.now_ns()
         if now - self.waiting_last_ns < self.config.inactive_threshold + _INACTIVE_JITTER:

@@ -60,6 +60,8 @@ class ConsumerSet:
         self.by_name: dict[str, Consumer] = {}
         self._subs: dict[str, list[Subscription]] = {}
         self._scheduled = False
+        self._interest_scheduled = False
+        self._listening = False
 
     def add(self, consumer: Consumer) -> None:
         self.by_name[consumer.name] = consumer
@@ -77,6 +79,41 @@ class ConsumerSet:
         sublist = self.js.server.sublist
         self._subs[consumer.name] = [sub for sub in subs if sublist.insert(sub)]
         consumer.on_waiting = self.watch
+        if consumer.push:
+            self._listen()
+            self.watch()
+            if consumer.active:
+                self.js.server.loop.call_soon(self._deliver_new, consumer)
+
+    def _deliver_new(self, consumer: Consumer) -> None:
+        """A new push consumer that is bound already starts after its create reply."""
+        consumer.deliver_push()
+        self.js.server.flush()
+
+    # --- interest in deliver subjects (push consumers) ---------------------------------
+
+    def _listen(self) -> None:
+        """Follow subscription changes while this stream has push consumers."""
+        want = any(c.push for c in self.by_name.values())
+        on_change = self.js.server.sublist.on_change
+        if want and not self._listening:
+            on_change.append(self._on_sub_change)
+        elif not want and self._listening:
+            on_change.remove(self._on_sub_change)
+        self._listening = want
+
+    def _on_sub_change(self, sub: Subscription) -> None:
+        if not self._interest_scheduled:
+            self._interest_scheduled = True
+            self.js.server.loop.call_soon(self._interest_changed)
+
+    def _interest_changed(self) -> None:
+        self._interest_scheduled = False
+        for consumer in list(self.by_name.values()):
+            if consumer.push and not consumer.closed:
+                consumer.update_interest()
+        self.watch()
+        self.js.server.flush()
 
     @staticmethod
     def _ack_handler(consumer: Consumer) -> Any:
@@ -103,6 +140,7 @@ class ConsumerSet:
         for sub in self._subs.pop(consumer.name, []):
             sub.closed = True
             self.js.server.sublist.remove(sub)
+        self._listen()
         self.watch()
 
     def purged(self, subject: str) -> None:
@@ -129,8 +167,9 @@ class ConsumerSet:
     # --- the stream watcher -----------------------------------------------------------
 
     def watch(self) -> None:
-        """Be a watcher of the stream exactly while some consumer has waiting requests."""
-        waiting = any(c.waiting for c in self.by_name.values())
+        """Be a watcher of the stream exactly while some consumer has waiting requests
+        (or is a bound push consumer)."""
+        waiting = any(c.waiting or c.active for c in self.by_name.values())
         watchers = self.stream.watchers
         if waiting and self not in watchers:
             watchers.append(self)
@@ -150,7 +189,7 @@ class ConsumerSet:
     def _wake(self) -> None:
         self._scheduled = False
         for consumer in list(self.by_name.values()):
-            if consumer.waiting:
+            if consumer.waiting or consumer.active:
                 consumer.deliver_waiting()
         self.watch()
         self.js.server.flush()

@@ -445,8 +445,6 @@ def _check_start(cfg: ConsumerConfig) -> None:
 
 #: Config fields jsemu's consumers do not implement yet, with the value that means "unset".
 _UNSUPPORTED: tuple[tuple[str, Any, str], ...] = (
-    ("deliver_subject", "", "push consumers (deliver_subject)"),
-    ("deliver_group", "", "deliver_group"),
     ("flow_control", False, "flow_control"),
     ("idle_heartbeat", 0, "idle_heartbeat"),
     ("headers_only", False, "headers_only"),

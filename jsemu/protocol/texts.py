@@ -39,6 +39,7 @@ __all__ = [
     "PULL_EXCEEDED_MAX_WAITING",
     "PULL_MESSAGE_SIZE_EXCEEDS_MAX_BYTES",
     "PULL_NO_MESSAGES",
+    "PULL_PUSH_BASED",
     "PULL_REQUESTS_PENDING",
     "PULL_REQUEST_TIMEOUT",
     "STATUS_BAD_REQUEST",
@@ -97,6 +98,7 @@ STATUS_EOB_UP_TO: Final = (
 # --- pull request statuses (``$JS.API.CONSUMER.MSG.NEXT``, consumer.go) ------------------
 
 PULL_NO_MESSAGES: Final = b"NATS/1.0 404 No Messages\r\n\r\n"
+PULL_PUSH_BASED: Final = b"NATS/1.0 409 Consumer is push based\r\n\r\n"
 PULL_REQUESTS_PENDING: Final = b"NATS/1.0 408 Requests Pending\r\n\r\n"
 PULL_EXCEEDED_MAX_WAITING: Final = b"NATS/1.0 409 Exceeded MaxWaiting\r\n\r\n"
 #: ``% (messages still asked for, bytes still allowed)``.

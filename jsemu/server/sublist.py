@@ -14,6 +14,7 @@ is ``subscriber.Change``.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from ..subjects import is_valid_sub_subject
@@ -95,7 +96,7 @@ _CACHE_MAX = 1 << 18
 class Sublist:
     """All subscriptions of one account."""
 
-    __slots__ = ("_cache", "_derived", "_root", "_shared", "count", "epoch", "last_change")
+    __slots__ = ("_cache", "_derived", "_root", "_shared", "count", "epoch", "last_change", "on_change")
 
     def __init__(self) -> None:
         self._root = _Level()
@@ -109,6 +110,9 @@ class Sublist:
         self.epoch = 0
         #: The change behind the last ``invalidate`` (for tests and debugging).
         self.last_change: Change | None = None
+        #: Called with each subscription added or removed (push consumers follow the
+        #: interest in their deliver subject); empty unless someone listens.
+        self.on_change: list[Callable[[Subscription], None]] = []
 
     def derive(self, cache: dict[bytes, Any]) -> None:
         """Clear ``cache`` with the match cache on every change."""
@@ -157,6 +161,9 @@ class Sublist:
             node.qsubs.setdefault(sub.queue, {})[sub] = None
         self.count += 1
         self.invalidate(Change.SUBSCRIBE)
+        if self.on_change:
+            for callback in list(self.on_change):
+                callback(sub)
         return True
 
     def remove(self, sub: Subscription) -> bool:
@@ -188,6 +195,9 @@ class Sublist:
                 del node.qsubs[sub.queue]
         self.count -= 1
         self.invalidate(Change.UNSUBSCRIBE)
+        if self.on_change:
+            for callback in list(self.on_change):
+                callback(sub)
         for level, token, node in reversed(path):
             if not node.is_empty():
                 break
