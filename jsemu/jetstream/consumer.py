@@ -41,6 +41,12 @@ _ACK_NEXT = b"+NXT"
 _ACK_TERM = b"+TERM"
 _NAK_OPTIONS = GoStruct("ConsumerNakOptions", {"delay": T_DURATION})
 _INACTIVE_JITTER = 100_000_000  # the smallest jitter the server adds to inactive_threshold
+#: Flow control: the window starts at 2 MiB (``JsFlowControlMaxPending`` / 16) and doubles
+#: with each answered request up to 32 MiB; a request goes out past half the window.
+_FC_WINDOW = 2 * 1024 * 1024
+_FC_LIMIT = 32 * 1024 * 1024
+_FC_REQUEST = b"NATS/1.0 100 FlowControl Request\r\n\r\n"
+_FC_CHARS = b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 
 
 def send_to_inbox(js: JetStream, inbox: bytes, subject: bytes, reply: bytes | None, hdr: int, msg: bytes) -> bool:
@@ -118,6 +124,18 @@ class Consumer:
         self.active = False
         if self.push:
             self.active = has_interest(js, self._deliver_to)
+        #: Flow control (push): bytes sent since the last answered request, the window,
+        #: and the outstanding request (its reply subject and the bytes it covers).
+        self.pbytes = 0
+        self.maxpb = _FC_WINDOW if config.flow_control else 0
+        self.fcid = b""
+        self.fcsz = 0
+        self._fc_prefix = f"$JS.FC.{stream.name}.{self.name}.".encode()
+        #: Idle heartbeats: due ``idle_heartbeat`` after the last message sent.
+        self._hb_due = 0
+        self._hb_timer: Timer | None = None
+        if self.push and config.idle_heartbeat:
+            self._arm_heartbeat()
         self._select_start()
         self._arm_inactive()
 
@@ -340,6 +358,8 @@ class Consumer:
         """``loopAndGatherMsgs`` for push mode: everything there is, while bound."""
         npc = -1
         while self.active and not self.closed:
+            if self.maxpb and self.pbytes > self.maxpb:
+                break  # stalled until the flow control request is answered
             found = self._get_next()
             if found is None:
                 break
@@ -351,6 +371,59 @@ class Consumer:
             reply = self._subject_prefix + b"%d.%d.%d.%d.%d" % (dc, sm.seq, self.dseq, sm.ts, npc)
             self._record_delivery(self.dseq, sm.seq, dc)
             self._send(self._deliver_to, sm, reply)
+            if self.maxpb:
+                self.pbytes += len(self._deliver_to) + len(reply) + len(sm.hdr) + len(sm.data)
+                if not self.fcid and self.pbytes > self.maxpb // 2:
+                    self._send_flow_control()
+            if self.config.idle_heartbeat:
+                self._arm_heartbeat()
+
+    # --- flow control and heartbeats (push) --------------------------------------------
+
+    def _send_flow_control(self) -> None:
+        """``sendFlowControl``: a request the subscriber's client answers on its reply."""
+        rng = self.js.server.rng
+        self.fcid = self._fc_prefix + bytes(_FC_CHARS[rng.randrange(62)] for _ in range(4))
+        self.fcsz = self.pbytes
+        send_to_inbox(self.js, self._deliver_to, self._deliver_to, self.fcid, len(_FC_REQUEST), _FC_REQUEST)
+
+    def process_flow_control(self, subject: bytes) -> None:
+        """``processFlowControl``: the latest request was answered; widen the window."""
+        if subject != self.fcid or self.closed:
+            return
+        if self.maxpb < _FC_LIMIT:
+            self.maxpb = min(self.maxpb * 2, _FC_LIMIT)
+        self.pbytes = max(self.pbytes - self.fcsz, 0)
+        self.fcid, self.fcsz = b"", 0
+        self.deliver_push()
+
+    def _arm_heartbeat(self) -> None:
+        self._hb_due = self.js.clock.now_ns() + self.config.idle_heartbeat
+        if self._hb_timer is None:
+            self._hb_timer = self.js.timers.at(self._hb_due, self._on_heartbeat)
+
+    def _on_heartbeat(self) -> None:
+        """``sendIdleHeartbeat`` once nothing was sent for ``idle_heartbeat``; with the
+        outstanding flow control request while stalled on it."""
+        self._hb_timer = None
+        if self.closed:
+            return
+        now = self.js.clock.now_ns()
+        if now < self._hb_due:
+            self._hb_timer = self.js.timers.at(self._hb_due, self._on_heartbeat)
+            return
+        if self.active:
+            hdr = b"NATS/1.0 100 Idle Heartbeat\r\nNats-Last-Consumer: %d\r\nNats-Last-Stream: %d\r\n" % (
+                self.dseq - 1,
+                self.sseq - 1,
+            )
+            if self.fcid:
+                hdr += b"Nats-Consumer-Stalled: " + self.fcid + b"\r\n"
+            hdr += b"\r\n"
+            send_to_inbox(self.js, self._deliver_to, self._deliver_to, None, len(hdr), hdr)
+            self.js.server.flush()
+        self._hb_due = now + self.config.idle_heartbeat
+        self._hb_timer = self.js.timers.at(self._hb_due, self._on_heartbeat)
 
     def deliver_waiting(self) -> None:
         """``loopAndGatherMsgs`` for pull mode: hand messages to waiting requests in order."""
@@ -737,7 +810,7 @@ class Consumer:
     def stop(self) -> None:
         """Deleted (or its stream was): cancel the timers and forget the waiting requests."""
         self.closed = True
-        for t in (self._ack_timer, self._expiry_timer, self._inactive_timer):
+        for t in (self._ack_timer, self._expiry_timer, self._inactive_timer, self._hb_timer):
             if t is not None:
                 t.cancel()
         self.waiting.clear()

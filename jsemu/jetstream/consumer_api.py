@@ -76,6 +76,9 @@ class ConsumerSet:
             on_ack = self._ack_handler(consumer)
             handler = InternalSubscriber(on_ack, fast_batch=each_message(on_ack))
             subs.append(Subscription(handler, acks, None, b"$JS.ACK"))
+        if consumer.config.flow_control:
+            fc = b"$JS.FC." + tail + b".*"
+            subs.append(Subscription(InternalSubscriber(self._fc_handler(consumer)), fc, None, b"$JS.FC"))
         sublist = self.js.server.sublist
         self._subs[consumer.name] = [sub for sub in subs if sublist.insert(sub)]
         consumer.on_waiting = self.watch
@@ -114,6 +117,13 @@ class ConsumerSet:
                 consumer.update_interest()
         self.watch()
         self.js.server.flush()
+
+    @staticmethod
+    def _fc_handler(consumer: Consumer) -> Any:
+        def on_fc(subject: bytes, reply: bytes | None, hdr: int, msg: bytes) -> None:
+            consumer.process_flow_control(subject)
+
+        return on_fc
 
     @staticmethod
     def _ack_handler(consumer: Consumer) -> Any:

@@ -445,8 +445,6 @@ def _check_start(cfg: ConsumerConfig) -> None:
 
 #: Config fields jsemu's consumers do not implement yet, with the value that means "unset".
 _UNSUPPORTED: tuple[tuple[str, Any, str], ...] = (
-    ("flow_control", False, "flow_control"),
-    ("idle_heartbeat", 0, "idle_heartbeat"),
     ("headers_only", False, "headers_only"),
     ("replay_policy", "instant", "replay_policy original"),
     ("backoff", None, "backoff"),

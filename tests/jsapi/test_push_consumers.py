@@ -9,6 +9,7 @@ Ack subjects carry the message's timestamp in nanoseconds; it is the only token 
 from __future__ import annotations
 
 import asyncio
+import re
 from typing import Any
 
 from rawclient import RawClient
@@ -133,3 +134,42 @@ async def test_push_deliver_group(pair: Pair) -> None:
     assert len(got[1]) + len(got[3]) == 6
     assert sorted(got[0] + got[2]) == sorted(got[1] + got[3])
     await pair.same("$JS.API.CONSUMER.INFO.S.G")
+
+
+_FC = re.compile(r"\$JS\.FC\.S\.F\.[0-9A-Za-z]{4}")
+_BIG = re.compile(r"x{100,}")
+
+
+def _short(frames: list[str]) -> list[str]:
+    """Flow control replies are random; big payloads are shown by their length."""
+    return [_BIG.sub(lambda m: f"<x*{len(m.group(0))}>", _FC.sub("<fc>", f)) for f in frames]
+
+
+async def test_flow_control_and_idle_heartbeats(pair: Pair) -> None:
+    """The first flow control request goes out past 1 MiB, delivery stalls past 2 MiB and
+    the heartbeats say so (``Nats-Consumer-Stalled``) until the request is answered; then
+    the rest comes, the window is doubled, and heartbeats go on while idle."""
+    await pair.create("S", subjects=["s.>"])
+    for i in range(25):
+        await pair.publish(f"s.{i}", "x" * 100_000)
+    subs = await _subscribers(pair)
+    await _sub(subs, "SUB push.F 1")
+    cfg = {"flow_control": True, "idle_heartbeat": 200_000_000, "ack_policy": "none"}
+    await pair.same(f"{CREATE}.F", _push("F", **cfg))
+    got = _short(await _both_raw(subs, 23, timeout=1.0))
+    assert [f.split(" ")[0] for f in got].count("s.0") == 1
+    assert "FlowControl Request" in got[11] and "Nats-Consumer-Stalled: <fc>" in got[22], got[11:]
+    await pair.same("$JS.API.CONSUMER.INFO.S.F")
+    # answer the outstanding request on both sides
+    for s in subs:
+        fc = next(a for a in reversed(s.acks) if a.startswith("$JS.FC."))
+        s.client.send(b"PUB %s 0\r\n\r\n" % fc.encode())
+    got = _short(await _both_raw(subs, 5, timeout=1.0))
+    assert "Idle Heartbeat" in got[4] and "Stalled" not in got[4], got
+    await pair.same("$JS.API.CONSUMER.INFO.S.F")
+
+
+async def _both_raw(subs: tuple[Subscriber, Subscriber], n: int, timeout: float) -> list[str]:
+    emu, real = await asyncio.gather(subs[0].frames(n, timeout), subs[1].frames(n, timeout))
+    assert _short(emu) == _short(real)
+    return emu
