@@ -529,7 +529,10 @@ class Consumer:
         self._send(wr.reply, sm, reply)
 
     def _send(self, to: bytes, sm: StoredMsg, reply: bytes) -> None:
-        if sm.hdr:
+        if self.config.headers_only:  # the headers, with the size of the payload left out
+            hdr = (sm.hdr[:-2] if sm.hdr else b"NATS/1.0\r\n") + b"Nats-Msg-Size: %d\r\n\r\n" % len(sm.data)
+            send_to_inbox(self.js, to, sm.subject, reply, len(hdr), hdr)
+        elif sm.hdr:
             send_to_inbox(self.js, to, sm.subject, reply, len(sm.hdr), sm.hdr + sm.data)
         else:
             send_to_inbox(self.js, to, sm.subject, reply, -1, sm.data)

@@ -445,7 +445,6 @@ def _check_start(cfg: ConsumerConfig) -> None:
 
 #: Config fields jsemu's consumers do not implement yet, with the value that means "unset".
 _UNSUPPORTED: tuple[tuple[str, Any, str], ...] = (
-    ("headers_only", False, "headers_only"),
     ("replay_policy", "instant", "replay_policy original"),
     ("backoff", None, "backoff"),
     ("sample_freq", "", "sample_freq"),
