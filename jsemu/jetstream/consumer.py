@@ -134,6 +134,7 @@ class Consumer:
         #: Idle heartbeats: due ``idle_heartbeat`` after the last message sent.
         self._hb_due = 0
         self._hb_timer: Timer | None = None
+        self._pull_hb_timer: Timer | None = None
         if self.push and config.idle_heartbeat:
             self._arm_heartbeat()
         self._select_start()
@@ -284,6 +285,9 @@ class Consumer:
             self._send_status(reply, texts.PULL_EXCEEDED_MAX_WAITING)
             return
         wr = PullRequest(reply, batch, req.max_bytes, no_wait, now + expires if expires else 0, now)
+        if req.heartbeat:
+            wr.hb, wr.hbt = req.heartbeat, now + req.heartbeat
+            self._arm_pull_heartbeat(wr.hbt)
         self.waiting.append(wr)
         self.waiting_last_ns = now
         if wr.expires:
@@ -397,6 +401,45 @@ class Consumer:
         self.fcid, self.fcsz = b"", 0
         self.deliver_push()
 
+    def _arm_pull_heartbeat(self, deadline: int) -> None:
+        t = self._pull_hb_timer
+        if t is not None and not t.cancelled and t.deadline <= deadline:
+            return
+        if t is not None:
+            t.cancel()
+        self._pull_hb_timer = self.js.timers.at(deadline, self._on_pull_heartbeat)
+
+    def _on_pull_heartbeat(self) -> None:
+        """Requests with ``idle_heartbeat`` that got nothing for that long get a heartbeat."""
+        self._pull_hb_timer = None
+        if self.closed:
+            return
+        self._process_waiting(eos=False)
+        now = self.js.clock.now_ns()
+        nxt = 0
+        for wr in self.waiting:
+            if not wr.hb:
+                continue
+            if now >= wr.hbt:
+                self._send_heartbeat(wr.reply)
+                wr.hbt = now + wr.hb
+            nxt = wr.hbt if not nxt else min(nxt, wr.hbt)
+        self.js.server.flush()
+        if nxt:
+            self._arm_pull_heartbeat(nxt)
+
+    def _send_heartbeat(self, to: bytes) -> None:
+        """``sendIdleHeartbeat``: the last sequences sent, and the flow control request
+        outstanding while stalled on it."""
+        hdr = b"NATS/1.0 100 Idle Heartbeat\r\nNats-Last-Consumer: %d\r\nNats-Last-Stream: %d\r\n" % (
+            self.dseq - 1,
+            self.sseq - 1,
+        )
+        if self.fcid:
+            hdr += b"Nats-Consumer-Stalled: " + self.fcid + b"\r\n"
+        hdr += b"\r\n"
+        send_to_inbox(self.js, to, to, None, len(hdr), hdr)
+
     def _arm_heartbeat(self) -> None:
         self._hb_due = self.js.clock.now_ns() + self.config.idle_heartbeat
         if self._hb_timer is None:
@@ -413,14 +456,7 @@ class Consumer:
             self._hb_timer = self.js.timers.at(self._hb_due, self._on_heartbeat)
             return
         if self.active:
-            hdr = b"NATS/1.0 100 Idle Heartbeat\r\nNats-Last-Consumer: %d\r\nNats-Last-Stream: %d\r\n" % (
-                self.dseq - 1,
-                self.sseq - 1,
-            )
-            if self.fcid:
-                hdr += b"Nats-Consumer-Stalled: " + self.fcid + b"\r\n"
-            hdr += b"\r\n"
-            send_to_inbox(self.js, self._deliver_to, self._deliver_to, None, len(hdr), hdr)
+            self._send_heartbeat(self._deliver_to)
             self.js.server.flush()
         self._hb_due = now + self.config.idle_heartbeat
         self._hb_timer = self.js.timers.at(self._hb_due, self._on_heartbeat)
@@ -452,6 +488,8 @@ class Consumer:
                 self._unget(sm.seq, dc)
                 break
             self._deliver(wr, sm, dc, reply)
+            if wr.hb:
+                wr.hbt = self.js.clock.now_ns() + wr.hb
             wr.n -= 1
             wr.d += 1
             if wr.n <= 0:
@@ -813,7 +851,7 @@ class Consumer:
     def stop(self) -> None:
         """Deleted (or its stream was): cancel the timers and forget the waiting requests."""
         self.closed = True
-        for t in (self._ack_timer, self._expiry_timer, self._inactive_timer, self._hb_timer):
+        for t in (self._ack_timer, self._expiry_timer, self._inactive_timer, self._hb_timer, self._pull_hb_timer):
             if t is not None:
                 t.cancel()
         self.waiting.clear()

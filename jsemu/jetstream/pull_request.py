@@ -97,16 +97,13 @@ def check_request_limits(req: NextRequest, cfg: ConsumerConfig) -> bytes | None:
         priority = group.get("priority") or 0
         if priority < 0 or priority > 9:
             return _bad(texts.PULL_BAD_PRIORITY)
-    if req.heartbeat:
-        # Pull heartbeats come with push consumers (part 2): refuse rather than ignore.
-        return _bad(texts.PULL_BAD_NO_HEARTBEATS)
     return None
 
 
 class PullRequest:
     """A waiting pull request (Go's ``waitingRequest``)."""
 
-    __slots__ = ("b", "d", "expires", "n", "no_wait", "received", "reply")
+    __slots__ = ("b", "d", "expires", "hb", "hbt", "n", "no_wait", "received", "reply")
 
     def __init__(self, reply: bytes, n: int, b: int, no_wait: bool, expires: int, received: int) -> None:
         self.reply = reply
@@ -116,3 +113,5 @@ class PullRequest:
         self.no_wait = no_wait
         self.expires = expires  # clock ns, 0: never
         self.received = received
+        self.hb = 0  # idle heartbeat interval, 0: none
+        self.hbt = 0  # clock ns when the next heartbeat is due

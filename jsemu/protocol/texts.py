@@ -30,7 +30,6 @@ __all__ = [
     "PULL_BAD_HEARTBEAT",
     "PULL_BAD_NOT_OVERFLOW",
     "PULL_BAD_NOT_PINNED",
-    "PULL_BAD_NO_HEARTBEATS",
     "PULL_BAD_PRIORITY",
     "PULL_BAD_REQUEST",
     "PULL_EXCEEDED_MAX_REQUEST_BATCH",
@@ -122,7 +121,6 @@ PULL_BAD_NOT_OVERFLOW: Final = "Not a Overflow Priority consumer"
 PULL_BAD_NOT_PINNED: Final = "Not a Pinned Client Priority consumer"
 PULL_BAD_PRIORITY: Final = "Priority must be between 0 and 9"
 #: jsemu's own refusal of what it does not implement yet (never accepted and ignored).
-PULL_BAD_NO_HEARTBEATS: Final = "jsemu does not support idle_heartbeat yet"
 
 # --- JetStream API errors ------------------------------------------------------------------
 

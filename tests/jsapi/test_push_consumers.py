@@ -191,3 +191,14 @@ async def test_headers_only(pair: Pair) -> None:
     await pair.same(f"{CREATE}.H", _push("H", headers_only=True, ack_policy="none"))
     got = await _both(subs, 2)
     assert "Nats-Msg-Size: 5" in got[0] and "K: v" in got[1]
+
+
+async def test_pull_request_idle_heartbeat(pair: Pair) -> None:
+    """A pull request with ``idle_heartbeat`` that gets nothing is sent heartbeats (with
+    the last sequences) until it expires; messages reset the heartbeat."""
+    await _stream_with(pair, 2)
+    await pair.same(f"{CREATE}.D", _req({"durable_name": "D", "ack_policy": "none"}))
+    req = {"batch": 5, "expires": 700_000_000, "idle_heartbeat": 300_000_000}
+    e, r = await pull_frames(pair, f"{NEXT}.D", req, 3, timeout=0.45)
+    assert e.frames == r.frames
+    assert len(e.frames) == 3 and "Idle Heartbeat" in e.frames[2] and "Nats-Last-Stream: 2" in e.frames[2]
