@@ -152,6 +152,11 @@ class Consumer:
         self.config = config
         if filters_of(config) != filters_of(old):
             self.filters = [f.encode() for f in filters_of(config)]
+        if config.deliver_subject != old.deliver_subject:  # another push subject
+            # The server looks at the new subject's interest after its reply.
+            self._deliver_to = config.deliver_subject.encode()
+            self.active = False
+            self.js.server.loop.call_soon(self._recheck_interest)
         if config.inactive_threshold != old.inactive_threshold:
             self._arm_inactive()
         self.deliver_waiting()
@@ -355,8 +360,14 @@ class Consumer:
         if not active:
             self.waiting_last_ns = self.js.clock.now_ns()
         self._arm_inactive()
+        self.on_waiting()  # the stream wakes bound push consumers
         if active:
             self.deliver_push()
+
+    def _recheck_interest(self) -> None:
+        if not self.closed:
+            self.update_interest()
+            self.js.server.flush()
 
     def deliver_push(self) -> None:
         """``loopAndGatherMsgs`` for push mode: everything there is, while bound."""

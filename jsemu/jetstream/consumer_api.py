@@ -303,6 +303,8 @@ def _add(js: JetStream, stream: Stream, consumers: ConsumerSet, cfg: Any, action
                 copy_metadata(cfg, old)
                 if not same_config(cfg, old):
                     raise api_error(ApiErrors.JSConsumerAlreadyExists)
+            if existing.active and cfg.deliver_subject != existing.config.deliver_subject:
+                raise api_error(ApiErrors.JSConsumerNameExistErr)  # push bound: in use
             check_update(existing.config, cfg)
             existing.update_config(cfg)
             return existing

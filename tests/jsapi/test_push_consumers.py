@@ -33,7 +33,8 @@ class Subscriber:
         return cls(side, client)
 
     async def sub(self, line: str) -> None:
-        assert await self.client.exchange(line.encode() + b"\r\n") == []
+        frames = await self.client.exchange(line.encode() + b"\r\n")
+        assert [f for f in frames if not f.startswith(b"INFO ")] == []
 
     async def frames(self, n: int, timeout: float) -> list[str]:
         """Up to ``n`` messages (or what came within ``timeout``), normalised."""
@@ -202,3 +203,31 @@ async def test_pull_request_idle_heartbeat(pair: Pair) -> None:
     e, r = await pull_frames(pair, f"{NEXT}.D", req, 3, timeout=0.45)
     assert e.frames == r.frames
     assert len(e.frames) == 3 and "Idle Heartbeat" in e.frames[2] and "Nats-Last-Stream: 2" in e.frames[2]
+
+
+async def test_update_deliver_subject(pair: Pair) -> None:
+    await _stream_with(pair, 2)
+    subs = await _subscribers(pair)
+    await _sub(subs, "SUB push.U 1")
+    await _sub(subs, "SUB push.V 2")
+    await pair.same(f"{CREATE}.U", _push("U", ack_policy="none"))
+    assert [f.split(" ")[0] for f in await _both(subs, 2)] == ["s.0", "s.1"]
+    update = _req({"durable_name": "U", "deliver_subject": "push.V", "ack_policy": "none"})
+    await pair.same(f"{CREATE}.U", update)  # refused while bound
+    await _sub(subs, "UNSUB 1")
+    await asyncio.sleep(0.1)
+    await pair.same(f"{CREATE}.U", update)
+    await pair.publish("s.5", "new")
+    got = await _both(subs, 1)
+    assert got[0].startswith("s.5 ")
+    await pair.same("$JS.API.CONSUMER.INFO.S.U")
+
+
+async def test_unimplemented_push_fields_refused(pair: Pair) -> None:
+    """What jsemu does not do yet is refused at create, never accepted and ignored."""
+    await _stream_with(pair, 1)
+    for field, value in (("rate_limit_bps", 1000), ("replay_policy", "original"), ("backoff", [1_000_000_000])):
+        emu, real = await pair.each(f"{CREATE}.R", _push("R", **{field: value, "max_deliver": 3}))
+        assert emu["error"]["err_code"] == 10012 and "jsemu does not support" in emu["error"]["description"]
+        assert "error" not in real, real
+        await pair.each("$JS.API.CONSUMER.DELETE.S.R")
