@@ -1,5 +1,6 @@
 """The ``consumers`` section: a pull consumer fetching batches of 100, with explicit acks
-(every message acked before the next fetch) and with ``ack_policy: none``."""
+(every message acked before the next fetch) and with ``ack_policy: none``; and a push
+consumer delivering to one subscriber (explicit: each read's messages acked at once)."""
 
 from __future__ import annotations
 
@@ -43,6 +44,34 @@ def _fetch(conn: Conn, consumer: str, batches: int, ack: bool, deadline: float) 
     return got
 
 
+def _push(conn: Conn, consumer: str, total: int, ack: bool, deadline: float) -> int:
+    """Create a push consumer on a subscribed deliver subject; read until ``total`` came."""
+    sock = conn.sock
+    deliver = f"_bench.push.{consumer}"
+    sock.sendall(b"SUB %b 9%d\r\n" % (deliver.encode(), ack))  # a sid per consumer
+    cfg = {"durable_name": consumer, "ack_policy": "explicit" if ack else "none", "deliver_subject": deliver}
+    payload = json.dumps({"stream_name": "BENCH", "config": cfg}).encode()
+    subject = f"$JS.API.CONSUMER.CREATE.BENCH.{consumer}".encode()
+    sock.sendall(b"PUB %b _INBOX.b.c %d\r\n%b\r\n" % (subject, len(payload), payload))
+    got = 0
+    tail = b""
+    while got < total:
+        data = sock.recv(1 << 20)
+        if not data:
+            raise ConnectionError("server closed the connection")
+        buf = tail + data
+        # keep a partial line for the next read, so no ack subject is cut in two
+        cut = buf.rfind(b"\n") + 1
+        buf, tail = buf[:cut], buf[cut:]
+        acks = _ACK.findall(buf)
+        got += len(acks)
+        if ack and acks:
+            sock.sendall(b"".join(b"PUB %b 0\r\n\r\n" % m for m in acks))
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"{got} of {total} messages")
+    return got
+
+
 def consumers(kind: str, sizes: Sizes, rows: dict[str, Row], start: object, fill: object, create: object) -> None:
     from benchmarks.suite import TIMEOUT, Row
 
@@ -64,6 +93,12 @@ def consumers(kind: str, sizes: Sizes, rows: dict[str, Row], start: object, fill
             got = _fetch(conn, name, batches, policy == "explicit", time.monotonic() + TIMEOUT)
             elapsed = time.perf_counter() - t0
             label = f"pull fetch {BATCH} per request, ack {policy} ({total:,} messages)"
+            rows.setdefault(f"consumers/{name}", Row("consumers", label, "msg/s", True)).values[kind] = got / elapsed
+        for name, ack in (("push_explicit", True), ("push_none", False)):
+            t0 = time.perf_counter()
+            got = _push(conn, name, total, ack, time.monotonic() + TIMEOUT)
+            elapsed = time.perf_counter() - t0
+            label = f"push to one subscriber, ack {'explicit' if ack else 'none'} ({total:,} messages)"
             rows.setdefault(f"consumers/{name}", Row("consumers", label, "msg/s", True)).values[kind] = got / elapsed
     finally:
         server.stop()
