@@ -45,7 +45,6 @@ _INACTIVE_JITTER = 100_000_000  # the smallest jitter the server adds to inactiv
 #: with each answered request up to 32 MiB; a request goes out past half the window.
 _FC_WINDOW = 2 * 1024 * 1024
 _FC_LIMIT = 32 * 1024 * 1024
-_FC_REQUEST = b"NATS/1.0 100 FlowControl Request\r\n\r\n"
 _FC_CHARS = b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 
 
@@ -400,7 +399,14 @@ class Consumer:
         rng = self.js.server.rng
         self.fcid = self._fc_prefix + bytes(_FC_CHARS[rng.randrange(62)] for _ in range(4))
         self.fcsz = self.pbytes
-        send_to_inbox(self.js, self._deliver_to, self._deliver_to, self.fcid, len(_FC_REQUEST), _FC_REQUEST)
+        send_to_inbox(
+            self.js,
+            self._deliver_to,
+            self._deliver_to,
+            self.fcid,
+            len(texts.FLOW_CONTROL_REQUEST),
+            texts.FLOW_CONTROL_REQUEST,
+        )
 
     def process_flow_control(self, subject: bytes) -> None:
         """``processFlowControl``: the latest request was answered; widen the window."""
@@ -442,10 +448,7 @@ class Consumer:
     def _send_heartbeat(self, to: bytes) -> None:
         """``sendIdleHeartbeat``: the last sequences sent, and the flow control request
         outstanding while stalled on it."""
-        hdr = b"NATS/1.0 100 Idle Heartbeat\r\nNats-Last-Consumer: %d\r\nNats-Last-Stream: %d\r\n" % (
-            self.dseq - 1,
-            self.sseq - 1,
-        )
+        hdr = texts.IDLE_HEARTBEAT % (self.dseq - 1, self.sseq - 1)
         if self.fcid:
             hdr += b"Nats-Consumer-Stalled: " + self.fcid + b"\r\n"
         hdr += b"\r\n"

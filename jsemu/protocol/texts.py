@@ -27,6 +27,8 @@ __all__ = [
     "ERR_SUBSCRIBE_DENIED",
     "ERR_SUBSCRIBE_QUEUE_DENIED",
     "ERR_UNKNOWN_OP",
+    "FLOW_CONTROL_REQUEST",
+    "IDLE_HEARTBEAT",
     "PULL_BAD_HEARTBEAT",
     "PULL_BAD_NOT_OVERFLOW",
     "PULL_BAD_NOT_PINNED",
@@ -98,6 +100,11 @@ STATUS_EOB_UP_TO: Final = (
 
 PULL_NO_MESSAGES: Final = b"NATS/1.0 404 No Messages\r\n\r\n"
 PULL_PUSH_BASED: Final = b"NATS/1.0 409 Consumer is push based\r\n\r\n"
+#: Push consumers (and pull requests with ``idle_heartbeat``): a flow control request, and an
+#: idle heartbeat's first lines ``% (last consumer seq, last stream seq)``, to which
+#: ``Nats-Consumer-Stalled`` may be added before the closing CRLF.
+FLOW_CONTROL_REQUEST: Final = b"NATS/1.0 100 FlowControl Request\r\n\r\n"
+IDLE_HEARTBEAT: Final = b"NATS/1.0 100 Idle Heartbeat\r\nNats-Last-Consumer: %d\r\nNats-Last-Stream: %d\r\n"
 PULL_REQUESTS_PENDING: Final = b"NATS/1.0 408 Requests Pending\r\n\r\n"
 PULL_EXCEEDED_MAX_WAITING: Final = b"NATS/1.0 409 Exceeded MaxWaiting\r\n\r\n"
 #: ``% (messages still asked for, bytes still allowed)``.
