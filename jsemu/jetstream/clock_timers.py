@@ -53,6 +53,15 @@ class ClockTimers:
             self._arm()
         return timer
 
+    def no_later_than(self, timer: Timer | None, deadline: int, callback: Callable[[], None]) -> Timer:
+        """A timer that fires by ``deadline``: ``timer`` itself if it is live and due by
+        then, else a new one (``timer`` cancelled). Each due check re-arms for what is left."""
+        if timer is not None and not timer.cancelled and timer.deadline <= deadline:
+            return timer
+        if timer is not None:
+            timer.cancel()
+        return self.at(deadline, callback)
+
     def run_due(self) -> None:
         """Run every timer whose deadline has come, earliest first (a callback may add more)."""
         heap = self._heap

@@ -419,12 +419,7 @@ class Consumer:
         self.deliver_push()
 
     def _arm_pull_heartbeat(self, deadline: int) -> None:
-        t = self._pull_hb_timer
-        if t is not None and not t.cancelled and t.deadline <= deadline:
-            return
-        if t is not None:
-            t.cancel()
-        self._pull_hb_timer = self.js.timers.at(deadline, self._on_pull_heartbeat)
+        self._pull_hb_timer = self.js.timers.no_later_than(self._pull_hb_timer, deadline, self._on_pull_heartbeat)
 
     def _on_pull_heartbeat(self) -> None:
         """Requests with ``idle_heartbeat`` that got nothing for that long get a heartbeat."""
@@ -814,22 +809,12 @@ class Consumer:
     def _arm_ack_timer(self, deadline: int) -> None:
         """Check pending acks at ``deadline`` (Go adds 1 ms to batch its timer; on the
         server's clock a message is due exactly ``ack_wait`` after its delivery)."""
-        t = self._ack_timer
-        if t is not None and not t.cancelled and t.deadline <= deadline:
-            return
-        if t is not None:
-            t.cancel()
-        self._ack_timer = self.js.timers.at(deadline, self._expire_pending)
+        self._ack_timer = self.js.timers.no_later_than(self._ack_timer, deadline, self._expire_pending)
 
     def _arm_expiry(self, deadline: int) -> None:
-        t = self._expiry_timer
-        if t is not None and not t.cancelled and t.deadline <= deadline:
-            return
-        if t is not None:
-            t.cancel()
         # Go's check is ``now.After(expires)``; on a stepped clock the request is due at its
         # deadline, so advancing by ``expires`` ends it.
-        self._expiry_timer = self.js.timers.at(deadline, self._on_expiry)
+        self._expiry_timer = self.js.timers.no_later_than(self._expiry_timer, deadline, self._on_expiry)
 
     def _on_expiry(self) -> None:
         self._expiry_timer = None
