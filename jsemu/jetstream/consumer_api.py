@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import random
 import string
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ..protocol.gojson import T_INT, GoStruct
@@ -365,31 +366,8 @@ def _offset(req: ApiRequest) -> int:
     return 0
 
 
-@api("CONSUMER.NAMES.*")
-def consumer_names(js: JetStream, req: ApiRequest) -> dict[str, Any]:
-    kind = "consumer_names_response"
-    try:
-        req.check_api_level()
-        offset = _offset(req)
-        stream = js.streams.get(req.token(5))
-        if stream is None:
-            raise api_error(ApiErrors.JSStreamNotFoundErr)
-    except ApiError as err:
-        return error_response(kind, err, **_PAGED_ZERO, consumers=[])
-    names = sorted(_consumers(js, stream).by_name)
-    offset = min(offset, len(names))
-    return {
-        "type": response_type(kind),
-        "total": len(names),
-        "offset": offset,
-        "limit": NAMES_LIMIT,
-        "consumers": names[offset : offset + NAMES_LIMIT],
-    }
-
-
-@api("CONSUMER.LIST.*")
-def consumer_list(js: JetStream, req: ApiRequest) -> dict[str, Any]:
-    kind = "consumer_list_response"
+def _page(js: JetStream, req: ApiRequest, kind: str, limit: int, item: Callable[[Consumer], Any]) -> dict[str, Any]:
+    """NAMES and LIST: the stream's consumers by name, one page from the request's offset."""
     try:
         req.check_api_level()
         offset = _offset(req)
@@ -405,9 +383,19 @@ def consumer_list(js: JetStream, req: ApiRequest) -> dict[str, Any]:
         "type": response_type(kind),
         "total": len(names),
         "offset": offset,
-        "limit": LIST_LIMIT,
-        "consumers": [by_name[n].info_json(dynamic_metadata=False) for n in names[offset : offset + LIST_LIMIT]],
+        "limit": limit,
+        "consumers": [item(by_name[n]) for n in names[offset : offset + limit]],
     }
+
+
+@api("CONSUMER.NAMES.*")
+def consumer_names(js: JetStream, req: ApiRequest) -> dict[str, Any]:
+    return _page(js, req, "consumer_names_response", NAMES_LIMIT, lambda c: c.name)
+
+
+@api("CONSUMER.LIST.*")
+def consumer_list(js: JetStream, req: ApiRequest) -> dict[str, Any]:
+    return _page(js, req, "consumer_list_response", LIST_LIMIT, lambda c: c.info_json(dynamic_metadata=False))
 
 
 @api("CONSUMER.DELETE.*.*")
