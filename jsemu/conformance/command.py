@@ -37,7 +37,6 @@ from urllib.parse import urlsplit
 
 from . import load_fixtures
 from .api_cases import API_CASES, LISTINGS, ApiCase, load_api_fixtures, own_streams, run_api_case
-from .cases import SCENARIOS
 from .model import Scenario
 from .runner import Run, run_scenario
 
@@ -152,6 +151,8 @@ async def _run_at(host: str, port: int, scenario: Scenario, want: list[list[str]
 async def run_all(target: str, binary: str = "nats-server", only: Sequence[str] = ()) -> list[CaseResult]:
     """Run every scenario (or those in ``only``) against ``target``: ``spawn-jsemu``,
     ``spawn-real`` or a ``nats://host:port`` URL."""
+    from .cases import SCENARIOS  # building the table costs ~70 ms: only `jsemu conformance` pays it
+
     data = load_fixtures()
     results = []
     for scenario in SCENARIOS:
