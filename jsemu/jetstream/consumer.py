@@ -22,6 +22,7 @@ from ..protocol.gojson import T_DURATION, GoJSONError, GoStruct
 from ..store import StoredMsg
 from ..timefmt import format_ns
 from .consumer_config import ConsumerConfig, config_json, filters_of
+from .consumer_pause import is_paused, pause_remaining, send_pause_advisory
 from .go_duration import parse_duration
 from .pull_request import PullRequest, check_request_limits, parse_next_request
 from .requests import decode_request
@@ -134,10 +135,12 @@ class Consumer:
         self._hb_due = 0
         self._hb_timer: Timer | None = None
         self._pull_hb_timer: Timer | None = None
+        self._pause_timer: Timer | None = None
         if self.push and config.idle_heartbeat:
             self._arm_heartbeat()
         self._select_start()
         self._arm_inactive()
+        self._update_pause_state()
 
     # --- configuration ----------------------------------------------------------------
 
@@ -158,7 +161,33 @@ class Consumer:
             self.js.server.loop.call_soon(self._recheck_interest)
         if config.inactive_threshold != old.inactive_threshold:
             self._arm_inactive()
+        if config.pause_until != old.pause_until:
+            self._update_pause_state()
+            send_pause_advisory(self.js, self)
         self.deliver_waiting()
+
+    # --- pause ------------------------------------------------------------------------
+
+    @property
+    def paused(self) -> bool:
+        until = self.config.pause_until
+        return until is not None and is_paused(until, self.js.clock.now_ns())
+
+    def _update_pause_state(self) -> None:
+        """``updatePauseState``: resume at ``pause_until`` on the server's clock."""
+        if self._pause_timer is not None:
+            self._pause_timer.cancel()
+            self._pause_timer = None
+        if self.paused and self.config.pause_until is not None:
+            self._pause_timer = self.js.timers.at(self.config.pause_until, self._on_pause_end)
+
+    def _on_pause_end(self) -> None:
+        self._pause_timer = None
+        if self.closed:
+            return
+        send_pause_advisory(self.js, self)
+        self.deliver_waiting()
+        self.js.server.flush()
 
     def _select_start(self) -> None:
         """``selectStartingSeqNo``."""
@@ -248,8 +277,13 @@ class Consumer:
             "num_waiting": len(self.waiting),
             "num_pending": self.num_pending(),
             **({"push_bound": True} if self.active else {}),
+            **self._pause_info(),
             "ts": format_ns(self.js.clock.now_ns()),
         }
+
+    def _pause_info(self) -> dict[str, Any]:
+        remaining = pause_remaining(self.config.pause_until, self.js.clock.now_ns())
+        return {"paused": True, "pause_remaining": remaining} if remaining else {}
 
     # --- pull requests ----------------------------------------------------------------
 
@@ -371,6 +405,8 @@ class Consumer:
     def deliver_push(self) -> None:
         """``loopAndGatherMsgs`` for push mode: everything there is, while bound."""
         npc = -1
+        if self.paused:
+            return
         while self.active and not self.closed:
             if self.maxpb and self.pbytes > self.maxpb:
                 break  # stalled until the flow control request is answered
@@ -476,6 +512,9 @@ class Consumer:
             return
         if self.push:
             self.deliver_push()
+            return
+        if self.paused:  # straight to waiting: no-wait requests end, the others expire
+            self._process_waiting(eos=True)
             return
         npc = -1
         while self.waiting:
@@ -850,7 +889,8 @@ class Consumer:
     def stop(self) -> None:
         """Deleted (or its stream was): cancel the timers and forget the waiting requests."""
         self.closed = True
-        for t in (self._ack_timer, self._expiry_timer, self._inactive_timer, self._hb_timer, self._pull_hb_timer):
+        timers = (self._ack_timer, self._expiry_timer, self._inactive_timer, self._hb_timer, self._pull_hb_timer)
+        for t in (*timers, self._pause_timer):
             if t is not None:
                 t.cancel()
         self.waiting.clear()

@@ -32,6 +32,7 @@ from .consumer_config import (
     set_defaults,
     set_static_metadata,
 )
+from .consumer_pause import send_pause_advisory
 from .errors import ApiError, ApiErrors, api_error
 from .internal import InternalSubscriber, each_message
 from .stream_config import is_valid_asset_name
@@ -287,7 +288,15 @@ def _create(js: JetStream, req: ApiRequest, durable_form: bool) -> dict[str, Any
         return error_response(kind, err)
     out: dict[str, Any] = {"type": response_type(kind)}
     out.update(consumer.info_json())
+    if consumer.paused:  # the server sends the pause advisory after its reply
+        js.server.loop.call_soon(_advise_paused, consumer)
     return out
+
+
+def _advise_paused(consumer: Consumer) -> None:
+    if not consumer.closed:
+        send_pause_advisory(consumer.js, consumer)
+        consumer.js.server.flush()
 
 
 def _add(js: JetStream, stream: Stream, consumers: ConsumerSet, cfg: Any, action: str, pedantic: bool) -> Consumer:

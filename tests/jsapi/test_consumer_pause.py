@@ -1,0 +1,149 @@
+"""Pausing consumers, side by side with nats-server: ``CONSUMER.PAUSE`` replies and errors,
+``pause_until`` in the create config, ``paused`` / ``pause_remaining`` in the info, what a
+pull request gets while paused, the resume at ``pause_until`` and the ``consumer_pause``
+advisories (on the same connection, so they are compared with the replies).
+
+``pause_remaining`` (nanoseconds left, measured when each server answers) and the
+advisories' ``id`` are the only values normalised beyond the pair's own rules; the
+remaining time is checked to be within the pause.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import time
+from typing import Any
+
+from jsapi.conftest import CONNECT, Pair, Side
+from rawclient import RawClient
+from jsapi.test_consumers import NEXT, _req, _stream_with, pull_frames
+
+from jsemu.timefmt import format_ns
+
+PAUSE = "$JS.API.CONSUMER.PAUSE.S"
+CREATE = "$JS.API.CONSUMER.CREATE.S"
+_REMAINING = re.compile(r'"pause_remaining":(\d+)')
+_EVENT_ID = re.compile(r'"id":"[0-9A-Za-z]{22}"')
+_ADVISORIES = b"SUB $JS.EVENT.ADVISORY.CONSUMER.PAUSE.> 99\r\n"
+
+
+def _at(seconds: float) -> str:
+    """An RFC 3339 time ``seconds`` from now (the same instant for both servers)."""
+    return format_ns(time.time_ns() + int(seconds * 1e9))
+
+
+def _scrub(text: str, longest: float) -> str:
+    for m in _REMAINING.finditer(text):
+        assert 0 < int(m.group(1)) <= longest * 1e9, text
+    return _EVENT_ID.sub('"id":"<id>"', _REMAINING.sub('"pause_remaining":<n>', text))
+
+
+async def same(pair: Pair, subject: str, payload: Any = b"", longest: float = 3600) -> str:
+    emu, real = await pair.request(subject, payload)
+    emu, real = _scrub(emu, longest), _scrub(real, longest)
+    assert emu == real, f"request {subject} {payload!r}"
+    return real
+
+
+class Advisories:
+    """A connection of its own on each side subscribed to the pause advisories (they may
+    trail the API reply, so they are collected apart and compared per step)."""
+
+    def __init__(self, clients: list[RawClient], sides: list[Side]) -> None:
+        self.clients = clients
+        self.sides = sides
+
+    @classmethod
+    async def listen(cls, pair: Pair) -> Advisories:
+        clients = []
+        for side in (pair.emu, pair.real):
+            client = await RawClient.connect(_port(side), CONNECT)
+            client.send(_ADVISORIES)
+            assert not await client.round_trip()
+            clients.append(client)
+        return cls(clients, [pair.emu, pair.real])
+
+    async def expect(self, n: int) -> list[str]:
+        """Exactly ``n`` advisories from each side, the same after normalising."""
+        got = await asyncio.gather(*(self._take(c, s, n) for c, s in zip(self.clients, self.sides, strict=True)))
+        assert got[0] == got[1]
+        assert len(got[1]) == n, got[1]
+        return got[1]
+
+    @staticmethod
+    async def _take(client: RawClient, side: Side, n: int) -> list[str]:
+        out: list[str] = []
+        while len(out) < n:
+            frame = await client.next_frame(2.0)
+            if frame is None:
+                break
+            if frame.startswith(b"MSG "):
+                out.append(frame.split(b"\r\n", 1)[1].decode())
+        out += [f.decode() for f in await client.round_trip() if not f.startswith(b"INFO")]
+        return [_EVENT_ID.sub('"id":"<id>"', side.scrub(text)) for text in out]
+
+    async def close(self) -> None:
+        for client in self.clients:
+            await client.close()
+
+
+def _port(side: Side) -> int:
+    port: int = side.client.writer.get_extra_info("peername")[1]
+    return port
+
+
+async def test_pause_api_replies_errors_info_and_advisories(pair: Pair) -> None:
+    await _stream_with(pair)
+    adv = await Advisories.listen(pair)
+    until = _at(3600)
+    got = await same(pair, f"{CREATE}.C", _req({"durable_name": "C", "ack_policy": "explicit", "pause_until": until}))
+    assert '"paused":true' in got
+    assert '"paused":true' in (await adv.expect(1))[0]  # after the create reply
+    await same(pair, "$JS.API.CONSUMER.INFO.S.C")
+    await same(pair, f"{PAUSE}.C", {})  # resume: zero time, level 0 again
+    assert '"paused":false,"pause_until":"0001-01-01T00:00:00Z"' in (await adv.expect(1))[0]
+    await same(pair, "$JS.API.CONSUMER.INFO.S.C")
+    await same(pair, f"{PAUSE}.C", {"pause_until": until})
+    await same(pair, "$JS.API.CONSUMER.INFO.S.C")
+    await same(pair, "$JS.API.CONSUMER.LIST.S")
+    await adv.expect(1)
+    await same(pair, f"{PAUSE}.C", {"pause_until": until})  # unchanged: no advisory
+    await adv.expect(0)
+    # an update keeps the pause of the consumer, and its reply is followed by the advisory
+    await same(pair, f"{CREATE}.C", _req({"durable_name": "C", "ack_policy": "explicit", "max_deliver": 3}))
+    assert '"paused":true' in (await adv.expect(1))[0]
+    await same(pair, f"{PAUSE}.C", {"pause_until": _at(-60)})  # in the past: not paused, kept
+    await same(pair, "$JS.API.CONSUMER.INFO.S.C")
+    await same(pair, f"{PAUSE}.C", {"pause_until": "0001-01-01T00:00:00Z"})
+    await same(pair, "$JS.API.CONSUMER.INFO.S.C")
+    await adv.expect(2)
+    for body in (b"", b"garbage", b"[]", {"pause_until": "nope"}, {"pause_until": until, "x": 1}, {"pause_until": 5}):
+        await same(pair, f"{PAUSE}.C", body)
+    await same(pair, f"{PAUSE}.X", {"pause_until": until})
+    await same(pair, "$JS.API.CONSUMER.PAUSE.T.C", {"pause_until": until})
+    await same(pair, PAUSE, {"pause_until": until})  # no consumer token: no reply
+    await same(pair, "$JS.API.INFO")
+    await adv.expect(0)
+    await adv.close()
+
+
+async def test_paused_pull_requests_and_resume_at_pause_until(pair: Pair) -> None:
+    await _stream_with(pair)
+    adv = await Advisories.listen(pair)
+    await same(pair, f"{CREATE}.C", _req({"durable_name": "C", "ack_policy": "explicit", "pause_until": _at(3600)}))
+    # paused: a no-wait request ends at once, one with expires times out with its batch
+    emu, real = await pull_frames(pair, NEXT + ".C", {"batch": 2, "no_wait": True}, 1)
+    assert emu.frames == real.frames and real.frames and "404" in real.frames[0]
+    emu, real = await pull_frames(pair, NEXT + ".C", {"batch": 2, "expires": 300_000_000}, 1)
+    assert emu.frames == real.frames and real.frames and "408" in real.frames[0]
+    await same(pair, "$JS.API.CONSUMER.INFO.S.C")
+    # pause until shortly: a waiting request gets the messages once the pause ends, with
+    # the advisory that says so
+    await same(pair, f"{PAUSE}.C", {"pause_until": _at(0.8)}, longest=0.8)
+    emu, real = await pull_frames(pair, NEXT + ".C", {"batch": 3, "expires": 5_000_000_000}, 3, timeout=4)
+    assert emu.frames == real.frames and len(real.frames) == 3
+    events = await adv.expect(3)  # paused at create, paused again, resumed
+    assert '"paused":false' in events[2]
+    await same(pair, "$JS.API.CONSUMER.INFO.S.C")
+    await adv.close()
