@@ -15,10 +15,10 @@ import re
 import time
 from typing import Any
 
-from jsapi.conftest import CONNECT, Pair, Side
 from rawclient import RawClient
-from jsapi.test_consumers import NEXT, _req, _stream_with, pull_frames
 
+from jsapi.conftest import CONNECT, Pair, Side
+from jsapi.test_consumers import NEXT, _req, _stream_with, pull_frames
 from jsemu.timefmt import format_ns
 
 PAUSE = "$JS.API.CONSUMER.PAUSE.S"
