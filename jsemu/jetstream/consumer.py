@@ -24,6 +24,7 @@ from ..timefmt import format_ns
 from .consumer_config import ConsumerConfig, config_json, filters_of
 from .consumer_pause import is_paused, pause_remaining, send_pause_advisory
 from .go_duration import parse_duration
+from .priority_groups import ADMIT, DROPPED, PriorityGroups
 from .pull_request import PullRequest, check_request_limits, parse_next_request
 from .requests import decode_request
 
@@ -136,6 +137,8 @@ class Consumer:
         self._hb_timer: Timer | None = None
         self._pull_hb_timer: Timer | None = None
         self._pause_timer: Timer | None = None
+        #: Priority groups (policy overflow / pinned_client / prioritized), else None.
+        self.priority = PriorityGroups(self) if config.priority_policy != "none" else None
         if self.push and config.idle_heartbeat:
             self._arm_heartbeat()
         self._select_start()
@@ -161,6 +164,10 @@ class Consumer:
             self.js.server.loop.call_soon(self._recheck_interest)
         if config.inactive_threshold != old.inactive_threshold:
             self._arm_inactive()
+        if config.priority_policy != old.priority_policy:
+            if self.priority is not None:
+                self.priority.unassign()
+            self.priority = PriorityGroups(self) if config.priority_policy != "none" else None
         if config.pause_until != old.pause_until:
             self._update_pause_state()
             send_pause_advisory(self.js, self)
@@ -279,7 +286,12 @@ class Consumer:
             **({"push_bound": True} if self.active else {}),
             **self._pause_info(),
             "ts": format_ns(self.js.clock.now_ns()),
+            **self._priority_info(),
         }
+
+    def _priority_info(self) -> dict[str, Any]:
+        groups = self.priority.info() if self.priority is not None else []
+        return {"priority_groups": groups} if groups else {}
 
     def _pause_info(self) -> dict[str, Any]:
         remaining = pause_remaining(self.config.pause_until, self.js.clock.now_ns())
@@ -301,6 +313,8 @@ class Consumer:
             self._send_status(reply, req)
             return
         refused = check_request_limits(req, cfg)
+        if refused is None and self.priority is not None:
+            refused = self.priority.check_request(req)
         if refused is not None:
             self._send_status(reply, refused)
             return
@@ -319,14 +333,20 @@ class Consumer:
                     self.waiting_last_ns = now
                     self._send_status(reply, texts.PULL_REQUESTS_PENDING)
                     return
+        prioritized = cfg.priority_policy == "prioritized"
         if len(self.waiting) >= cfg.max_waiting:
-            self._send_status(reply, texts.PULL_EXCEEDED_MAX_WAITING)
+            if not (prioritized and req.heartbeat):  # ``addPrioritized`` fails quietly then
+                self._send_status(reply, texts.PULL_EXCEEDED_MAX_WAITING)
             return
         wr = PullRequest(reply, batch, req.max_bytes, no_wait, now + expires if expires else 0, now)
+        wr.pg = req.group
         if req.heartbeat:
             wr.hb, wr.hbt = req.heartbeat, now + req.heartbeat
             self._arm_pull_heartbeat(wr.hbt)
-        self.waiting.append(wr)
+        if prioritized:
+            PriorityGroups.place(self.waiting, wr)
+        else:
+            self.waiting.append(wr)
         self.waiting_last_ns = now
         if wr.expires:
             self._arm_expiry(wr.expires)
@@ -360,15 +380,31 @@ class Consumer:
             self.on_waiting()
         return batch_pending
 
-    def _next_waiting(self, size: int) -> PullRequest | None:
-        """``nextWaiting``: the first live request that can take a message of ``size`` bytes."""
+    def _next_waiting(self, size: int, npc: int) -> PullRequest | None:
+        """``nextWaiting``: the first live request that can take a message of ``size`` bytes
+        (``npc`` still pending after it); with priority groups, requests that must wait
+        are cycled to the back and stale pins refused."""
         now = self.js.clock.now_ns()
+        pgs = self.priority
+        need_new_pin = pgs is not None and pgs.needs_pin()
+        cycled = 0
         while self.waiting:
             wr = self.waiting[0]
             if wr.expires and now >= wr.expires:
                 self.waiting.popleft()
                 self._send_status(wr.reply, texts.PULL_REQUEST_TIMEOUT % (wr.n, wr.b))
                 continue
+            assigned = False
+            if pgs is not None:
+                verdict, assigned = pgs.admit(wr, need_new_pin, npc)
+                if verdict == DROPPED:
+                    continue
+                if verdict != ADMIT:
+                    self.waiting.rotate(-1)
+                    cycled += 1
+                    if cycled >= len(self.waiting):
+                        return None
+                    continue
             if wr.b > 0:
                 if size <= wr.b:
                     wr.b -= size
@@ -377,6 +413,8 @@ class Consumer:
                 else:
                     self.waiting.popleft()
                     self._send_status(wr.reply, texts.PULL_MESSAGE_SIZE_EXCEEDS_MAX_BYTES % (wr.n, wr.b))
+                    if assigned and pgs is not None:
+                        pgs.unassign()
                     continue
             if has_interest(self.js, wr.reply):
                 return wr
@@ -531,20 +569,33 @@ class Consumer:
                 npc -= 1
             reply = self._subject_prefix + b"%d.%d.%d.%d.%d" % (dc, sm.seq, self.dseq, sm.ts, npc)
             # The size a request's max_bytes counts includes the ack subject (``loopAndGatherMsgs``).
-            wr = self._next_waiting(len(sm.subject) + len(reply) + len(sm.hdr) + len(sm.data))
+            wr = self._next_waiting(len(sm.subject) + len(reply) + len(sm.hdr) + len(sm.data), npc)
             if wr is None:
                 self._unget(sm.seq, dc)
+                self._process_waiting(eos=True)  # ``waitForMsgs``: requests left all had to wait
                 break
             self._deliver(wr, sm, dc, reply)
             if wr.hb:
                 wr.hbt = self.js.clock.now_ns() + wr.hb
-            wr.n -= 1
-            wr.d += 1
-            if wr.n <= 0:
-                self.waiting.popleft()
+            self._pop(wr)
         if not self.waiting:
             self._arm_inactive()
         self.on_waiting()
+
+    def _pop(self, wr: PullRequest) -> None:
+        """``waitQueue.pop`` / ``popAndRequeue`` for the request at the head that just got a
+        message: done, or (with others waiting) to the back of the queue, or of its
+        priority for ``prioritized``."""
+        wr.n -= 1
+        wr.d += 1
+        if wr.n <= 0:
+            self.waiting.popleft()
+        elif self.priority is not None and len(self.waiting) > 1:
+            if self.config.priority_policy == "prioritized":
+                self.waiting.popleft()
+                PriorityGroups.place(self.waiting, wr)
+            else:
+                self.waiting.rotate(-1)
 
     def _get_next(self) -> tuple[StoredMsg, int] | None:
         """``getNextMsg``: a redelivery first, then (room permitting) the next new message."""
@@ -612,7 +663,20 @@ class Consumer:
 
     def _deliver(self, wr: PullRequest, sm: StoredMsg, dc: int, reply: bytes) -> None:
         self._record_delivery(self.dseq, sm.seq, dc)
-        self._send(wr.reply, sm, reply)
+        pgs = self.priority
+        if pgs is not None and self.config.priority_policy == "pinned_client":
+            self._send_pinned(wr.reply, sm, reply, pgs)
+        else:
+            self._send(wr.reply, sm, reply)
+
+    def _send_pinned(self, to: bytes, sm: StoredMsg, reply: bytes, pgs: PriorityGroups) -> None:
+        """A message to the pinned client carries ``Nats-Pin-Id`` (after headers_only)."""
+        hdr, data = sm.hdr, sm.data
+        if self.config.headers_only:
+            hdr = (hdr[:-2] if hdr else b"NATS/1.0\r\n") + b"Nats-Msg-Size: %d\r\n\r\n" % len(data)
+            data = b""
+        hdr = pgs.pin_header(hdr)
+        send_to_inbox(self.js, to, sm.subject, reply, len(hdr), hdr + data)
 
     def _send(self, to: bytes, sm: StoredMsg, reply: bytes) -> None:
         if self.config.headers_only:  # the headers, with the size of the payload left out
@@ -890,6 +954,8 @@ class Consumer:
         """Deleted (or its stream was): cancel the timers and forget the waiting requests."""
         self.closed = True
         timers = (self._ack_timer, self._expiry_timer, self._inactive_timer, self._hb_timer, self._pull_hb_timer)
+        if self.priority is not None:
+            self.priority.unassign()
         for t in (*timers, self._pause_timer):
             if t is not None:
                 t.cancel()

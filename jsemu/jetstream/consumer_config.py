@@ -450,7 +450,6 @@ _UNSUPPORTED: tuple[tuple[str, Any, str], ...] = (
     ("rate_limit_bps", 0, "rate_limit_bps"),
     ("backoff", None, "backoff"),
     ("sample_freq", "", "sample_freq"),
-    ("priority_policy", "none", "priority groups"),
     ("direct", False, "direct"),
     ("sourcing", False, "sourcing"),
 )
@@ -524,7 +523,12 @@ def set_static_metadata(cfg: ConsumerConfig) -> None:
     for key in _DYNAMIC_META:
         meta.pop(key, None)
     level = 0
-    if cfg.pause_until not in (None, GO_ZERO_TIME_NS) or cfg.priority_policy != "none" or cfg.priority_timeout or cfg.priority_groups:
+    if (
+        cfg.pause_until not in (None, GO_ZERO_TIME_NS)
+        or cfg.priority_policy != "none"
+        or cfg.priority_timeout
+        or cfg.priority_groups
+    ):
         level = 1
     if cfg.ack_policy == "flow_control":
         level = 4

@@ -103,7 +103,7 @@ def check_request_limits(req: NextRequest, cfg: ConsumerConfig) -> bytes | None:
 class PullRequest:
     """A waiting pull request (Go's ``waitingRequest``)."""
 
-    __slots__ = ("b", "d", "expires", "hb", "hbt", "n", "no_wait", "received", "reply")
+    __slots__ = ("b", "d", "expires", "hb", "hbt", "n", "no_wait", "pg", "received", "reply")
 
     def __init__(self, reply: bytes, n: int, b: int, no_wait: bool, expires: int, received: int) -> None:
         self.reply = reply
@@ -115,3 +115,4 @@ class PullRequest:
         self.received = received
         self.hb = 0  # idle heartbeat interval, 0: none
         self.hbt = 0  # clock ns when the next heartbeat is due
+        self.pg: dict[str, Any] | None = None  # the priority-group fields of a JSON request

@@ -21,6 +21,7 @@ from ..subjects import is_valid_subject, subjects_collide
 from ..version import API_LEVEL
 from . import consumer_api as _consumer_api  # noqa: F401 - registers the handlers
 from . import consumer_pause as _consumer_pause  # noqa: F401 - registers the handler
+from . import priority_groups as _priority_groups  # noqa: F401 - registers the handler
 from . import stream_api as _stream_api  # noqa: F401 - registers the handlers
 from .api import API_PREFIX, ApiRequest, QuietError, find_handler
 from .clock_timers import ClockTimers

@@ -29,7 +29,9 @@ __all__ = [
     "ERR_UNKNOWN_OP",
     "FLOW_CONTROL_REQUEST",
     "IDLE_HEARTBEAT",
+    "PULL_BAD_GROUP_MISSING",
     "PULL_BAD_HEARTBEAT",
+    "PULL_BAD_INVALID_GROUP",
     "PULL_BAD_NOT_OVERFLOW",
     "PULL_BAD_NOT_PINNED",
     "PULL_BAD_PRIORITY",
@@ -40,9 +42,11 @@ __all__ = [
     "PULL_EXCEEDED_MAX_WAITING",
     "PULL_MESSAGE_SIZE_EXCEEDS_MAX_BYTES",
     "PULL_NO_MESSAGES",
+    "PULL_PIN_ID_MISMATCH",
     "PULL_PUSH_BASED",
     "PULL_REQUESTS_PENDING",
     "PULL_REQUEST_TIMEOUT",
+    "PULL_WRONG_PIN_ID",
     "STATUS_BAD_REQUEST",
     "STATUS_EMPTY_REQUEST",
     "STATUS_EOB",
@@ -127,6 +131,15 @@ PULL_BAD_HEARTBEAT: Final = "heartbeat value too large"
 PULL_BAD_NOT_OVERFLOW: Final = "Not a Overflow Priority consumer"
 PULL_BAD_NOT_PINNED: Final = "Not a Pinned Client Priority consumer"
 PULL_BAD_PRIORITY: Final = "Priority must be between 0 and 9"
+PULL_BAD_GROUP_MISSING: Final = "Priority Group missing"
+PULL_BAD_INVALID_GROUP: Final = "Invalid Priority Group"
+#: Priority groups (pinned_client): a request naming another pin id than the current one.
+PULL_PIN_ID_MISMATCH: Final = b"NATS/1.0 423 Nats-Pin-Id mismatch\r\n\r\n"
+#: ``% (messages still asked for, bytes still allowed)``: a waiting request whose pin id is
+#: no longer (or not yet) the pinned one.
+PULL_WRONG_PIN_ID: Final = (
+    b"NATS/1.0 423 Nats-Wrong-Pin-Id\r\nNats-Pending-Messages: %d\r\nNats-Pending-Bytes: %d\r\n\r\n"
+)
 #: jsemu's own refusal of what it does not implement yet (never accepted and ignored).
 
 # --- JetStream API errors ------------------------------------------------------------------
