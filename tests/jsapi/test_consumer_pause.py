@@ -50,23 +50,28 @@ class Advisories:
     """A connection of its own on each side subscribed to the pause advisories (they may
     trail the API reply, so they are collected apart and compared per step)."""
 
-    def __init__(self, clients: list[RawClient], sides: list[Side]) -> None:
+    def __init__(self, clients: list[RawClient], sides: list[Side], scrub: Any = None) -> None:
         self.clients = clients
         self.sides = sides
+        self.extra_scrub = scrub
 
     @classmethod
-    async def listen(cls, pair: Pair) -> Advisories:
+    async def listen(cls, pair: Pair, subjects: tuple[str, ...] = (), scrub: Any = None) -> Advisories:
         clients = []
         for side in (pair.emu, pair.real):
             client = await RawClient.connect(_port(side), CONNECT)
-            client.send(_ADVISORIES)
+            client.send(
+                b"".join(b"SUB %s %d\r\n" % (s.encode(), 90 + i) for i, s in enumerate(subjects)) or _ADVISORIES
+            )
             assert not await client.round_trip()
             clients.append(client)
-        return cls(clients, [pair.emu, pair.real])
+        return cls(clients, [pair.emu, pair.real], scrub)
 
     async def expect(self, n: int) -> list[str]:
         """Exactly ``n`` advisories from each side, the same after normalising."""
         got = await asyncio.gather(*(self._take(c, s, n) for c, s in zip(self.clients, self.sides, strict=True)))
+        if self.extra_scrub is not None:
+            got = [[self.extra_scrub(text) for text in side] for side in got]
         assert got[0] == got[1]
         assert len(got[1]) == n, got[1]
         return got[1]
