@@ -590,7 +590,7 @@ class Consumer:
         wr.d += 1
         if wr.n <= 0:
             self.waiting.popleft()
-        elif self.priority is not None and len(self.waiting) > 1:
+        elif len(self.waiting) > 1:
             if self.config.priority_policy == "prioritized":
                 self.waiting.popleft()
                 PriorityGroups.place(self.waiting, wr)

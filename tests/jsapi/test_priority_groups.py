@@ -193,3 +193,13 @@ async def test_prioritized_requests_served_by_priority(pair: Pair) -> None:
     got = await asyncio.gather(_collect(pair.emu, 5), _collect(pair.real, 5))
     assert got[0] == got[1]
     assert got[1] == ["high m0", "mid m1", "low m2", "low2 m3", "low m4"]
+
+
+async def test_waiting_requests_take_turns_without_priority_groups(pair: Pair) -> None:
+    """``waitQueue.pop`` for every pull consumer: a request served while others wait goes
+    to the back of the queue."""
+    await _stream_with(pair, 0)
+    await pair.same(f"{CREATE}.C", _req({"durable_name": "C", "ack_policy": "explicit"}))
+    body = {"batch": 2, "expires": 1_000_000_000}
+    got = await _pulls(pair, "C", [("a", body, body), ("b", body, body)], 4, publish=4)
+    assert got == ["a n0", "b n1", "a n2", "b n3"]
