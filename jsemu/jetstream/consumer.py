@@ -21,6 +21,7 @@ from ..protocol import texts
 from ..protocol.gojson import T_DURATION, GoJSONError, GoStruct
 from ..store import StoredMsg
 from ..timefmt import format_ns
+from .consumer_cluster import ConsumerGroup
 from .consumer_config import ConsumerConfig, config_json, filters_of
 from .consumer_pause import is_paused, pause_remaining, send_pause_advisory
 from .go_duration import parse_duration
@@ -139,6 +140,8 @@ class Consumer:
         self._pause_timer: Timer | None = None
         #: Priority groups (policy overflow / pinned_client / prioritized), else None.
         self.priority = PriorityGroups(self) if config.priority_policy != "none" else None
+        #: Its raft group in a simulated cluster (None standalone).
+        self.group = ConsumerGroup(self) if js.clustered else None
         if self.push and config.idle_heartbeat:
             self._arm_heartbeat()
         self._select_start()
@@ -260,7 +263,7 @@ class Consumer:
         return extra + sum(store.num_pending(start, f) for f in self.filters)
 
     def info_json(self, dynamic_metadata: bool = True) -> dict[str, Any]:
-        """``ConsumerInfo``: standalone, so without a cluster block."""
+        """``ConsumerInfo``; the ``cluster`` block only in a (simulated) cluster."""
         self._process_waiting(eos=False)
         if self.has_state:
             dcons, dstream = self.delivered
@@ -283,6 +286,7 @@ class Consumer:
             "num_redelivered": 0 if self.config.max_deliver == 1 else len(self.rdc),
             "num_waiting": len(self.waiting),
             "num_pending": self.num_pending(),
+            **({"cluster": self.group.cluster_json()} if self.group is not None else {}),
             **({"push_bound": True} if self.active else {}),
             **self._pause_info(),
             "ts": format_ns(self.js.clock.now_ns()),

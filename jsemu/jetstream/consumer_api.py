@@ -332,7 +332,7 @@ def _add(js: JetStream, stream: Stream, consumers: ConsumerSet, cfg: Any, action
     name = cfg.durable_name or cfg.name or _new_name(consumers.by_name)
     if not is_valid_asset_name(name):
         raise api_error(ApiErrors.JSConsumerBadDurableNameErr)
-    refuse_unsupported(cfg, scfg, js.clustered)
+    refuse_unsupported(cfg, scfg)
     if not cfg.durable_name and cfg.inactive_threshold <= 0:
         cfg.inactive_threshold = 5_000_000_000  # JsDeleteWaitTimeDefault, stamped on ephemerals
     consumer = Consumer(js, stream, cfg, name, js.clock.now_ns())

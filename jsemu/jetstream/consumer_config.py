@@ -455,7 +455,7 @@ _UNSUPPORTED: tuple[tuple[str, Any, str], ...] = (
 )
 
 
-def refuse_unsupported(cfg: ConsumerConfig, stream: StreamConfig, clustered: bool) -> None:
+def refuse_unsupported(cfg: ConsumerConfig, stream: StreamConfig) -> None:
     """A config that passed the server's checks but asks for what jsemu cannot do yet
     gets a clear error instead of being accepted and ignored."""
     for key, unset, what in _UNSUPPORTED:
@@ -465,10 +465,6 @@ def refuse_unsupported(cfg: ConsumerConfig, stream: StreamConfig, clustered: boo
     if stream.retention != "limits":
         raise api_error(
             ApiErrors.JSConsumerCreateErrF, err=f"jsemu does not support consumers on {stream.retention} streams yet"
-        )
-    if clustered:
-        raise api_error(
-            ApiErrors.JSConsumerCreateErrF, err="jsemu does not support consumers in a simulated cluster yet"
         )
 
 

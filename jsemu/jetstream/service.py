@@ -20,6 +20,7 @@ from ..subject_transform import SubjectTransform, TransformError
 from ..subjects import is_valid_subject, subjects_collide
 from ..version import API_LEVEL
 from . import consumer_api as _consumer_api  # noqa: F401 - registers the handlers
+from . import consumer_cluster as _consumer_cluster  # noqa: F401 - registers the handler
 from . import consumer_pause as _consumer_pause  # noqa: F401 - registers the handler
 from . import priority_groups as _priority_groups  # noqa: F401 - registers the handler
 from . import stream_api as _stream_api  # noqa: F401 - registers the handlers
