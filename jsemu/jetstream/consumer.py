@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Callable
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from ..protocol import texts
@@ -174,6 +175,8 @@ class Consumer:
         if config.pause_until != old.pause_until:
             self._update_pause_state()
             send_pause_advisory(self.js, self)
+            if replace(config, pause_until=old.pause_until, metadata=old.metadata) == old:
+                return  # a pause or resume alone wakes nothing: the next message or request does
         self.deliver_waiting()
 
     # --- pause ------------------------------------------------------------------------

@@ -152,3 +152,20 @@ async def test_paused_pull_requests_and_resume_at_pause_until(pair: Pair) -> Non
     assert '"paused":false' in events[2]
     await same(pair, "$JS.API.CONSUMER.INFO.S.C")
     await adv.close()
+
+
+async def test_resume_by_api_wakes_nothing_until_the_next_request_or_message(pair: Pair) -> None:
+    """nats-server 2.15.1: ``CONSUMER.PAUSE`` with no time resumes the consumer without
+    signalling it, so a request already waiting gets nothing and times out with its whole
+    batch (a new request or message would have woken it)."""
+    await _stream_with(pair)
+    await same(pair, f"{CREATE}.C", _req({"durable_name": "C", "ack_policy": "explicit", "pause_until": _at(3600)}))
+    for side in (pair.emu, pair.real):
+        side.client.send(b"SUB _PR.c pr\r\n")
+        side._send(NEXT + ".C", b"_PR.c", b'{"batch":2,"expires":700000000}', None)
+        assert not await side.client.round_trip()
+    await same(pair, f"{PAUSE}.C", {})
+    got = await asyncio.gather(*(side.client.next_frame(1.5) for side in (pair.emu, pair.real)))
+    texts = [side.normalise(f) if f else "" for side, f in zip((pair.emu, pair.real), got, strict=True)]
+    assert texts[0] == texts[1] and "408 Request Timeout" in texts[1] and "Nats-Pending-Messages: 2" in texts[1]
+    await same(pair, "$JS.API.CONSUMER.INFO.S.C")
