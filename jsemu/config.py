@@ -19,6 +19,7 @@ from typing import Any
 
 from .conf_parser import ConfigError, Positions, parse_file, parse_text
 from .server.auth import Auth, User
+from .server.nkeys import is_valid_user_key
 from .server.options import ServerOptions
 from .server.permissions import Permissions, SubjectRules
 
@@ -138,8 +139,6 @@ _NOT_YET = {
     "https_port": "TLS is not supported by jsemu yet",
     "permissions": "permissions are not supported by jsemu yet",
     "default_permissions": "permissions are not supported by jsemu yet",
-    "nkey": "nkey users are not supported by jsemu yet",
-    "nkeys": "nkey users are not supported by jsemu yet",
     "auth_callout": "auth callout is not supported by jsemu yet",
     "allow_responses": "allow_responses is not supported by jsemu yet",
     "responses": "allow_responses is not supported by jsemu yet",
@@ -190,7 +189,7 @@ _BLOCK_KEYS: dict[str, frozenset[str]] = {
     "authorization": frozenset(
         {"user", "username", "password", "pass", "token", "timeout", "users", "default_permissions"}
     ),
-    "user": frozenset({"user", "username", "password", "pass", "permissions"}),
+    "user": frozenset({"user", "username", "password", "pass", "nkey", "permissions"}),
     "permissions": frozenset({"publish", "pub", "subscribe", "sub"}),
     "rules": frozenset({"allow", "deny"}),
 }
@@ -292,6 +291,9 @@ def _auth(block: dict[str, Any], pos: Positions, no_auth_user: str) -> Auth | No
             perms = default
             if "permissions" in entry:
                 perms = _permissions(entry["permissions"], (*where, "permissions"), pos)
+            if "nkey" in entry:
+                _nkey_user(auth, entry, perms, where, pos)
+                continue
             try:
                 name = _str(entry.get("user", entry.get("username", "")))
                 user = User(name, _str(entry.get("password", entry.get("pass", ""))), perms)
@@ -304,9 +306,28 @@ def _auth(block: dict[str, Any], pos: Positions, no_auth_user: str) -> Auth | No
             raise _at(pos, path, "Can not have a token and a users array")
         if auth.user is not None:
             raise _at(pos, path, "Can not have a single user/pass and a users array")
-    if not (auth.token or auth.user or auth.users or no_auth_user):
+    if not (auth.token or auth.user or auth.users or auth.nkeys or no_auth_user):
         return None
     return auth
+
+
+def _nkey_user(
+    auth: Auth, entry: dict[str, Any], perms: Permissions | None, where: tuple[str, ...], pos: Positions
+) -> None:
+    """A ``{nkey: U..., permissions: ...}`` entry, checked as ``parseUsers`` does. Its errors
+    sit at the entry's last key (Go reports the last key of its map walk)."""
+    last = (*where, list(entry)[-1])
+    try:
+        key = _str(entry["nkey"])
+    except ConfigError as exc:
+        raise _at(pos, (*where, "nkey"), exc) from None
+    if any(k in entry for k in ("user", "username", "password", "pass")):
+        raise _at(pos, last, "Nkey users do not take usernames or passwords")
+    if not is_valid_user_key(key):
+        raise _at(pos, last, "Not a valid public nkey for a user")
+    if key in auth.nkeys:
+        raise _at(pos, where[:1], f'Duplicate nkey "{key}" detected')
+    auth.nkeys[key] = User(key, "", perms)
 
 
 def apply_config(

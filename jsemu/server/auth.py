@@ -1,8 +1,10 @@
 """Who may connect: nats-server's client authentication (``auth.go``) for the forms jsemu has.
 
 One token (``--auth``, ``authorization { token }``), one user and password (``--user/--pass``,
-``authorization { user, password }``) or a list of users (``authorization { users: [...] }``),
-with ``no_auth_user`` for clients that send no credentials. Secrets that look like bcrypt hashes
+``authorization { user, password }``) or a list of users (``authorization { users: [...] }``,
+each with a name and password or an ``nkey``), with ``no_auth_user`` for clients that send no
+credentials. An nkey user proves itself by signing the nonce of the connection's INFO
+(``server/nkeys.py``). Secrets that look like bcrypt hashes
 (``$2a$``, ``$2b$``, ``$2x$``, ``$2y$`` and a cost) are checked with bcrypt, the others compared in
 constant time, as nats-server's ``comparePasswords`` does. The connection asks
 :meth:`Auth.authenticate` once per CONNECT; a server without :class:`Auth` pays nothing.
@@ -15,6 +17,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from .nkeys import verify_signature
 from .permissions import Permissions
 
 __all__ = ["DEFAULT_AUTH_TIMEOUT", "Auth", "User", "is_bcrypt"]
@@ -46,6 +49,8 @@ class Auth:
     token: str = ""
     user: User | None = None
     users: dict[str, User] = field(default_factory=dict)
+    #: nkey users by public key (their ``name`` is the key, as nats-server reports them).
+    nkeys: dict[str, User] = field(default_factory=dict)
     no_auth_user: str = ""
     timeout: float = DEFAULT_AUTH_TIMEOUT
     #: (hash, password) pairs bcrypt has accepted: bcrypt costs ~50 ms a check, and a
@@ -54,16 +59,32 @@ class Auth:
 
     def default_user(self) -> User | None:
         """The ``no_auth_user``, for a client that sends no credentials (or no CONNECT first)."""
-        return self.users.get(self.no_auth_user) if self.no_auth_user else None
+        if not self.no_auth_user:
+            return None
+        return self.nkeys.get(self.no_auth_user) or self.users.get(self.no_auth_user)
 
-    def authenticate(self, connect: dict[str, Any]) -> User | None:
-        """The user a CONNECT's options log in as, or ``None`` (``Authorization Violation``)."""
+    def authenticate(self, connect: dict[str, Any], nonce: str = "") -> User | None:
+        """The user a CONNECT's options log in as, or ``None`` (``Authorization Violation``).
+        Follows ``processClientOrLeafAuthentication``: an nkey, if the client names one and
+        nkeys are configured, decides alone; the ``no_auth_user`` needs no signature."""
         name = connect.get("user") or ""
         password = connect.get("pass") or ""
         token = connect.get("auth_token") or ""
+        nkey = connect.get("nkey") or ""
+        anonymous = not name and not password and not token and not nkey
+        if self.nkeys:
+            if anonymous and self.no_auth_user in self.nkeys:
+                nkey = self.no_auth_user
+            if nkey:
+                user = self.nkeys.get(nkey)
+                if user is None:
+                    return None
+                if nkey != self.no_auth_user and not verify_signature(nkey, nonce, connect.get("sig") or ""):
+                    return None
+                return user
         if self.users:
-            if not name and not password and not token and not connect.get("nkey"):
-                return self.default_user()
+            if anonymous:
+                return self.users.get(self.no_auth_user) if self.no_auth_user else None
             user = self.users.get(name) if name else None
             if user is None or not self._matches(user.password, password):
                 return None

@@ -57,6 +57,7 @@ from ..protocol.texts import (
 )
 from ..subjects import is_valid_literal_subject
 from .auth import User
+from .nkeys import new_nonce
 from .permissions import DenyFilter, Permissions
 from .sublist import Subscription
 from .subscriber import Change
@@ -130,6 +131,7 @@ class ClientConnection(asyncio.Protocol):
         "in_msgs",
         "last_in",
         "no_responders",
+        "nonce",
         "opts",
         "out",
         "out_bytes",
@@ -184,6 +186,8 @@ class ClientConnection(asyncio.Protocol):
         self.awaiting_auth = server.options.auth is not None
         self.auth_timer: asyncio.TimerHandle | None = None
         self.user: User | None = None
+        #: The nonce an nkey user signs (in INFO when nkey users are configured).
+        self.nonce = new_nonce() if server.options.auth is not None and server.options.auth.nkeys else ""
         #: The user's permissions (server/permissions.py); ``None``: no checks at all.
         self.perms: Permissions | None = None
 
@@ -386,7 +390,7 @@ class ClientConnection(asyncio.Protocol):
         auth = self.server.options.auth
         if auth is not None:
             self._cancel_auth_timer()
-            self.user = auth.authenticate(opts)
+            self.user = auth.authenticate(opts, self.nonce)
             if self.user is None:
                 self.close_with_error(ERR_AUTHORIZATION_VIOLATION)
                 return

@@ -47,9 +47,9 @@ class ServerOptions:
             raise ValueError(f"max_payload ({self.max_payload}) cannot be higher than max_pending ({self.max_pending})")
         auth = self.auth
         if auth is not None and auth.no_auth_user:
-            if not auth.users:
+            if not auth.users and not auth.nkeys:
                 raise ValueError(f'no_auth_user: "{auth.no_auth_user}" present, but users/nkeys are not defined')
-            if auth.no_auth_user not in auth.users:
+            if auth.no_auth_user not in auth.users and auth.no_auth_user not in auth.nkeys:
                 raise ValueError(
                     f'no_auth_user: "{auth.no_auth_user}" not present as user or nkey in authorization block '
                     "or account configuration"

@@ -217,6 +217,8 @@ class Server:
         info["client_id"] = conn.cid
         if conn.client_ip:
             info["client_ip"] = conn.client_ip
+        if conn.nonce:
+            info["nonce"] = conn.nonce
         if self.options.jetstream and self.options.domain:
             info["domain"] = self.options.domain
         if connect_info:
