@@ -199,3 +199,24 @@ def test_rules_from_the_file() -> None:
     assert perms.can_publish(b"foo.x") and not perms.can_publish(b"foo.bar")
     assert options.auth.users["c"].permissions is not None  # the default permissions
     assert not options.auth.users["c"].permissions.can_publish(b"secret.x")
+
+
+async def test_no_echo_holds_for_deny_filtered_wildcard_subscriptions(tmp_path: Path) -> None:
+    """``echo: false``: a client's own messages do not come back, also not through a wildcard
+    subscription whose messages pass the deny list (``foo.*`` for ``a``, ``foo.x`` denied)."""
+    async for pair in _pair(tmp_path, PERMS):
+        got = {}
+        for kind, port in pair.ports.items():
+            client = await RawClient.connect(port, {"user": "a", "pass": "a", "verbose": False, "echo": False})
+            other = await RawClient.connect(port, {"user": "c", "pass": "c", "verbose": False})
+            assert await client.exchange(b"SUB foo.* 1\r\nSUB foo.* grp 2\r\nSUB foo.y 3\r\n") == []
+            frames = await client.exchange(b"PUB foo.y 4\r\nmine\r\n")
+            await other.exchange(b"PUB foo.y 6\r\ntheirs\r\n")
+            got[kind] = sorted(frames + await client.exchange())
+            await client.close()
+            await other.close()
+        assert (
+            got["jsemu"]
+            == got["real"]
+            == sorted([b"MSG foo.y 1 6\r\ntheirs\r\n", b"MSG foo.y 2 6\r\ntheirs\r\n", b"MSG foo.y 3 6\r\ntheirs\r\n"])
+        )

@@ -46,6 +46,12 @@ class Service(Protocol):
     def start(self) -> None: ...
 
 
+
+def _owner(sub: Subscription) -> object:
+    """The connection behind a subscription's subscriber when that is a filter in front of
+    it (a ``DenyFilter``): its own messages are not echoed either."""
+    return getattr(sub.client, "conn", None)
+
 class Server:
     """The NATS core: listener, connections, subscriptions, routing, monitoring port.
 
@@ -257,7 +263,7 @@ class Server:
         delivered = False
         no_echo = producer is not None and not getattr(producer, "echo", True)
         for sub in result.psubs:
-            if no_echo and sub.client is producer:
+            if no_echo and (sub.client is producer or _owner(sub) is producer):
                 continue
             if not sub.max and not sub.closed:  # the common case of _deliver, inlined
                 sub.nm += 1
@@ -273,7 +279,7 @@ class Server:
                 start = self.rng.randrange(n) if n > 1 else 0
             for i in range(n):
                 sub = group[(start + i) % n]
-                if no_echo and sub.client is producer:
+                if no_echo and (sub.client is producer or _owner(sub) is producer):
                     continue
                 if self._deliver(sub, subject, reply, hdr, msg):
                     delivered = True
