@@ -15,7 +15,7 @@ from .jetstream.monitoring import JetStreamMonitoring
 from .jetstream.service import JetStream
 from .server.options import ServerOptions
 from .server.server import Server as CoreServer
-from .store import Clock
+from .store import Clock, ControlledClock
 from .threaded import ThreadedServer
 
 __all__ = ["Server", "ThreadedServer"]
@@ -30,8 +30,9 @@ class Server(CoreServer):
 
     def __init__(self, options: ServerOptions | None = None, *, clock: Clock | None = None, **kwargs: Any) -> None:
         super().__init__(options, **kwargs)
+        self.clock = clock if clock is not None else ControlledClock()
         #: The JetStream service (None when JetStream is off); ``clock`` drives its timestamps.
-        self.jetstream: JetStream | None = JetStream(self, clock) if self.options.jetstream else None
+        self.jetstream: JetStream | None = JetStream(self, self.clock) if self.options.jetstream else None
         #: What tests can do to this server that a real one can't (``$JSEMU.API`` too).
         self.control = ControlPlane(self)
         self._control_api = ControlApi(self, self.control)

@@ -22,6 +22,8 @@ from .server.auth import Auth, User
 from .server.nkeys import is_valid_user_key
 from .server.options import ServerOptions
 from .server.permissions import Permissions, SubjectRules
+from .server.responses import DEFAULT_EXPIRES_NS, DEFAULT_MAX_MSGS, ResponsePermission
+from .timefmt import go_duration_ns
 
 __all__ = ["ConfigError", "apply_config", "load_config", "parse_config"]
 
@@ -140,8 +142,6 @@ _NOT_YET = {
     "permissions": "permissions are not supported by jsemu yet",
     "default_permissions": "permissions are not supported by jsemu yet",
     "auth_callout": "auth callout is not supported by jsemu yet",
-    "allow_responses": "allow_responses is not supported by jsemu yet",
-    "responses": "allow_responses is not supported by jsemu yet",
     **{
         key: "not supported by jsemu"
         for key in [
@@ -190,7 +190,7 @@ _BLOCK_KEYS: dict[str, frozenset[str]] = {
         {"user", "username", "password", "pass", "token", "timeout", "users", "default_permissions"}
     ),
     "user": frozenset({"user", "username", "password", "pass", "nkey", "permissions"}),
-    "permissions": frozenset({"publish", "pub", "subscribe", "sub"}),
+    "permissions": frozenset({"publish", "pub", "subscribe", "sub", "allow_responses"}),
     "rules": frozenset({"allow", "deny"}),
 }
 
@@ -244,10 +244,15 @@ def _permissions(value: Any, path: tuple[str, ...], pos: Positions) -> Permissio
     ``{ allow: ..., deny: ... }``, as nats-server's ``parseUserPermissions``."""
     if not isinstance(value, dict):
         raise _at(pos, path, f"Expected permissions to be a map/struct, got {value}")
-    _check_keys(value, _BLOCK_KEYS["permissions"], path, pos)
+    for key in value:
+        if key not in _BLOCK_KEYS["permissions"]:
+            raise _at(pos, (*path, key), f'Unknown field "{key}" parsing permissions')
     perms = Permissions()
     for key, item in value.items():
         where = (*path, key)
+        if key == "allow_responses":
+            perms.response = _allow_responses(item, where, pos)
+            continue
         publish = key in ("publish", "pub")
         if isinstance(item, dict):
             _check_keys(item, _BLOCK_KEYS["rules"], where, pos)
@@ -259,7 +264,41 @@ def _permissions(value: Any, path: tuple[str, ...], pos: Positions) -> Permissio
             perms.pub_allow, perms.pub_deny = allow, deny
         else:
             perms.sub_allow, perms.sub_deny = allow, deny
+    if perms.response is not None and perms.pub_allow is None:
+        perms.pub_allow = SubjectRules([])  # parseUserPermissions: responses turn off the blanket allow
     return perms
+
+
+_RESPONSE_MAX = frozenset({"max", "max_msgs", "max_messages", "max_responses"})
+_RESPONSE_EXPIRES = frozenset({"expires", "expiration", "ttl"})
+
+
+def _allow_responses(value: Any, path: tuple[str, ...], pos: Positions) -> ResponsePermission | None:
+    """``allow_responses: true`` or ``{max, expires}``, as ``parseAllowResponses`` (0 keeps a
+    default, a negative value means no limit)."""
+    if isinstance(value, bool):
+        return ResponsePermission() if value else None
+    if not isinstance(value, dict):
+        raise _at(pos, path, "error parsing response permissions, expected a boolean or a map")
+    max_msgs, expires_ns = DEFAULT_MAX_MSGS, DEFAULT_EXPIRES_NS
+    for key, item in value.items():
+        where = (*path, key)
+        low = key.lower()
+        if low in _RESPONSE_MAX:
+            try:
+                max_msgs = _int(item) or max_msgs
+            except ConfigError as exc:
+                raise _at(pos, where, exc) from None
+        elif low in _RESPONSE_EXPIRES:
+            if not isinstance(item, str):
+                raise _at(pos, where, "error parsing expires, not a duration string")
+            try:
+                expires_ns = go_duration_ns(item) or expires_ns
+            except ValueError as exc:
+                raise _at(pos, where, f"error parsing expires: {exc}") from None
+        else:
+            raise _at(pos, where, f'Unknown field "{key}" parsing permissions')
+    return ResponsePermission(max_msgs, expires_ns)
 
 
 def _auth(block: dict[str, Any], pos: Positions, no_auth_user: str) -> Auth | None:

@@ -44,11 +44,11 @@ NOT_YET = {
         3,
         "permissions are not supported",
     ),
-    "allow_responses": (
-        "authorization {\n  users: [\n    {user: a, password: b, permissions: {allow_responses: true}}\n  ]\n}\n",
+    "auth_callout": (
+        "authorization {\n  users: [ {user: a, password: b} ]\n  auth_callout: { issuer: x }\n}\n",
         3,
-        42,
-        "allow_responses is not supported",
+        3,
+        "auth callout is not supported",
     ),
     "cluster": ("port: 4222\ncluster { port: 6222 }\n", 2, 1, '"cluster": not supported by jsemu'),
 }

@@ -58,7 +58,8 @@ from ..protocol.texts import (
 from ..subjects import is_valid_literal_subject
 from .auth import User
 from .nkeys import new_nonce
-from .permissions import DenyFilter, Permissions
+from .permissions import DeliveryFilter, Permissions
+from .responses import ReplyPermits
 from .sublist import Subscription
 from .subscriber import Change
 
@@ -142,6 +143,7 @@ class ClientConnection(asyncio.Protocol):
         "ping_handle",
         "pings_out",
         "read_time",
+        "replies",
         "rtt",
         "rtt_start",
         "server",
@@ -190,6 +192,8 @@ class ClientConnection(asyncio.Protocol):
         self.nonce = new_nonce() if server.options.auth is not None and server.options.auth.nkeys else ""
         #: The user's permissions (server/permissions.py); ``None``: no checks at all.
         self.perms: Permissions | None = None
+        #: Reply subjects ``allow_responses`` lets it publish to (server/responses.py).
+        self.replies: ReplyPermits | None = None
 
     # --- asyncio.Protocol -------------------------------------------------------------
 
@@ -238,11 +242,15 @@ class ClientConnection(asyncio.Protocol):
             self.close_with_error(ERR_AUTHORIZATION_VIOLATION)
             self.server.flush()
             return False
-        self.user = user
-        self.perms = user.permissions
+        self._log_in(user)
         self.connect_received = True
         self._cancel_auth_timer()
         return True
+
+    def _log_in(self, user: User) -> None:
+        self.user = user
+        perms = self.perms = user.permissions
+        self.replies = ReplyPermits(perms.response) if perms is not None and perms.response is not None else None
 
     def _auth_timeout(self) -> None:
         self.auth_timer = None
@@ -390,11 +398,11 @@ class ClientConnection(asyncio.Protocol):
         auth = self.server.options.auth
         if auth is not None:
             self._cancel_auth_timer()
-            self.user = auth.authenticate(opts, self.nonce)
-            if self.user is None:
+            user = auth.authenticate(opts, self.nonce)
+            if user is None:
                 self.close_with_error(ERR_AUTHORIZATION_VIOLATION)
                 return
-            self.perms = self.user.permissions
+            self._log_in(user)
         if opts.get("account") or opts.get("new_account"):
             self.close_with_error(ERR_AUTHORIZATION_VIOLATION)
             return
@@ -443,7 +451,11 @@ class ClientConnection(asyncio.Protocol):
         self.in_bytes += len(msg)
         if self.pedantic and not is_valid_literal_subject(subject.decode("latin-1")):
             self.send(encode_err(ERR_INVALID_PUBLISH_SUBJECT))
-        if self.perms is not None and not self.perms.can_publish(subject):
+        if (
+            self.perms is not None
+            and not self.perms.can_publish(subject)
+            and (self.replies is None or not self.replies.use(subject, self.server.clock.now_ns()))
+        ):
             self.send(encode_err(ERR_PUBLISH_DENIED.format(go_quote(subject))))
             return
         if subject[:5] == b"$NRG.":
@@ -488,8 +500,9 @@ class ClientConnection(asyncio.Protocol):
                 self.send(encode_err(ERR_SUBSCRIBE_QUEUE_DENIED.format(go_quote(op.subject), go_quote(op.queue))))
             return
         if op.sid not in self.subs:
-            if perms is not None and perms.sub_deny is not None and perms.needs_filter(op.subject):
-                sub = Subscription(DenyFilter(self, perms.sub_deny), op.subject, op.queue, op.sid)
+            deny = perms.sub_deny if perms is not None and perms.needs_filter(op.subject) else None
+            if deny is not None or self.replies is not None:
+                sub = Subscription(DeliveryFilter(self, deny, self.replies), op.subject, op.queue, op.sid)
             else:
                 sub = Subscription(self, op.subject, op.queue, op.sid)
             if not self.server.sublist.insert(sub):

@@ -7,8 +7,10 @@ subscription is matched against the lists as a subject, its wildcards literal to
 Go's ``Sublist.Match`` does (``foo.*`` is allowed by ``foo.>``, ``>`` only by ``>``); a
 queue subscription is then decided by the queue entries that match, if any. A wildcard
 subscription that passes while a deny list exists gets its messages filtered at delivery
-(nats-server's ``mperms``): :class:`DenyFilter` stands between the subscription and its
-connection, so connections without permissions pay nothing on any path.
+(nats-server's ``mperms``), and with ``allow_responses`` the reply subjects of delivered
+messages become publishable (``server/responses.py``): :class:`DeliveryFilter` stands between
+such a subscription and its connection, so connections without permissions pay nothing on any
+path.
 """
 
 from __future__ import annotations
@@ -17,12 +19,13 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
 
+from .responses import ReplyPermits, ResponsePermission
 from .sublist import MatchResult, Sublist, Subscription
 
 if TYPE_CHECKING:
     from .connection import ClientConnection
 
-__all__ = ["DenyFilter", "Permissions", "SubjectRules"]
+__all__ = ["DeliveryFilter", "Permissions", "SubjectRules"]
 
 
 def _wildcard_match(name: str, pattern: str) -> bool:
@@ -75,9 +78,11 @@ class Permissions:
     pub_deny: SubjectRules | None = None
     sub_allow: SubjectRules | None = None
     sub_deny: SubjectRules | None = None
+    #: ``allow_responses``; ``None``: replies get no special treatment.
+    response: ResponsePermission | None = None
 
     def can_publish(self, subject: bytes) -> bool:
-        """nats-server's ``pubAllowedFullCheck`` (without response tracking)."""
+        """nats-server's ``pubAllowed`` for the lists (responses: ``ReplyPermits.use``)."""
         if self.pub_allow is not None and not self.pub_allow.any(subject):
             return False
         return self.pub_deny is None or not self.pub_deny.any(subject)
@@ -103,24 +108,31 @@ class Permissions:
         return self.sub_deny is not None and (b"*" in subject.split(b".") or b">" in subject.split(b"."))
 
 
-class DenyFilter:
-    """The subscriber of a wildcard subscription whose messages the deny list may drop;
-    everything else goes to the connection."""
+class DeliveryFilter:
+    """The subscriber of a subscription whose messages the deny list may drop, or whose
+    reply subjects ``allow_responses`` grants; the rest goes to the connection."""
 
-    __slots__ = ("conn", "deny")
+    __slots__ = ("conn", "deny", "replies")
 
-    def __init__(self, conn: ClientConnection, deny: SubjectRules) -> None:
+    def __init__(self, conn: ClientConnection, deny: SubjectRules | None, replies: ReplyPermits | None) -> None:
         self.conn = conn
         self.deny = deny
+        self.replies = replies
 
     @property
     def echo(self) -> bool:
         return self.conn.echo
 
     def deliver(self, sub: Subscription, subject: bytes, reply: bytes | None, hdr: int, msg: bytes) -> bool:
-        if self.deny.any(subject):
+        if self.deny is not None and self.deny.any(subject):
             return False
-        return self.conn.deliver(sub, subject, reply, hdr, msg)
+        conn = self.conn
+        replies = self.replies
+        if reply and replies is not None and not conn.closed:
+            perms = conn.perms
+            if perms is not None and not perms.can_publish(reply):
+                replies.grant(reply, conn.server.clock.now_ns())
+        return conn.deliver(sub, subject, reply, hdr, msg)
 
     def unsubscribe(self, sub: Subscription) -> None:
         self.conn.unsubscribe(sub)

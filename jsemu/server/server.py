@@ -13,6 +13,7 @@ from collections.abc import Callable
 from functools import partial
 from typing import Any, Protocol, Self
 
+from ..store.clock import Clock, SystemClock
 from ..version import API_LEVEL, NATS_VERSION, PROTO_VERSION, __version__
 from .connection import ClientConnection
 from .faults import FaultInjector
@@ -46,11 +47,11 @@ class Service(Protocol):
     def start(self) -> None: ...
 
 
-
 def _owner(sub: Subscription) -> object:
     """The connection behind a subscription's subscriber when that is a filter in front of
     it (a ``DenyFilter``): its own messages are not echoed either."""
     return getattr(sub.client, "conn", None)
+
 
 class Server:
     """The NATS core: listener, connections, subscriptions, routing, monitoring port.
@@ -89,6 +90,8 @@ class Server:
         #: in msgs, in bytes, out msgs, out bytes of connections that have closed (for /varz).
         self.closed_stats = [0, 0, 0, 0]
         self.start_ns = time.time_ns()
+        #: The server's clock (the app's controlled clock): ``allow_responses`` expiry.
+        self.clock: Clock = SystemClock()
         self._cid = 4  # nats-server hands its first client id 5 (internal clients come first)
         self._dirty: list[ClientConnection] = []
         #: Seconds the producer of the current read should pause (consumers falling behind).
