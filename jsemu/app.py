@@ -15,6 +15,7 @@ from .jetstream.monitoring import JetStreamMonitoring
 from .jetstream.service import JetStream
 from .server.options import ServerOptions
 from .server.server import Server as CoreServer
+from .server.timers import LoopTimers
 from .store import Clock, ControlledClock
 from .threaded import ThreadedServer
 
@@ -31,12 +32,14 @@ class Server(CoreServer):
     def __init__(self, options: ServerOptions | None = None, *, clock: Clock | None = None, **kwargs: Any) -> None:
         super().__init__(options, **kwargs)
         self.clock = clock if clock is not None else ControlledClock()
+        self.timers = LoopTimers(self.clock, lambda: self.loop)
         #: The JetStream service (None when JetStream is off); ``clock`` drives its timestamps.
         self.jetstream: JetStream | None = JetStream(self, self.clock) if self.options.jetstream else None
         #: What tests can do to this server that a real one can't (``$JSEMU.API`` too).
         self.control = ControlPlane(self)
         self._control_api = ControlApi(self, self.control)
         if self.jetstream is not None:
+            self.timers = self.jetstream.timers  # the control plane runs them after each clock step
             self.services.append(self.jetstream)
             self.jetstream_report = JetStreamMonitoring(self.jetstream)
         self.services.append(self._control_api)

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from .conf_parser import ConfigError, Positions, parse_file, parse_text
+from .config_tls import TlsConfigError, parse_tls
 from .server.auth import Auth, User
 from .server.nkeys import is_valid_user_key
 from .server.options import ServerOptions
@@ -134,7 +135,6 @@ _NOT_YET = {
     "trusted": "operator mode (JWT accounts) is not supported by jsemu yet",
     "trusted_keys": "operator mode (JWT accounts) is not supported by jsemu yet",
     "resolver": "operator mode (JWT accounts) is not supported by jsemu yet",
-    "tls": "TLS is not supported by jsemu yet",
     "allow_non_tls": "TLS is not supported by jsemu yet",
     "ocsp": "TLS is not supported by jsemu yet",
     "https": "TLS is not supported by jsemu yet",
@@ -376,8 +376,16 @@ def apply_config(
     implement is refused (:class:`ConfigError`), never ignored."""
     pos = positions or {}
     _check_keys(
-        conf, frozenset({*_TOP_LEVEL, *_LOGGING, "listen", "jetstream", "authorization", "no_auth_user"}), (), pos
+        conf,
+        frozenset({*_TOP_LEVEL, *_LOGGING, "listen", "jetstream", "authorization", "no_auth_user", "tls"}),
+        (),
+        pos,
     )
+    if "tls" in conf:
+        try:
+            options.tls = parse_tls(conf["tls"])
+        except TlsConfigError as exc:
+            raise _at(pos, ("tls", exc.key) if exc.key else ("tls",), exc.message) from None
     for key, value in conf.items():
         target = _TOP_LEVEL.get(key)
         if target is not None:

@@ -36,7 +36,12 @@ def test_refused_as_nats_server_refuses(name: str, tmp_path: Path) -> None:
 
 
 NOT_YET = {
-    "tls": ("tls {\n  cert_file: a\n  key_file: b\n}\n", 1, 0, "TLS is not supported by jsemu yet"),
+    "tls-cipher-suites": (
+        "tls {\n  cert_file: a\n  cipher_suites: [x]\n}\n",
+        3,
+        3,
+        '"cipher_suites": this TLS setting is not supported by jsemu yet',
+    ),
     "accounts": ("port: 4222\naccounts {\n  A: { users: [{user: x, password: y}] }\n}\n", 2, 1, "accounts are"),
     "single-user-permissions": (
         "authorization {\n  user: a\n  permissions: { publish: x }\n}\n",

@@ -52,7 +52,8 @@ class Auth:
     #: nkey users by public key (their ``name`` is the key, as nats-server reports them).
     nkeys: dict[str, User] = field(default_factory=dict)
     no_auth_user: str = ""
-    timeout: float = DEFAULT_AUTH_TIMEOUT
+    #: Seconds to send CONNECT; ``None``: nats-server's default (2 s, or the TLS timeout + 1 s).
+    timeout: float | None = None
     #: (hash, password) pairs bcrypt has accepted: bcrypt costs ~50 ms a check, and a
     #: test suite reconnects often. Only accepted pairs are kept.
     _verified: set[tuple[str, str]] = field(default_factory=set, repr=False)

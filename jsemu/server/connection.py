@@ -25,6 +25,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import random
+import ssl
 import time
 from typing import TYPE_CHECKING, Any
 
@@ -56,12 +57,13 @@ from ..protocol.texts import (
     ERR_SUBSCRIBE_QUEUE_DENIED,
 )
 from ..subjects import is_valid_literal_subject
-from .auth import User
+from .auth import DEFAULT_AUTH_TIMEOUT, User
 from .nkeys import new_nonce
 from .permissions import DeliveryFilter, Permissions
 from .responses import ReplyPermits
 from .sublist import Subscription
 from .subscriber import Change
+from .timers import Cancellable
 
 if TYPE_CHECKING:
     from .server import Server
@@ -127,6 +129,7 @@ class ClientConnection(asyncio.Protocol):
         "dirty",
         "echo",
         "first_pong_sent",
+        "handshaking",
         "headers",
         "in_bytes",
         "in_msgs",
@@ -186,7 +189,9 @@ class ClientConnection(asyncio.Protocol):
         #: Authentication (server/auth.py): the first byte is not looked at yet; the timer
         #: closes a client that sends no CONNECT in time; the user it logged in as.
         self.awaiting_auth = server.options.auth is not None
-        self.auth_timer: asyncio.TimerHandle | None = None
+        self.auth_timer: Cancellable | None = None
+        #: A TLS handshake is under way: output waits (server/tls.py).
+        self.handshaking = False
         self.user: User | None = None
         #: The nonce an nkey user signs (in INFO when nkey users are configured).
         self.nonce = new_nonce() if server.options.auth is not None and server.options.auth.nkeys else ""
@@ -203,13 +208,59 @@ class ClientConnection(asyncio.Protocol):
         peer = transport.get_extra_info("peername")
         if peer:
             self.client_ip, self.client_port = peer[0], peer[1]
-        self.server.add_connection(self)
-        self.send(encode_info(self.server.client_info(self)))
-        auth = self.server.options.auth
+        server = self.server
+        server.add_connection(self)
+        tls = server.tls_context
+        if tls is None:
+            self.send(encode_info(server.client_info(self)))
+            self._start_session()
+            return
+        # TLS (server/tls.py): INFO in the clear unless the handshake comes first; no other
+        # output until the handshake is done.
+        options = server.options.tls
+        assert options is not None
+        if not options.handshake_first:
+            self.send(encode_info(server.client_info(self)))
+            server.flush()
+        self.handshaking = True
+        transport.pause_reading()
+        server.loop.create_task(self._tls_handshake(transport, tls, options.timeout, options.handshake_first))
+
+    async def _tls_handshake(
+        self, raw: asyncio.Transport, context: ssl.SSLContext, timeout: float, info_after: bool
+    ) -> None:
+        try:
+            secure = await self.server.loop.start_tls(
+                raw, self, context, server_side=True, ssl_handshake_timeout=timeout
+            )
+        except (OSError, RuntimeError) as exc:  # failed, timed out: nats-server closes without a word
+            log.debug("TLS handshake error from %s:%s: %r", self.client_ip, self.client_port, exc)
+            secure = None
+        if secure is None or self.closed:
+            self._teardown()
+            raw.abort()
+            if secure is not None:
+                secure.abort()
+            return
+        self.transport = secure
+        self.handshaking = False
+        if info_after:
+            self.send(encode_info(self.server.client_info(self)))
+        self.flush()  # what waited for the handshake
+        self._start_session()
+
+    def _start_session(self) -> None:
+        """The authentication timer (after any TLS handshake, as nats-server) and the first PING."""
+        server = self.server
+        auth = server.options.auth
         if auth is not None:
-            self.auth_timer = self.server.loop.call_later(auth.timeout, self._auth_timeout)
+            timeout = auth.timeout
+            if timeout is None:
+                tls = server.options.tls
+                timeout = tls.timeout + 1.0 if tls is not None else DEFAULT_AUTH_TIMEOUT
+            self.auth_timer = server.timers.at(server.clock.now_ns() + round(timeout * 1e9), self._auth_timeout)
         self._set_first_ping_timer()
-        self.server.flush()
+        server.flush()
 
     def data_received(self, data: bytes) -> None:
         if self.closed or (self.awaiting_auth and not self._first_byte(data)):
@@ -594,7 +645,7 @@ class ClientConnection(asyncio.Protocol):
     def flush(self) -> None:
         """Write everything queued; cut the client if it cannot keep up."""
         self.dirty = False
-        if self.closed or not self.out:
+        if self.closed or not self.out or self.handshaking:
             return
         data = b"".join(self.out) if len(self.out) > 1 else self.out[0]
         self.out.clear()

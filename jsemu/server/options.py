@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from ..protocol.parser import MAX_CONTROL_LINE, MAX_PAYLOAD
 from ..version import API_LEVEL, NATS_VERSION, PROTO_VERSION  # re-exported: older import path
 from .auth import Auth
+from .tls import TlsOptions
 
 __all__ = ["API_LEVEL", "NATS_VERSION", "PROTO_VERSION", "ServerOptions"]
 
@@ -38,6 +39,8 @@ class ServerOptions:
     cluster_name: str | None = None
     #: Client authentication (``None``: anybody may connect, INFO has no ``auth_required``).
     auth: Auth | None = None
+    #: TLS on the client port (``None``: plain connections).
+    tls: TlsOptions | None = None
 
     def validate(self) -> None:
         """Reject what nats-server rejects at start-up (same wording)."""

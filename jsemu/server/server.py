@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import os
 import random
+import ssl
 import sys
 import time
 from collections import deque
@@ -23,6 +24,8 @@ from .outbound import Outbound
 from .queue_policy import QueuePolicies
 from .sublist import Sublist, Subscription
 from .subscriber import Change, FastBatch
+from .timers import DeadlineTimers, LoopTimers
+from .tls import server_context
 
 __all__ = ["Server", "Service"]
 
@@ -92,6 +95,8 @@ class Server:
         self.start_ns = time.time_ns()
         #: The server's clock (the app's controlled clock): ``allow_responses`` expiry.
         self.clock: Clock = SystemClock()
+        #: Connection deadlines (auth timeout) on that clock; the app gives JetStream's timers.
+        self.timers: DeadlineTimers = LoopTimers(self.clock, lambda: self.loop)
         self._cid = 4  # nats-server hands its first client id 5 (internal clients come first)
         self._dirty: list[ClientConnection] = []
         #: Seconds the producer of the current read should pause (consumers falling behind).
@@ -101,6 +106,8 @@ class Server:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._port = options.port
         self._info_base: dict[str, Any] = {}
+        #: The client port's TLS (server/tls.py), made at start; ``None``: plain.
+        self.tls_context: ssl.SSLContext | None = None
         #: Started in order once the listener is up (the wiring adds JetStream and the control API).
         self.services: list[Service] = []
         #: JetStream's figures for the monitoring port (None: it shows JetStream off).
@@ -127,6 +134,7 @@ class Server:
         sock = self._listener.sockets[0]
         self._port = sock.getsockname()[1]
         self._info_base = self._build_info()
+        self.tls_context = server_context(opts.tls) if opts.tls is not None else None
         for service in self.services:
             service.start()
         if opts.http_port:  # 0 or None: no monitoring port; -1: a random one
@@ -213,6 +221,10 @@ class Server:
         }
         if opts.auth is not None and not opts.auth.no_auth_user:  # nats-server leaves it out then
             info["auth_required"] = True
+        if opts.tls is not None:
+            info["tls_required"] = True
+            if opts.tls.verify:
+                info["tls_verify"] = True
         info |= {
             "max_payload": opts.max_payload,
         }
