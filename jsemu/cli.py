@@ -23,10 +23,12 @@ from typing import NoReturn
 
 from .app import Server
 from .config import ConfigError, load_config
+from .config_tls import check_files
 from .conformance import command as conformance_command
 from .pipeline import command as pipeline_command
 from .server.auth import Auth, User
 from .server.options import NATS_VERSION, ServerOptions
+from .server.tls import TlsOptions
 from .startup_errors import StartupError, check_store_dir, listen_error, monitor_error
 from .version import __version__
 
@@ -93,6 +95,14 @@ def build_parser() -> argparse.ArgumentParser:
     auth.add_argument(
         "--auth", "-auth", dest="token", metavar="TOKEN", help="authorization token required for connections"
     )
+    tls = serve.add_argument_group("TLS options", "as nats-server's; see README (Security)")
+    tls.add_argument("--tls", "-tls", dest="tls", action="store_true", help="enable TLS, do not verify clients")
+    tls.add_argument("--tlscert", "-tlscert", dest="tlscert", metavar="FILE", help="server certificate file")
+    tls.add_argument("--tlskey", "-tlskey", dest="tlskey", metavar="FILE", help="private key for server certificate")
+    tls.add_argument(
+        "--tlsverify", "-tlsverify", dest="tlsverify", action="store_true", help="enable TLS, verify clients"
+    )
+    tls.add_argument("--tlscacert", "-tlscacert", dest="tlscacert", metavar="FILE", help="client certificate CA")
     serve.add_argument(
         "--cluster-size",
         dest="cluster_size",
@@ -271,6 +281,8 @@ def serve_options(args: argparse.Namespace) -> ServerOptions:
         if args.token is not None:
             auth.token = args.token
         options.auth = auth
+    if args.tls or args.tlsverify or args.tlscert or args.tlskey or args.tlscacert:
+        options.tls = _tls_flags(args, options.tls)
     try:
         options.validate()
     except ValueError as exc:
@@ -278,3 +290,20 @@ def serve_options(args: argparse.Namespace) -> ServerOptions:
     if options.jetstream and options.store_dir:
         check_store_dir(options.store_dir)
     return options
+
+
+def _tls_flags(args: argparse.Namespace, base: TlsOptions | None) -> TlsOptions:
+    """``--tls*`` over the file's ``tls`` block, checked as nats-server checks them."""
+    tls = base if base is not None else TlsOptions()
+    tls.cert_file = args.tlscert or tls.cert_file
+    tls.key_file = args.tlskey or tls.key_file
+    tls.ca_file = args.tlscacert or tls.ca_file
+    tls.verify = tls.verify or args.tlsverify
+    if not tls.cert_file:
+        raise StartupError("TLS Server certificate must be present and valid", fatal=False)
+    if not tls.key_file:
+        raise StartupError("TLS Server private key must be present and valid", fatal=False)
+    error = check_files(tls)
+    if error is not None:
+        raise StartupError(error, fatal=False)
+    return tls

@@ -11,10 +11,12 @@ from typing import Any
 
 from test_auth import _pair
 from test_nkeys import CONF, SEED1, SEED3
+from test_tls import Certs, certs
 
 from . import test_kv_nats_js as kv_nats_js
 
 node = kv_nats_js.node
+__all__ = ["certs", "node"]  # fixtures
 
 
 async def run_security_check(node: str, url: str, options: dict[str, Any]) -> dict[str, Any]:
@@ -33,3 +35,21 @@ async def test_nats_js_with_nkey_seed(node: str, tmp_path: Path) -> None:
         assert got["jsemu"] == got["real"]
         assert got["real"][0] == {"connected": True, "received": "hello", "error": None}
         assert got["real"][1]["connected"] is False
+
+
+async def test_nats_js_over_tls(node: str, certs: Certs, tmp_path: Path) -> None:
+    """With ``verify``: a client certificate gets in, none does not; ``handshake_first`` too."""
+    with_cert = {"caFile": str(certs.ca), "certFile": str(certs.client_cert), "keyFile": str(certs.client_key)}
+    for extra, attempts in (
+        ("  verify: true\n", [{"tls": with_cert}, {"tls": {"caFile": str(certs.ca)}}]),
+        ("  handshake_first: true\n", [{"tls": {"caFile": str(certs.ca), "handshakeFirst": True}}]),
+    ):
+        async for pair in _pair(tmp_path, certs.block(extra)):
+            got: dict[str, list[dict[str, Any]]] = {}
+            for kind, port in pair.ports.items():
+                url = f"tls://127.0.0.1:{port}"
+                got[kind] = [await run_security_check(node, url, options) for options in attempts]
+            assert [r["connected"] for r in got["jsemu"]] == [r["connected"] for r in got["real"]], got
+            assert got["real"][0] == got["jsemu"][0] == {"connected": True, "received": "hello", "error": None}
+            if len(attempts) > 1:
+                assert got["real"][1]["connected"] is False
