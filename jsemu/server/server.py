@@ -25,7 +25,7 @@ from .queue_policy import QueuePolicies
 from .sublist import Sublist, Subscription
 from .subscriber import Change, FastBatch
 from .timers import DeadlineTimers, LoopTimers
-from .tls import server_context
+from .tls import ClientTls, server_context
 
 __all__ = ["Server", "Service"]
 
@@ -108,6 +108,8 @@ class Server:
         self._info_base: dict[str, Any] = {}
         #: The client port's TLS (server/tls.py), made at start; ``None``: plain.
         self.tls_context: ssl.SSLContext | None = None
+        #: For tests: the CA (and client certificate) that reach this server over TLS.
+        self.client_tls: ClientTls | None = None
         #: Started in order once the listener is up (the wiring adds JetStream and the control API).
         self.services: list[Service] = []
         #: JetStream's figures for the monitoring port (None: it shows JetStream off).
@@ -183,7 +185,7 @@ class Server:
             host = "127.0.0.1"
         elif ":" in host:
             host = f"[{host}]"
-        return f"nats://{host}:{self._port}"
+        return f"{'tls' if self.options.tls is not None else 'nats'}://{host}:{self._port}"
 
     # --- connections ------------------------------------------------------------------
 

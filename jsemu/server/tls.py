@@ -14,7 +14,7 @@ from __future__ import annotations
 import ssl
 from dataclasses import dataclass
 
-__all__ = ["DEFAULT_TLS_TIMEOUT", "TlsOptions", "server_context"]
+__all__ = ["DEFAULT_TLS_TIMEOUT", "ClientTls", "TlsOptions", "server_context"]
 
 #: nats-server's TLS_TIMEOUT (seconds) for a client's handshake.
 DEFAULT_TLS_TIMEOUT = 2.0
@@ -42,3 +42,21 @@ def server_context(options: TlsOptions) -> ssl.SSLContext:
         context.load_verify_locations(cafile=options.ca_file)
     context.verify_mode = ssl.CERT_REQUIRED if options.verify else ssl.CERT_NONE
     return context
+
+
+@dataclass(frozen=True)
+class ClientTls:
+    """What a client needs to reach a TLS server: the CA that signed the server's
+    certificate and, for ``verify``, a client certificate and key (the pytest plugin's
+    generated ones: ``jsemu_factory(tls=True)``)."""
+
+    ca_file: str
+    cert_file: str = ""
+    key_file: str = ""
+
+    def context(self) -> ssl.SSLContext:
+        """A client ``SSLContext`` (nats-py's ``tls=``) trusting the CA, with the certificate if any."""
+        context = ssl.create_default_context(cafile=self.ca_file)
+        if self.cert_file:
+            context.load_cert_chain(self.cert_file, self.key_file)
+        return context

@@ -9,7 +9,8 @@ tests run in parallel under pytest-xdist):
 * ``jsemu_thread_server``: a :class:`jsemu.ThreadedServer` for synchronous tests (its
   ``control`` runs each call on the server's thread);
 * ``jsemu_factory``: ``await jsemu_factory(streams=[...], kv=[...], frozen_clock=ns,
-  cluster_size=3, seed=7, **ServerOptions)`` for servers set up in one line.
+  cluster_size=3, seed=7, users={...}, nkeys=[...], tls=True, **ServerOptions)`` for servers
+  set up in one line.
 
 For a session-scoped server, :func:`reset_server` empties it cheaply between tests.
 
@@ -21,14 +22,18 @@ many, 0 turns it off).
 from __future__ import annotations
 
 import inspect
+import tempfile
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from ..app import Server, ThreadedServer
 from ..server.auth import Auth, User
+from ..server.nkeys import is_valid_user_key
 from ..server.options import ServerOptions
+from .certificates import generate
 from .trace import format_trace
 
 try:  # pytest-asyncio provides async fixtures; without it only the sync fixtures work
@@ -190,20 +195,41 @@ async def jsemu_factory(request: pytest.FixtureRequest) -> AsyncIterator[Callabl
 
     Options are :class:`ServerOptions` fields (``cluster_size``, ``domain``, ``auth``, ...) plus
     ``streams``, ``kv``, ``frozen_clock`` and ``seed`` (see :func:`prepare_server`), and
-    ``users={"alice": "secret"}`` or ``token="..."`` for a server that requires them."""
+    ``users={"alice": "secret"}``, ``nkeys=["U..."]`` (public user nkeys) or ``token="..."``
+    for a server that requires them. ``tls=True`` (``"verify"``: client certificates
+    required; ``"handshake_first"``) serves TLS with certificates generated for the test:
+    ``server.url`` is ``tls://...`` and ``server.client_tls.context()`` is the client's
+    ``ssl.SSLContext`` (its ``ca_file``, ``cert_file``, ``key_file`` for other clients)."""
     servers: list[Server] = []
+    directories: list[tempfile.TemporaryDirectory[str]] = []
 
     async def make(**kwargs: Any) -> Server:
         setup, options = _split(dict(kwargs))
         users: dict[str, str] | None = options.pop("users", None)
+        nkeys: list[str] | None = options.pop("nkeys", None)
         token: str | None = options.pop("token", None)
-        if users and token:
+        tls: bool | str = options.pop("tls", False)
+        if (users or nkeys) and token:
             raise ValueError("Can not have a token and a users array")
-        if users is not None or token is not None:
-            options["auth"] = Auth(
+        if users is not None or token is not None or nkeys is not None:
+            auth = Auth(
                 token=token or "", users={name: User(name, password) for name, password in (users or {}).items()}
             )
+            for key in nkeys or ():
+                if not is_valid_user_key(key):
+                    raise ValueError(f"Not a valid public nkey for a user: {key!r}")
+                auth.nkeys[key] = User(key)
+            options["auth"] = auth
+        client_tls = None
+        if tls:
+            if tls not in (True, "verify", "handshake_first"):
+                raise ValueError(f"tls must be True, 'verify' or 'handshake_first', not {tls!r}")
+            directories.append(tempfile.TemporaryDirectory(prefix="jsemu-tls-"))
+            options["tls"], client_tls = generate(
+                Path(directories[-1].name), verify=tls == "verify", handshake_first=tls == "handshake_first"
+            )
         server = Server(ServerOptions(**options))
+        server.client_tls = client_tls
         await server.start()
         servers.append(server)
         _register(request, server)
@@ -214,3 +240,5 @@ async def jsemu_factory(request: pytest.FixtureRequest) -> AsyncIterator[Callabl
     finally:
         for server in servers:
             await server.stop()
+        for directory in directories:
+            directory.cleanup()
