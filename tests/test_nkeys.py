@@ -184,3 +184,30 @@ def test_padded_url_safe_signature_decodes_only_as_standard_base64() -> None:
         assert verify_signature(KEY1, nonce, sig) is not url_only
         assert verify_signature(KEY1, nonce, sig.rstrip("="))
     assert seen == {True, False}
+
+
+async def test_hostile_nkey_connects_close_only_themselves(tmp_path: Path) -> None:
+    """Wrong types, a huge signature, a signature for another nonce: the same answer from both
+    servers, and a logged-in client is not disturbed."""
+    hostile = [
+        b'CONNECT {"nkey":5,"sig":"x"}\r\n',
+        b'CONNECT {"nkey":"%s","sig":["a"]}\r\n' % KEY1.encode(),
+        b'CONNECT {"nkey":"%s","sig":"%s"}\r\n' % (KEY1.encode(), b"A" * 200_000),
+        b'CONNECT {"nkey":"%s","sig":"%s"}\r\n' % (KEY1.encode(), _sign(SEED1, "not-the-nonce").encode()),
+        b'CONNECT {"nkey":"%s"}\r\n' % (KEY1.encode() * 1000),
+    ]
+    async for pair in _pair(tmp_path, CONF):
+        results: dict[str, list[Any]] = {}
+        for kind, port in pair.ports.items():
+            good = await RawClient.connect(port)
+            good.send(b"CONNECT %s\r\n" % json.dumps(_connect("good", good.info["nonce"])).encode())
+            assert await good.exchange(b"SUB x 1\r\n") == []
+            results[kind] = []
+            for line in hostile:
+                client = await RawClient.connect(port)
+                client.send(line)
+                results[kind].append(await client.read_until_closed(5.0))
+                await client.close()
+            assert await good.exchange(b"PUB x 2\r\nhi\r\n") == [b"MSG x 1 2\r\nhi\r\n"], kind
+            await good.close()
+        assert results["jsemu"] == results["real"]
