@@ -15,9 +15,6 @@ import binascii
 import os
 import re
 
-from cryptography.exceptions import InvalidSignature
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
-
 __all__ = ["PREFIX_USER", "decode_public_key", "is_valid_user_key", "new_nonce", "verify_signature"]
 
 #: Role prefix bytes (Go's ``nkeys.PrefixByte``): public keys of these roles exist.
@@ -74,6 +71,10 @@ def verify_signature(key: str, nonce: str, sig: str) -> bool:
     decoded = decode_public_key(key)
     if signature is None or decoded is None or len(decoded[1]) != 32:
         return False
+    # Only servers with nkey users pay for the import (as bcrypt in auth.py).
+    from cryptography.exceptions import InvalidSignature
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+
     try:
         Ed25519PublicKey.from_public_bytes(decoded[1]).verify(signature, nonce.encode())
     except (InvalidSignature, ValueError):
