@@ -12,8 +12,10 @@ from typing import Any
 
 from .control import ControlApi, ControlPlane
 from .jetstream.monitoring import JetStreamMonitoring
+from .jetstream.not_enabled import NotEnabledApi
 from .jetstream.service import JetStream
 from .server.options import ServerOptions
+from .server.routing import GLOBAL_ACCOUNT
 from .server.server import Server as CoreServer
 from .server.timers import LoopTimers
 from .store import Clock, ControlledClock
@@ -33,20 +35,35 @@ class Server(CoreServer):
         super().__init__(options, **kwargs)
         self.clock = clock if clock is not None else ControlledClock()
         self.timers = LoopTimers(self.clock, lambda: self.loop)
-        #: The JetStream service (None when JetStream is off); ``clock`` drives its timestamps.
-        self.jetstream: JetStream | None = JetStream(self, self.clock) if self.options.jetstream else None
+        space = self.account_space
+        #: The JetStream service of ``$G`` (None when JetStream is off, or when accounts are
+        #: configured: then only they have one); ``clock`` drives its timestamps.
+        self.jetstream: JetStream | None = None
+        #: Every account's JetStream service, by account name (one clock and one set of timers for all).
+        self.account_jetstreams: dict[str, JetStream] = {}
+        if self.options.jetstream:
+            for name, router in space.by_name.items():
+                if space.jetstream_enabled(router):
+                    js = JetStream(self, self.clock, router)
+                    if self.account_jetstreams:
+                        js.timers = next(iter(self.account_jetstreams.values())).timers
+                    else:
+                        self.timers = js.timers  # the control plane runs them after each clock step
+                    self.account_jetstreams[name] = js
+                    self.services.append(js)
+                else:  # $G too, once accounts are configured
+                    self.services.append(NotEnabledApi(router, space.service_imports(router)))
+            self.jetstream = self.account_jetstreams.get(GLOBAL_ACCOUNT)
         #: What tests can do to this server that a real one can't (``$JSEMU.API`` too).
         self.control = ControlPlane(self)
         self._control_api = ControlApi(self, self.control)
-        if self.jetstream is not None:
-            self.timers = self.jetstream.timers  # the control plane runs them after each clock step
-            self.services.append(self.jetstream)
-            self.jetstream_report = JetStreamMonitoring(self.jetstream)
+        if self.account_jetstreams:
+            self.jetstream_report = JetStreamMonitoring(self.account_jetstreams)
         self.services.append(self._control_api)
 
     async def stop(self) -> None:
-        if self.jetstream is not None:
-            self.jetstream.timers.close()  # no consumer timer fires after the server stopped
+        for js in list(self.account_jetstreams.values())[:1]:
+            js.timers.close()  # no consumer timer fires after the server stopped (one set for all)
         await super().stop()
 
     @classmethod

@@ -13,17 +13,26 @@ can fail with one line as the real server does.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 from .conf_parser import ConfigError, Positions, parse_file, parse_text
 from .config_tls import TlsConfigError, parse_tls
+from .server.accounts import AccountConfig, Export, Import
 from .server.auth import Auth, User
 from .server.nkeys import is_valid_user_key
 from .server.options import ServerOptions
 from .server.permissions import Permissions, SubjectRules
 from .server.responses import DEFAULT_EXPIRES_NS, DEFAULT_MAX_MSGS, ResponsePermission
+from .server.routing import GLOBAL_ACCOUNT
+from .subjects import (
+    is_valid_literal_subject,
+    is_valid_subject,
+    subject_is_literal,
+    subject_is_subset_match,
+    subjects_collide,
+)
 from .timefmt import go_duration_ns
 
 __all__ = ["ConfigError", "apply_config", "load_config", "parse_config"]
@@ -127,9 +136,10 @@ _STORAGE: dict[str, tuple[str, str]] = {
 #: Keys nats-server knows that jsemu does not implement: refused (a server that ignored them
 #: would not be the server the file describes), as nats-server refuses keys it does not know.
 _NOT_YET = {
-    "accounts": "accounts are not supported by jsemu yet",
-    "system_account": "accounts are not supported by jsemu yet",
-    "system": "accounts are not supported by jsemu yet",
+    "system_account": "the system account is not supported by jsemu yet",
+    "system": "the system account is not supported by jsemu yet",
+    "mappings": "subject mappings are not supported by jsemu yet",
+    "limits": "account limits are not supported by jsemu yet",
     "operator": "operator mode (JWT accounts) is not supported by jsemu yet",
     "operators": "operator mode (JWT accounts) is not supported by jsemu yet",
     "trusted": "operator mode (JWT accounts) is not supported by jsemu yet",
@@ -190,6 +200,7 @@ _BLOCK_KEYS: dict[str, frozenset[str]] = {
         {"user", "username", "password", "pass", "token", "timeout", "users", "default_permissions"}
     ),
     "user": frozenset({"user", "username", "password", "pass", "nkey", "permissions"}),
+    "account": frozenset({"users", "jetstream", "exports", "imports"}),
     "permissions": frozenset({"publish", "pub", "subscribe", "sub", "allow_responses"}),
     "rules": frozenset({"allow", "deny"}),
 }
@@ -301,6 +312,171 @@ def _allow_responses(value: Any, path: tuple[str, ...], pos: Positions) -> Respo
     return ResponsePermission(max_msgs, expires_ns)
 
 
+def _add_user(
+    auth: Auth,
+    entry: Any,
+    where: tuple[str, ...],
+    pos: Positions,
+    default: Permissions | None,
+    account: str,
+    dup_at: tuple[str, ...],
+) -> None:
+    """One entry of a ``users`` array (of ``authorization`` or of an account); a duplicate
+    name is placed at ``dup_at``, as nats-server places it."""
+    if not isinstance(entry, dict):
+        raise _at(pos, where, f"Expected user entry to be a map/struct, got {entry}")
+    _check_keys(entry, _BLOCK_KEYS["user"], where, pos)
+    perms = default
+    if "permissions" in entry:
+        perms = _permissions(entry["permissions"], (*where, "permissions"), pos)
+    if "nkey" in entry:
+        if account != GLOBAL_ACCOUNT:
+            raise _at(pos, (*where, "nkey"), '"nkey": nkey users in accounts are not supported by jsemu yet')
+        _nkey_user(auth, entry, perms, where, pos)
+        return
+    try:
+        name = _str(entry.get("user", entry.get("username", "")))
+        user = User(name, _str(entry.get("password", entry.get("pass", ""))), perms, account)
+    except ConfigError as exc:
+        raise _at(pos, where, exc) from None
+    if user.name in auth.users:
+        raise _at(pos, dup_at, f'Duplicate user "{user.name}" detected')
+    auth.users[user.name] = user
+
+
+def _accounts(block: Any, pos: Positions, auth: Auth) -> list[AccountConfig]:
+    """``accounts { A: { users: [...], jetstream: enabled } }``: the accounts and their users
+    (added to ``auth``); what jsemu does not build (exports, imports, ...) is refused."""
+    if not isinstance(block, dict):
+        raise _at(pos, ("accounts",), f"Expected map entries for accounts, got {block}")
+    configs = []
+    for name, entry in block.items():
+        path = ("accounts", name)
+        if name == GLOBAL_ACCOUNT:
+            raise _at(pos, path, f'"{GLOBAL_ACCOUNT}": configuring the global account is not supported by jsemu yet')
+        if not isinstance(entry, dict):
+            raise _at(pos, path, f'"{name}": an account must be a map (users, jetstream) in jsemu')
+        _check_keys(entry, _BLOCK_KEYS["account"], path, pos)
+        jetstream = False
+        if "jetstream" in entry:
+            if isinstance(entry["jetstream"], dict):
+                raise _at(
+                    pos, (*path, "jetstream"), '"jetstream": account JetStream limits are not supported by jsemu yet'
+                )
+            try:
+                jetstream = _enabled(entry["jetstream"])
+            except ConfigError as exc:
+                raise _at(pos, (*path, "jetstream"), exc) from None
+        users = entry.get("users", [])
+        if not isinstance(users, list):
+            raise _at(pos, (*path, "users"), f"Expected users field to be an array, got {users}")
+        if users and auth.token:
+            raise _at(pos, (*path, "users"), "Can not have a token and accounts")
+        if users and auth.user is not None:
+            raise _at(pos, (*path, "users"), "Can not have a single user/pass and accounts")
+        for index, user in enumerate(users):
+            _add_user(auth, user, (*path, "users", str(index)), pos, None, name, (*path, "users"))
+        exports = tuple(_exports(entry.get("exports", []), (*path, "exports"), pos))
+        imports = tuple(_imports(entry.get("imports", []), (*path, "imports"), pos))
+        if jetstream and any(i.kind == "service" and subjects_collide(i.subject, "$JS.API.>") for i in imports):
+            raise _at(
+                pos,
+                (*path, "imports"),
+                '"imports": the JetStream API imported into an account with JetStream is not supported by jsemu yet',
+            )
+        configs.append(AccountConfig(name, jetstream, exports, imports))
+    _check_imports(configs, pos)
+    return configs
+
+
+def _entries(value: Any, path: tuple[str, ...], pos: Positions, what: str) -> list[dict[str, Any]]:
+    if not isinstance(value, list) or not all(isinstance(item, dict) for item in value):
+        raise _at(pos, path, f"{what} should be an array of maps, got {value}")
+    return value
+
+
+def _only(entry: dict[str, Any], allowed: set[str], where: tuple[str, ...], pos: Positions, what: str) -> None:
+    """Refuse what jsemu does not build in an export or import (``accounts``, ``share``, ...)."""
+    for key in entry:
+        if key not in allowed:
+            raise _at(pos, (*where, key), f'"{key}": not supported in account {what} by jsemu yet')
+
+
+def _exports(value: Any, path: tuple[str, ...], pos: Positions) -> Iterator[Export]:
+    """``exports: [ {service: "svc.>"}, {stream: "feed.>"} ]``."""
+    for index, entry in enumerate(_entries(value, path, pos, "Exports")):
+        where = (*path, str(index))
+        _only(entry, {"service", "stream"}, where, pos, "exports")
+        kinds = [k for k in ("service", "stream") if k in entry]
+        if len(kinds) != 1:
+            raise _at(pos, where, "an export needs exactly one of service or stream")
+        kind = kinds[0]
+        subject = entry[kind]
+        if not isinstance(subject, str) or not is_valid_subject(subject):
+            raise _at(pos, (*where, kind), f'"{subject}" is not a valid subject for a {kind} export')
+        yield Export(kind, subject)
+
+
+def _imports(value: Any, path: tuple[str, ...], pos: Positions) -> Iterator[Import]:
+    """``imports: [ {service: {account: A, subject: "svc.x"}, to: "local.x"},
+    {stream: {account: A, subject: "feed.>"}, prefix: "p"} ]``."""
+    for index, entry in enumerate(_entries(value, path, pos, "Imports")):
+        where = (*path, str(index))
+        _only(entry, {"service", "stream", "to", "prefix"}, where, pos, "imports")
+        kinds = [k for k in ("service", "stream") if k in entry]
+        if len(kinds) != 1:
+            raise _at(pos, where, "an import needs exactly one of service or stream")
+        kind = kinds[0]
+        source = entry[kind]
+        if not isinstance(source, dict):
+            raise _at(pos, (*where, kind), f"{kind} import should be a map with account and subject, got {source}")
+        _only(source, {"account", "subject"}, (*where, kind), pos, "imports")
+        account, subject = source.get("account"), source.get("subject")
+        if not isinstance(account, str) or not isinstance(subject, str) or not is_valid_subject(subject):
+            raise _at(pos, (*where, kind), f"{kind} import needs an account and a valid subject")
+        to, prefix = entry.get("to", ""), entry.get("prefix", "")
+        if not isinstance(to, str) or not isinstance(prefix, str) or (prefix and kind == "service"):
+            raise _at(pos, where, f"{kind} import: to and prefix must be strings (prefix for streams only)")
+        if to and (prefix or not subject_is_literal(subject) or not is_valid_literal_subject(to)):
+            raise _at(pos, (*where, "to"), '"to": a mapping of wildcard subjects is not supported by jsemu yet')
+        yield Import(kind, account, subject, to, prefix)
+
+
+def _leads_back(by_name: dict[str, AccountConfig], start: str, imp: Import, seen: set[str]) -> bool:
+    """Whether following imports of ``imp``'s kind from its exporter comes back to ``start``."""
+    exporter = by_name[imp.account]
+    for nxt in exporter.imports:
+        if nxt.kind != imp.kind or not subjects_collide(nxt.subject, imp.subject):
+            continue
+        if nxt.account == start:
+            return True
+        if nxt.account not in seen:
+            seen.add(nxt.account)
+            if _leads_back(by_name, start, nxt, seen):
+                return True
+    return False
+
+
+def _check_imports(configs: list[AccountConfig], pos: Positions) -> None:
+    """Each import names a defined account that exports the subject, and no chain of imports
+    leads back to the importer (nats-server's words; stream imports are checked first)."""
+    by_name = {c.name: c for c in configs}
+    ordered = [(c, i) for kind in ("stream", "service") for c in configs for i in c.imports if i.kind == kind]
+    for config, imp in ordered:
+        exporter = by_name.get(imp.account)
+        if exporter is None:
+            raise _at(pos, ("accounts",), f'"{imp.account}" account not defined for {imp.kind} import')
+        if not any(e.kind == imp.kind and subject_is_subset_match(imp.subject, e.subject) for e in exporter.exports):
+            raise _at(
+                pos,
+                ("accounts",),
+                f'Error adding {imp.kind} import "{imp.subject}": {imp.kind} import not authorized',
+            )
+    for config, imp in ordered:
+        if _leads_back(by_name, config.name, imp, {imp.account}):
+            raise _at(pos, ("accounts",), f'Error adding {imp.kind} import "{imp.subject}": import forms a cycle')
+
+
 def _auth(block: dict[str, Any], pos: Positions, no_auth_user: str) -> Auth | None:
     """An ``authorization`` block (and ``no_auth_user``) as an :class:`Auth`; nats-server's errors."""
     path = ("authorization",)
@@ -323,24 +499,7 @@ def _auth(block: dict[str, Any], pos: Positions, no_auth_user: str) -> Auth | No
         if not isinstance(users, list):
             raise _at(pos, (*path, "users"), f"Expected users field to be an array, got {users}")
         for index, entry in enumerate(users):
-            where = (*path, "users", str(index))
-            if not isinstance(entry, dict):
-                raise _at(pos, where, f"Expected user entry to be a map/struct, got {entry}")
-            _check_keys(entry, _BLOCK_KEYS["user"], where, pos)
-            perms = default
-            if "permissions" in entry:
-                perms = _permissions(entry["permissions"], (*where, "permissions"), pos)
-            if "nkey" in entry:
-                _nkey_user(auth, entry, perms, where, pos)
-                continue
-            try:
-                name = _str(entry.get("user", entry.get("username", "")))
-                user = User(name, _str(entry.get("password", entry.get("pass", ""))), perms)
-            except ConfigError as exc:
-                raise _at(pos, where, exc) from None
-            if user.name in auth.users:
-                raise _at(pos, path, f'Duplicate user "{user.name}" detected')
-            auth.users[user.name] = user
+            _add_user(auth, entry, (*path, "users", str(index)), pos, default, GLOBAL_ACCOUNT, path)
         if auth.token:
             raise _at(pos, path, "Can not have a token and a users array")
         if auth.user is not None:
@@ -377,7 +536,7 @@ def apply_config(
     pos = positions or {}
     _check_keys(
         conf,
-        frozenset({*_TOP_LEVEL, *_LOGGING, "listen", "jetstream", "authorization", "no_auth_user", "tls"}),
+        frozenset({*_TOP_LEVEL, *_LOGGING, "listen", "jetstream", "authorization", "no_auth_user", "tls", "accounts"}),
         (),
         pos,
     )
@@ -437,6 +596,11 @@ def apply_config(
         options.auth = _auth(block, pos, no_auth_user)
     elif no_auth_user:
         options.auth = Auth(no_auth_user=no_auth_user)
+    if "accounts" in conf:
+        auth = options.auth or Auth(no_auth_user=no_auth_user)
+        options.accounts = _accounts(conf["accounts"], pos, auth)
+        if auth.users or auth.token or auth.user is not None or auth.no_auth_user:
+            options.auth = auth
     return options
 
 

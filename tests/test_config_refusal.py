@@ -1,7 +1,7 @@
 """A configuration key jsemu does not implement is refused at start, never ignored: a server
 that ignored ``authorization`` would be open while its user believes it locked. Keys nats-server
 does not know either fail with its very line (``FILE:LINE:COL: unknown field "..."``); keys it
-knows and jsemu does not (TLS, accounts, permissions, ...) fail with one line naming the key."""
+knows and jsemu does not (TLS, account exports, the system account, ...) fail with one line naming the key."""
 
 from __future__ import annotations
 
@@ -22,6 +22,22 @@ UNKNOWN = {
     "duplicate-user": "authorization { users: [ {user: a, password: b}, {user: a, password: c} ] }\n",
     "no-auth-user-alone": "no_auth_user: a\n",
     "no-auth-user-unknown": "no_auth_user: x\nauthorization { users: [ {user: a, password: b} ] }\n",
+    "account-duplicate-user": "accounts {\n  A: { users: [ {user: a, password: b}, {user: a} ] }\n}\n",
+    "service-import-not-exported": (
+        "accounts {\n  A: {}\n  B: { imports: [ {service: {account: A, subject: x}} ] }\n}\n"
+    ),
+    "stream-import-not-exported": (
+        "accounts {\n  A: { exports: [ {service: x} ] }\n  B: { imports: [ {stream: {account: A, subject: x}} ] }\n}\n"
+    ),
+    "stream-import-cycle": (
+        "accounts {\n  A: { exports: [ {stream: x.>} ], imports: [ {stream: {account: B, subject: x.>}} ] }\n"
+        "  B: { exports: [ {stream: x.>} ], imports: [ {stream: {account: A, subject: x.>}} ] }\n}\n"
+    ),
+    "service-import-cycle": (
+        "accounts {\n  A: { exports: [ {service: s} ], imports: [ {service: {account: B, subject: s}} ] }\n"
+        "  B: { exports: [ {service: s} ], imports: [ {service: {account: A, subject: s}} ] }\n}\n"
+    ),
+    "import-from-undefined-account": "accounts {\n  B: { imports: [ {stream: {account: Z, subject: x}} ] }\n}\n",
 }
 
 
@@ -35,6 +51,24 @@ def test_refused_as_nats_server_refuses(name: str, tmp_path: Path) -> None:
     assert _assert_one_line(emu) == real.stderr.strip().splitlines()[0]
 
 
+@pytest.mark.parametrize(
+    ("auth", "what"), [("token: t", "a token"), ("user: u, password: p", "a single user/pass")], ids=["token", "user"]
+)
+def test_account_users_with_token_or_single_user(auth: str, what: str, tmp_path: Path) -> None:
+    """nats-server refuses either at the authorization block (``... and a users array``) or at
+    the account's users (``... and accounts``), depending on Go's map order: jsemu says one."""
+    conf = tmp_path / "server.conf"
+    conf.write_text(f"authorization {{ {auth} }}\naccounts {{ A: {{ users: [ {{user: a, password: b}} ] }} }}\n")
+    accepted = {
+        f"nats-server: {conf}:1:0: Can not have {what} and a users array",
+        f"nats-server: {conf}:2:17: Can not have {what} and accounts",
+    }
+    real, emu = _real("-c", str(conf)), _jsemu("-c", str(conf))
+    assert (real.returncode, emu.returncode) == (1, 1), real.stderr
+    assert real.stderr.strip().splitlines()[0] in accepted
+    assert _assert_one_line(emu) in accepted
+
+
 NOT_YET = {
     "tls-cipher-suites": (
         "tls {\n  cert_file: a\n  cipher_suites: [x]\n}\n",
@@ -42,7 +76,26 @@ NOT_YET = {
         3,
         '"cipher_suites": this TLS setting is not supported by jsemu yet',
     ),
-    "accounts": ("port: 4222\naccounts {\n  A: { users: [{user: x, password: y}] }\n}\n", 2, 1, "accounts are"),
+    "restricted-export": (
+        "accounts {\n  A: {\n    exports: [\n      {stream: a.>, accounts: [B]}\n    ]\n  }\n  B: {}\n}\n",
+        4,
+        21,
+        '"accounts": not supported in account exports by jsemu yet',
+    ),
+    "account-js-limits": (
+        "accounts {\n  A: {\n    jetstream: { max_mem: 1M }\n  }\n}\n",
+        3,
+        5,
+        "account JetStream limits are not supported by jsemu yet",
+    ),
+    "js-api-import-into-jetstream-account": (
+        "accounts {\n  A: { exports: [ {service: $JS.API.>} ] }\n"
+        "  B: {\n    jetstream: enabled\n    imports: [ {service: {account: A, subject: $JS.API.>}} ]\n  }\n}\n",
+        5,
+        5,
+        "the JetStream API imported into an account with JetStream is not supported by jsemu yet",
+    ),
+    "system_account": ("accounts { S: {} }\nsystem_account: S\n", 2, 1, "the system account is not supported"),
     "single-user-permissions": (
         "authorization {\n  user: a\n  permissions: { publish: x }\n}\n",
         3,

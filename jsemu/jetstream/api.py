@@ -27,6 +27,7 @@ __all__ = [
     "QuietError",
     "api",
     "find_handler",
+    "find_pattern",
     "is_empty_request",
     "is_json_object_or_array",
     "registered_patterns",
@@ -99,6 +100,12 @@ def api(pattern: str) -> Callable[[H], H]:
 
 def find_handler(tokens: list[str]) -> Handler | None:
     """The handler whose pattern matches the tokens after ``$JS.API``."""
+    found = find_pattern(tokens)
+    return found[1] if found is not None else None
+
+
+def find_pattern(tokens: list[str]) -> tuple[str, Handler] | None:
+    """The registered pattern (and its handler) that matches the tokens after ``$JS.API``."""
     for pattern, fn in _HANDLERS:
         if pattern[-1] == ">":
             # A trailing ">" takes one or more tokens (a create subject's filter).
@@ -106,12 +113,12 @@ def find_handler(tokens: list[str]) -> Handler | None:
                 continue
             head = pattern[:-1]
             if all(p == "*" or p == t for p, t in zip(head, tokens)):
-                return fn
+                return ".".join(pattern), fn
             continue
         if len(pattern) != len(tokens):
             continue
         if all(p == "*" or p == t for p, t in zip(pattern, tokens, strict=True)):
-            return fn
+            return ".".join(pattern), fn
     return None
 
 

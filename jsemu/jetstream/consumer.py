@@ -55,7 +55,7 @@ _FC_CHARS = b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 def send_to_inbox(js: JetStream, inbox: bytes, subject: bytes, reply: bytes | None, hdr: int, msg: bytes) -> bool:
     """Deliver one message to the subscribers of ``inbox``, shown with ``subject`` and
     ``reply`` (the server's ``deliver`` subject rewrite); False when nobody listens."""
-    server = js.server
+    server = js.account
     result = server.sublist.match(inbox)
     delivered = False
     for sub in result.psubs:
@@ -72,7 +72,7 @@ def send_to_inbox(js: JetStream, inbox: bytes, subject: bytes, reply: bytes | No
 
 
 def has_interest(js: JetStream, inbox: bytes) -> bool:
-    result = js.server.sublist.match(inbox)
+    result = js.account.sublist.match(inbox)
     return bool(result.psubs or result.qsubs)
 
 

@@ -81,7 +81,7 @@ class ConsumerSet:
         if consumer.config.flow_control:
             fc = b"$JS.FC." + tail + b".*"
             subs.append(Subscription(InternalSubscriber(self._fc_handler(consumer)), fc, None, b"$JS.FC"))
-        sublist = self.js.server.sublist
+        sublist = self.js.account.sublist
         self._subs[consumer.name] = [sub for sub in subs if sublist.insert(sub)]
         consumer.on_waiting = self.watch
         if consumer.push:
@@ -100,7 +100,7 @@ class ConsumerSet:
     def _listen(self) -> None:
         """Follow subscription changes while this stream has push consumers."""
         want = any(c.push for c in self.by_name.values())
-        on_change = self.js.server.sublist.on_change
+        on_change = self.js.account.sublist.on_change
         if want and not self._listening:
             on_change.append(self._on_sub_change)
         elif not want and self._listening:
@@ -151,7 +151,7 @@ class ConsumerSet:
             del self.by_name[consumer.name]
         for sub in self._subs.pop(consumer.name, []):
             sub.closed = True
-            self.js.server.sublist.remove(sub)
+            self.js.account.sublist.remove(sub)
         self._listen()
         self.watch()
 

@@ -177,12 +177,12 @@ class DirectGetResponder:
     def subscribe(self) -> None:
         for sub in self.subs:
             sub.closed = False
-            self.js.server.sublist.insert(sub)
+            self.js.account.sublist.insert(sub)
 
     def unsubscribe(self) -> None:
         for sub in self.subs:
             sub.closed = True
-            self.js.server.sublist.remove(sub)
+            self.js.account.sublist.remove(sub)
 
     # --- replies ----------------------------------------------------------------------
 

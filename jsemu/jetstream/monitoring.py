@@ -14,21 +14,29 @@ from .stream_config import config_json
 
 if TYPE_CHECKING:
     from .service import JetStream
+    from .stream import Stream
 
 __all__ = ["JetStreamMonitoring"]
 
 
 class JetStreamMonitoring:
-    """Reads a :class:`JetStream` service for the monitoring endpoints."""
+    """Reads the :class:`JetStream` services of every account (one without accounts) for the
+    monitoring endpoints: figures summed over the accounts, and each account's own."""
 
-    def __init__(self, js: JetStream) -> None:
-        self.js = js
+    def __init__(self, jetstreams: dict[str, JetStream]) -> None:
+        self.jetstreams = jetstreams
+
+    def accounts(self) -> list[tuple[str, JetStreamMonitoring]]:
+        """Each account with JetStream, by name, as a report of its own (``account_details``)."""
+        return [(name, JetStreamMonitoring({name: self.jetstreams[name]})) for name in sorted(self.jetstreams)]
+
+    def _streams(self) -> list[Stream]:
+        return [stream for js in self.jetstreams.values() for stream in js.streams.values()]
 
     def stats(self) -> dict[str, Any]:
-        js = self.js
         memory = storage = reserved_memory = reserved_storage = 0
         ha = 0
-        for stream in js.streams.values():
+        for stream in self._streams():
             if stream.config.storage == "memory":
                 memory += stream.store.bytes
                 reserved_memory += max(0, stream.config.max_bytes)
@@ -37,31 +45,32 @@ class JetStreamMonitoring:
                 reserved_storage += max(0, stream.config.max_bytes)
             if stream.config.num_replicas > 1:
                 ha += 1
+        total, errors = self.api_counts()
         return {
             "memory": memory,
             "storage": storage,
             "reserved_memory": reserved_memory,
             "reserved_storage": reserved_storage,
-            "accounts": 1,
+            "accounts": len(self.jetstreams),
             "ha_assets": ha,
-            "api": {"level": API_LEVEL, "total": js.api_total, "errors": js.api_errors},
+            "api": {"level": API_LEVEL, "total": total, "errors": errors},
         }
 
     def totals(self) -> tuple[int, int, int]:
-        streams = self.js.streams.values()
+        streams = self._streams()
         return len(streams), sum(s.store.msgs for s in streams), sum(s.store.bytes for s in streams)
 
     def api_counts(self) -> tuple[int, int]:
-        return self.js.api_total, self.js.api_errors
+        jetstreams = self.jetstreams.values()
+        return sum(js.api_total for js in jetstreams), sum(js.api_errors for js in jetstreams)
 
     def consumers(self) -> int:
-        return self.js.num_consumers()
+        return sum(js.num_consumers() for js in self.jetstreams.values())
 
     def stream_detail(self, config: bool) -> list[dict[str, Any]]:
         out = []
-        streams = self.js.streams
-        for name in sorted(streams):
-            stream = streams[name]
+        for stream in sorted(self._streams(), key=lambda s: s.name):
+            name = stream.name
             item: dict[str, Any] = {"name": name, "created": format_ns(stream.created_ns)}
             item["cluster"] = stream.cluster_json()
             if config:

@@ -251,3 +251,8 @@ def consumer_unpin(js: Any, req: ApiRequest) -> dict[str, Any]:
         consumer.priority.unpin(group, "admin")
         consumer.deliver_waiting()
     return {"type": response_type(kind)}
+
+
+#: For the not-enabled answers (``jetstream/not_enabled.py``), which check an unpin request the same way.
+GROUP_NAME = _GROUP_NAME
+unmarshal_unpin = _unmarshal

@@ -41,6 +41,7 @@ from .upstream import UpstreamLink
 
 if TYPE_CHECKING:
     from ..server.outbound import Sender
+    from ..server.routing import Router
     from ..server.server import Server
 
 __all__ = ["JetStream"]
@@ -69,10 +70,12 @@ class JetStream:
 
     api_level = API_LEVEL
 
-    def __init__(self, server: Server, clock: Clock | None = None) -> None:
+    def __init__(self, server: Server, clock: Clock | None = None, account: Router | None = None) -> None:
         self.server = server
-        #: How replies, acks and Direct Get answers leave: the server's one outbound path.
-        self.out: Sender = server.outbound
+        #: The account whose streams these are: its subjects, its outbound path (``$G``: the server).
+        self.account: Router = account if account is not None else server
+        #: How replies, acks and Direct Get answers leave: the account's one outbound path.
+        self.out: Sender = self.account.outbound
         self.clock: Clock = clock or ControlledClock()
         self.domain = server.options.domain or ""
         self.streams: dict[str, Stream] = {}
@@ -83,7 +86,9 @@ class JetStream:
         self.answers: deque[tuple[bytes, DirectGetResponder]] = deque(maxlen=ANSWER_LOG_SIZE)
         options = server.options
         #: Where streams are kept across restarts (``store_dir``); None: memory only.
-        self.streams_dir = Path(options.store_dir) / "jetstream" / "$G" / "streams" if options.store_dir else None
+        self.streams_dir = (
+            Path(options.store_dir) / "jetstream" / self.account.name / "streams" if options.store_dir else None
+        )
         self.clustered = options.cluster_size > 1
         self.cluster_name = (options.cluster_name or "jsemu") if self.clustered else ""
         #: The simulated cluster's servers; a standalone server is its only peer.
@@ -104,7 +109,7 @@ class JetStream:
         return self.server.server_name
 
     def start(self) -> None:
-        self.server.sublist.insert(self._api_sub)
+        self.account.sublist.insert(self._api_sub)
         self._restore()
 
     # --- replies ----------------------------------------------------------------------
@@ -456,14 +461,14 @@ class JetStream:
         sid = b"$JS.STREAM." + stream.name.encode()
         for subject in stream.config.subjects or []:
             sub = Subscription(stream, subject.encode(), None, sid)
-            if self.server.sublist.insert(sub):
+            if self.account.sublist.insert(sub):
                 subs.append(sub)
         self._stream_subs[stream.name] = subs
 
     def _unsubscribe(self, stream: Stream) -> None:
         for sub in self._stream_subs.pop(stream.name, []):
             sub.closed = True
-            self.server.sublist.remove(sub)
+            self.account.sublist.remove(sub)
 
 
 def _leave(peer: Peer, responder: DirectGetResponder | None = None) -> None:

@@ -19,6 +19,7 @@ from typing import Any
 
 from .nkeys import verify_signature
 from .permissions import Permissions
+from .routing import GLOBAL_ACCOUNT
 
 __all__ = ["DEFAULT_AUTH_TIMEOUT", "Auth", "User", "is_bcrypt"]
 
@@ -40,6 +41,8 @@ class User:
     password: str = ""
     #: ``None``: everything allowed.
     permissions: Permissions | None = None
+    #: The account the user logs in to (``accounts { A: { users: [...] } }``).
+    account: str = GLOBAL_ACCOUNT
 
 
 @dataclass

@@ -66,6 +66,7 @@ from .subscriber import Change
 from .timers import Cancellable
 
 if TYPE_CHECKING:
+    from .routing import Router
     from .server import Server
 
 __all__ = ["CONNECT_SPEC", "ClientConnection"]
@@ -119,6 +120,7 @@ def _is_reserved_reply(reply: bytes) -> bool:
 
 class ClientConnection(asyncio.Protocol):
     __slots__ = (
+        "account",
         "auth_timer",
         "awaiting_auth",
         "cid",
@@ -159,6 +161,8 @@ class ClientConnection(asyncio.Protocol):
 
     def __init__(self, server: Server) -> None:
         self.server = server
+        #: Where this client's messages are routed: its account (``$G``: the server).
+        self.account: Router = server
         self.cid = server.next_client_id()
         self.transport: asyncio.Transport | None = None
         opts = server.options
@@ -300,6 +304,7 @@ class ClientConnection(asyncio.Protocol):
 
     def _log_in(self, user: User) -> None:
         self.user = user
+        self.account = self.server.account_space.router_for(user.account)
         perms = self.perms = user.permissions
         self.replies = ReplyPermits(perms.response) if perms is not None and perms.response is not None else None
 
@@ -317,12 +322,13 @@ class ClientConnection(asyncio.Protocol):
         """Whether publishes may go straight to a learned route (see
         ``server/subscriber.py``): nothing per message to check for this connection
         (no +OK, no pedantic checks, no permissions, no domain mapping)."""
-        return not self.verbose and not self.pedantic and self.perms is None and self.server.domain_api is None
+        return not self.verbose and not self.pedantic and self.perms is None and self.account.domain_api is None
 
     def _handle(self, ops: list[AnyOp]) -> None:
         server = self.server
         trace = server.trace
-        routes = server.learned_routes
+        account = self.account
+        routes = account.learned_routes
         fast = self._fast_lane()
         ok_reply = b""  # the last reply subject found not to be reserved
         n_msgs = n_bytes = 0
@@ -343,7 +349,7 @@ class ClientConnection(asyncio.Protocol):
                 if fast:
                     batch = routes.get(subject)
                     if batch is None:
-                        batch = server.learn_route(subject)
+                        batch = account.learn_route(subject)
                     if batch and (reply is None or reply == ok_reply or not _is_reserved_reply(reply)):
                         # The fast lane: what _process_pub and route would do, minus the checks
                         # that cannot apply (see server/subscriber.py), for this publish and
@@ -358,7 +364,7 @@ class ClientConnection(asyncio.Protocol):
                                 break
                             next_batch = routes.get(nxt[0])
                             if next_batch is None:
-                                next_batch = server.learn_route(nxt[0])
+                                next_batch = account.learn_route(nxt[0])
                             if next_batch is not batch:
                                 break
                             reply = nxt[1]
@@ -472,11 +478,11 @@ class ClientConnection(asyncio.Protocol):
         there is one and no reply subject is reserved; False leaves it to the caller."""
         if not fast:
             return False
-        server = self.server
+        account = self.account
         subjects = run.subjects
-        batches = list(map(server.learned_routes.get, subjects))
+        batches = list(map(account.learned_routes.get, subjects))
         if None in batches:
-            learn = server.learn_route
+            learn = account.learn_route
             batches = [b if b is not None else learn(s) for b, s in zip(batches, subjects)]
         batch = batches[0]
         if not batch or batches.count(batch) != len(batches):
@@ -517,16 +523,16 @@ class ClientConnection(asyncio.Protocol):
             return
         if self.verbose:
             self.send(OK)
-        server = self.server
-        if server.domain_api is not None:
-            subject = server.map_domain(subject)
-        if server.faults.rules and server.faults.intercept(self, subject, reply, hdr, msg):
+        account = self.account
+        if account.domain_api is not None:
+            subject = account.map_domain(subject)
+        if account.faults.rules and account.faults.intercept(self, subject, reply, hdr, msg):
             return
-        if not server.route(self, subject, reply, hdr, msg) and reply and self.no_responders:
+        if not account.route(self, subject, reply, hdr, msg) and reply and self.no_responders:
             self._send_no_responders(subject, reply)
 
     def _send_no_responders(self, subject: bytes, reply: bytes) -> None:
-        for sub in self.server.sublist.match(reply).psubs:
+        for sub in self.account.sublist.match(reply).psubs:
             if sub.client is self:
                 self.send(encode_no_responders(reply, sub.sid, subject))
                 break
@@ -535,7 +541,7 @@ class ClientConnection(asyncio.Protocol):
         """Route a publish that a fault rule held back (the connection may be gone by now)."""
         if self.closed:
             return
-        if not self.server.route(self, subject, reply, hdr, msg) and reply and self.no_responders:
+        if not self.account.route(self, subject, reply, hdr, msg) and reply and self.no_responders:
             self._send_no_responders(subject, reply)
 
     def _process_sub(self, op: Sub) -> None:
@@ -556,7 +562,7 @@ class ClientConnection(asyncio.Protocol):
                 sub = Subscription(DeliveryFilter(self, deny, self.replies), op.subject, op.queue, op.sid)
             else:
                 sub = Subscription(self, op.subject, op.queue, op.sid)
-            if not self.server.sublist.insert(sub):
+            if not self.account.sublist.insert(sub):
                 self.send(encode_err(ERR_INVALID_SUBJECT))
                 return
             self.subs[op.sid] = sub
@@ -569,7 +575,7 @@ class ClientConnection(asyncio.Protocol):
         if sub is not None:
             if op.max > 0 and op.max > sub.nm:
                 sub.max = op.max
-                self.server.sublist.invalidate(Change.UNSUB_LIMIT)  # cached plans assumed no limit
+                self.account.sublist.invalidate(Change.UNSUB_LIMIT)  # cached plans assumed no limit
             else:
                 self.unsubscribe(sub)
         if self.verbose:
@@ -602,7 +608,7 @@ class ClientConnection(asyncio.Protocol):
         sub.closed = True
         if self.subs.get(sub.sid) is sub:
             del self.subs[sub.sid]
-        self.server.sublist.remove(sub)
+        self.account.sublist.remove(sub)
 
     # --- output -----------------------------------------------------------------------
 
@@ -686,7 +692,7 @@ class ClientConnection(asyncio.Protocol):
         self.server.remove_connection(self)
 
     def _remove_all_subs(self) -> None:
-        sublist = self.server.sublist
+        sublist = self.account.sublist
         for sub in self.subs.values():
             sub.closed = True
             sublist.remove(sub)

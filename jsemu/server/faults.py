@@ -78,18 +78,18 @@ class FaultInjector:
             raise ValueError("status must be a three-digit code")
         fault = Fault(next(self._ids), filter, action, count, delay, status, description)  # type: ignore[arg-type]
         self.rules.append(fault)
-        self.server.sublist.invalidate(Change.FAULT_RULES)  # publishes on the fast lane must now be checked
+        self.server.invalidate_routes(Change.FAULT_RULES)  # publishes on the fast lane must now be checked
         return fault
 
     def remove(self, fault_id: int) -> bool:
         before = len(self.rules)
         self.rules = [f for f in self.rules if f.id != fault_id]
-        self.server.sublist.invalidate(Change.FAULT_RULES)
+        self.server.invalidate_routes(Change.FAULT_RULES)
         return len(self.rules) != before
 
     def clear(self) -> None:
         self.rules = []
-        self.server.sublist.invalidate(Change.FAULT_RULES)
+        self.server.invalidate_routes(Change.FAULT_RULES)
 
     def intercept(self, conn: ClientConnection, subject: bytes, reply: bytes | None, hdr: int, msg: bytes) -> bool:
         """Apply the first matching rule; True when the message must not be routed now."""
@@ -104,11 +104,11 @@ class FaultInjector:
             fault.count -= 1
             if fault.count == 0:
                 self.rules.remove(fault)
-                self.server.sublist.invalidate(Change.FAULT_RULES)
+                self.server.invalidate_routes(Change.FAULT_RULES)
         if fault.action == "status":
             if reply:
                 block = status_header(fault.status, fault.description)
-                self.server.outbound.send(reply, len(block), block)
+                conn.account.outbound.send(reply, len(block), block)
         elif fault.action == "delay":
             loop = self.server.loop
             loop.call_later(fault.delay, conn.publish_routed, subject, reply, hdr, msg)

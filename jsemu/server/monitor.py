@@ -24,6 +24,7 @@ import shutil
 import sys
 import tempfile
 import time
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 from urllib.parse import parse_qs, urlsplit
 
@@ -100,6 +101,10 @@ class JetStreamReport(Protocol):
 
     def stream_detail(self, config: bool) -> list[dict[str, Any]]:
         """``StreamDetail`` of each stream by name (with its config if asked)."""
+        ...
+
+    def accounts(self) -> Sequence[tuple[str, JetStreamReport]]:
+        """Each account with JetStream and its own figures, by name."""
         ...
 
 
@@ -285,23 +290,26 @@ class Monitor:
         out["messages"] = messages
         out["bytes"] = size
         if _truthy(query.get("streams")) or _truthy(query.get("accounts")):
-            stats = js.stats()
-            api_total, api_errors = js.api_counts()
-            detail: dict[str, Any] = {
-                "name": "$G",
-                "id": "$G",
-                "memory": stats["memory"],
-                "storage": stats["storage"],
-                "reserved_memory": 18446744073709551615,
-                "reserved_storage": 18446744073709551615,
-                "accounts": 0,
-                "ha_assets": 0,
-                "api": {"level": 0, "total": api_total, "errors": api_errors},
-            }
-            if _truthy(query.get("streams")):
-                detail["stream_detail"] = js.stream_detail(_truthy(query.get("config")))
-            out["account_details"] = [detail]
-        out["total"] = 1
+            details = []
+            for name, account in js.accounts():
+                stats = account.stats()
+                api_total, api_errors = account.api_counts()
+                detail: dict[str, Any] = {
+                    "name": name,
+                    "id": name,
+                    "memory": stats["memory"],
+                    "storage": stats["storage"],
+                    "reserved_memory": 18446744073709551615,
+                    "reserved_storage": 18446744073709551615,
+                    "accounts": 0,
+                    "ha_assets": 0,
+                    "api": {"level": 0, "total": api_total, "errors": api_errors},
+                }
+                if _truthy(query.get("streams")):
+                    detail["stream_detail"] = account.stream_detail(_truthy(query.get("config")))
+                details.append(detail)
+            out["account_details"] = details
+        out["total"] = len(js.accounts())
         return out
 
     def connz(self, query: dict[str, str]) -> dict[str, Any]:

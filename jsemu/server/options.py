@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ..protocol.parser import MAX_CONTROL_LINE, MAX_PAYLOAD
 from ..version import API_LEVEL, NATS_VERSION, PROTO_VERSION  # re-exported: older import path
+from .accounts import AccountConfig
 from .auth import Auth
 from .tls import TlsOptions
 
@@ -41,6 +42,8 @@ class ServerOptions:
     auth: Auth | None = None
     #: TLS on the client port (``None``: plain connections).
     tls: TlsOptions | None = None
+    #: Configured accounts (``accounts { ... }``); users outside them are in ``$G``.
+    accounts: list[AccountConfig] = field(default_factory=list)
 
     def validate(self) -> None:
         """Reject what nats-server rejects at start-up (same wording)."""

@@ -10,29 +10,25 @@ import ssl
 import sys
 import time
 from collections import deque
-from collections.abc import Callable
 from functools import partial
 from typing import Any, Protocol, Self
 
 from ..store.clock import Clock, SystemClock
 from ..version import API_LEVEL, NATS_VERSION, PROTO_VERSION, __version__
+from .accounts import AccountSpace
 from .connection import ClientConnection
 from .faults import FaultInjector
 from .monitor import JetStreamReport, Monitor
 from .options import ServerOptions
 from .outbound import Outbound
 from .queue_policy import QueuePolicies
-from .sublist import Sublist, Subscription
+from .routing import GLOBAL_ACCOUNT, Router
+from .sublist import Sublist
 from .subscriber import Change, FastBatch
 from .timers import DeadlineTimers, LoopTimers
 from .tls import ClientTls, server_context
 
 __all__ = ["Server", "Service"]
-
-# Learned routes kept before the cache starts over.
-_LEARNED_ROUTES_MAX = 1 << 18
-
-_DOMAIN_API_GROUPS = frozenset((b"STREAM", b"CONSUMER", b"DIRECT", b"META", b"SERVER", b"ACCOUNT"))
 
 
 # Random bytes -> base32 letters in one C call (256 is a multiple of 32: no letter is favoured).
@@ -50,13 +46,7 @@ class Service(Protocol):
     def start(self) -> None: ...
 
 
-def _owner(sub: Subscription) -> object:
-    """The connection behind a subscription's subscriber when that is a filter in front of
-    it (a ``DenyFilter``): its own messages are not echoed either."""
-    return getattr(sub.client, "conn", None)
-
-
-class Server:
+class Server(Router):
     """The NATS core: listener, connections, subscriptions, routing, monitoring port.
 
     It knows nothing of JetStream or the control plane: :class:`jsemu.app.Server` (the
@@ -77,7 +67,7 @@ class Server:
         self.rng = random.Random(int.from_bytes(os.urandom(16)))  # cheaper than seeding from 2.5 KB
         #: How queue group members are picked (random unless a test sets a policy).
         self.queue_policies = QueuePolicies(self.rng)
-        self.queue_policies.changed = partial(self.sublist.invalidate, Change.QUEUE_POLICY)
+        self.queue_policies.changed = partial(self.invalidate_routes, Change.QUEUE_POLICY)
         #: Publish subject -> the ``fast_batch`` that takes it (False: none), for
         #: connections' fast lane: the learned routes of ``learn_route``.
         self.learned_routes: dict[bytes, FastBatch | bool] = {}
@@ -118,6 +108,9 @@ class Server:
         self.monitor: Monitor | None = None
         #: With a JetStream domain, the prefix of subjects mapped onto the local JetStream API.
         self.domain_api = f"$JS.{options.domain}.API.".encode() if options.jetstream and options.domain else None
+        self.name = GLOBAL_ACCOUNT
+        #: The server is the router of ``$G``; each configured account has its own.
+        self.account_space = AccountSpace(self, options.accounts)
 
     # --- lifecycle --------------------------------------------------------------------
 
@@ -126,6 +119,11 @@ class Server:
         what the server saw when a test fails (see :func:`jsemu.testing.trace.format_trace`)."""
         self.trace = deque(self.trace or (), maxlen=size)
         self.sublist.invalidate(Change.TRACE)  # traced publishes leave the fast lane
+        self.account_space.set_trace()
+
+    def invalidate_routes(self, change: Change) -> None:
+        """A change that concerns every account (fault rules, queue policies)."""
+        self.account_space.invalidate(change)
 
     async def start(self) -> Self:
         self._loop = asyncio.get_running_loop()
@@ -246,120 +244,12 @@ class Server:
             info["domain"] = self.options.domain
         if connect_info:
             info["connect_info"] = True
-            info["remote_account"] = "$G"
+            info["remote_account"] = conn.account.name
         info["api_lvl"] = API_LEVEL
         info["xkey"] = self.xkey
         return info
 
     # --- routing ----------------------------------------------------------------------
-
-    def map_domain(self, subject: bytes) -> bytes:
-        """nats-server's JetStream domain mappings (``generateJSMappingTable``):
-        ``$JS.<d>.API.INFO`` and ``$JS.<d>.API.<STREAM|CONSUMER|DIRECT|META|SERVER|ACCOUNT>.>``
-        go to ``$JS.API...``; ``$JS.<d>.API.$KV.>`` and ``.$OBJ.>`` to ``$KV.>`` and ``$OBJ.>``.
-        Anything else under the prefix is left alone."""
-        prefix = self.domain_api
-        if prefix is None or not subject.startswith(prefix):
-            return subject
-        rest = subject[len(prefix) :]
-        if rest == b"INFO":
-            return b"$JS.API.INFO"
-        head, dot, tail = rest.partition(b".")
-        if not dot or not tail:
-            return subject
-        if head in _DOMAIN_API_GROUPS:
-            return b"$JS.API." + rest
-        if head in (b"$KV", b"$OBJ"):
-            return rest
-        return subject
-
-    def route(self, producer: object, subject: bytes, reply: bytes | None, hdr: int, msg: bytes) -> bool:
-        """Deliver one message to every matching subscription and one member per queue
-        group. Returns whether anybody received it (for no-responders)."""
-        result = self.sublist.match(subject)
-        delivered = False
-        no_echo = producer is not None and not getattr(producer, "echo", True)
-        for sub in result.psubs:
-            if no_echo and (sub.client is producer or _owner(sub) is producer):
-                continue
-            if not sub.max and not sub.closed:  # the common case of _deliver, inlined
-                sub.nm += 1
-                if sub.client.deliver(sub, subject, reply, hdr, msg):
-                    delivered = True
-            elif self._deliver(sub, subject, reply, hdr, msg):
-                delivered = True
-        for group in result.qsubs:
-            n = len(group)
-            if self.queue_policies.rules:
-                start = self.queue_policies.start(subject, group)
-            else:
-                start = self.rng.randrange(n) if n > 1 else 0
-            for i in range(n):
-                sub = group[(start + i) % n]
-                if no_echo and (sub.client is producer or _owner(sub) is producer):
-                    continue
-                if self._deliver(sub, subject, reply, hdr, msg):
-                    delivered = True
-                    break
-        return delivered
-
-    def learn_route(self, subject: bytes) -> FastBatch | bool:
-        """Whether client publishes on ``subject`` can skip ``route``, and to which
-        ``fast_batch``: when exactly one internal subscriber with one takes them (a stream,
-        a single Direct Get responder), other internal subscribers only pass (``skips``),
-        and no fault rule, trace or queue policy is in play (the contract is in
-        ``server/subscriber.py``). Kept in ``learned_routes`` until the next ``Change``."""
-        routes = self.learned_routes
-        if len(routes) >= _LEARNED_ROUTES_MAX:
-            routes.clear()
-        batch = routes[subject] = self._fast_batch_for(subject) or False
-        return batch
-
-    def _fast_batch_for(self, subject: bytes) -> FastBatch | None:
-        if self.faults.rules or self.trace is not None or self.queue_policies.rules or subject[:5] == b"$NRG.":
-            return None
-        if self.domain_api is not None:
-            return None
-        result = self.sublist.match_uncached(subject)
-        target: Subscription | None = None
-        for sub in result.psubs:
-            skips = getattr(sub.client, "skips", None)
-            if skips is not None and skips(subject):
-                continue
-            if target is not None:
-                return None
-            target = sub
-        for group in result.qsubs:
-            if len(group) != 1 or target is not None:
-                return None
-            target = group[0]
-        if target is None or target.max or target.closed:
-            return None
-        batch: FastBatch | None = getattr(target.client, "fast_batch", None)
-        return batch
-
-    def _deliver(self, sub: Subscription, subject: bytes, reply: bytes | None, hdr: int, msg: bytes) -> bool:
-        if sub.closed:
-            return False
-        if sub.max:
-            sub.nm += 1
-            if sub.nm > sub.max:
-                self._auto_unsubscribe(sub)
-                return False
-            ok = sub.client.deliver(sub, subject, reply, hdr, msg)
-            if sub.nm >= sub.max:
-                self._auto_unsubscribe(sub)
-            return ok
-        sub.nm += 1
-        return sub.client.deliver(sub, subject, reply, hdr, msg)
-
-    def _auto_unsubscribe(self, sub: Subscription) -> None:
-        unsubscribe: Callable[[Subscription], None] | None = getattr(sub.client, "unsubscribe", None)
-        if unsubscribe is not None:
-            unsubscribe(sub)
-        else:
-            sub.closed = True
-            self.sublist.remove(sub)
 
     # --- output batching --------------------------------------------------------------
 

@@ -95,7 +95,7 @@ MUTATIONS: list[Mutation] = [
     Mutation(
         "queue_group_first_member",
         "server",
-        "jsemu/server/server.py",
+        "jsemu/server/routing.py",
         "start = self.rng.randrange(n) if n > 1 else 0",
         "start = 0",
         (
@@ -173,8 +173,8 @@ MUTATIONS: list[Mutation] = [
         "fast_lane_for_verbose",
         "server",
         "jsemu/server/connection.py",
-        "return not self.verbose and not self.pedantic and self.perms is None and self.server.domain_api is None",
-        "return not self.pedantic and self.perms is None and self.server.domain_api is None",
+        "return not self.verbose and not self.pedantic and self.perms is None and self.account.domain_api is None",
+        "return not self.pedantic and self.perms is None and self.account.domain_api is None",
         ("tests/test_fast_lane.py", "tests/test_wire.py"),
         "verbose connections take the fast lane and get no +OK for stream publishes",
     ),

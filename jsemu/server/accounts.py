@@ -1,0 +1,102 @@
+"""Configured accounts (``accounts { A: { users: [...], jetstream: enabled } }``).
+
+In nats-server every account is its own subject space: a message published in account A
+is matched only against A's subscriptions, and each account has its own JetStream (or
+none). Here the core server is the global account ``$G`` (users outside every account
+land there) and each configured account is an :class:`Account`: a :class:`Router` with
+its own sublist, learned routes and outbound path, sharing the server's queue policies,
+fault rules and trace. The user -> account mapping is the ``account`` of each
+``auth.User``; the connection asks :meth:`AccountSpace.router_for` once per CONNECT.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from .imports import Export, Import, wire_imports
+from .outbound import Outbound
+from .routing import GLOBAL_ACCOUNT, Router
+from .sublist import Sublist
+from .subscriber import Change
+
+if TYPE_CHECKING:
+    from .server import Server
+
+__all__ = ["GLOBAL_ACCOUNT", "Account", "AccountConfig", "AccountSpace", "Export", "Import"]
+
+
+@dataclass(frozen=True)
+class AccountConfig:
+    """One entry of the ``accounts`` block."""
+
+    name: str
+    #: ``jetstream: enabled`` in the account's block.
+    jetstream: bool = False
+    exports: tuple[Export, ...] = field(default=())
+    imports: tuple[Import, ...] = field(default=())
+
+
+class Account(Router):
+    """A configured account: its own subject space, routed like the global one."""
+
+    def __init__(self, server: Server, config: AccountConfig) -> None:
+        self.name = config.name
+        self.config = config
+        self.sublist = Sublist()
+        self.learned_routes = {}
+        self.sublist.derive(self.learned_routes)
+        self.outbound = Outbound(self.sublist, self.route)
+        self.domain_api = server.domain_api
+        self.rng = server.rng
+        self.queue_policies = server.queue_policies
+        self.faults = server.faults
+        self.trace = server.trace
+
+    def __repr__(self) -> str:
+        return f"<Account {self.name}>"
+
+
+class AccountSpace:
+    """Every account of one server, the global one (the server itself) first."""
+
+    def __init__(self, server: Server, configs: list[AccountConfig]) -> None:
+        self.server = server
+        self.by_name: dict[str, Router] = {GLOBAL_ACCOUNT: server}
+        for config in configs:
+            self.by_name[config.name] = Account(server, config)
+        #: Whether accounts are configured: JetStream is then only for the accounts that
+        #: enable it, and not for ``$G`` (nats-server's ``enableJetStream``).
+        self.configured = bool(configs)
+        wire_imports(self.by_name, {c.name: c.imports for c in configs if c.imports})
+
+    def router_for(self, account: str) -> Router:
+        """The router of the account a user belongs to (``$G`` when not configured)."""
+        return self.by_name.get(account, self.server)
+
+    def jetstream_enabled(self, router: Router) -> bool:
+        """nats-server: without accounts, ``$G`` has JetStream; with them, only the accounts
+        whose block says ``jetstream: enabled``."""
+        if not self.configured:
+            return router is self.server
+        return isinstance(router, Account) and router.config.jetstream
+
+    def service_imports(self, router: Router) -> list[str]:
+        """The subjects an account imports as services, as seen in the account."""
+        if not isinstance(router, Account):
+            return []
+        return [imp.to or imp.subject for imp in router.config.imports if imp.kind == "service"]
+
+    def accounts(self) -> list[Account]:
+        return [r for r in self.by_name.values() if isinstance(r, Account)]
+
+    def set_trace(self) -> None:
+        """Tracing started or stopped on the server: every account follows."""
+        for account in self.accounts():
+            account.trace = self.server.trace
+            account.sublist.invalidate(Change.TRACE)
+
+    def invalidate(self, change: Change) -> None:
+        """A server-wide change (fault rules, queue policies): every account's routes go."""
+        for router in self.by_name.values():
+            router.sublist.invalidate(change)
