@@ -64,6 +64,8 @@ class Server(CoreServer):
     async def stop(self) -> None:
         for js in list(self.account_jetstreams.values())[:1]:
             js.timers.close()  # no consumer timer fires after the server stopped (one set for all)
+        for js in self.account_jetstreams.values():
+            js.consumer_store.flush()  # consumer changes not written yet (< 100 ms old)
         await super().stop()
 
     @classmethod

@@ -117,6 +117,8 @@ class Consumer:
         self._stalled = False
         #: Called when requests start or stop waiting (the stream wakes us only meanwhile).
         self.on_waiting: Callable[[], None] = _nothing
+        #: Called after each change of the consumer-store state (saved by :mod:`.consumer_store`).
+        self.on_change: Callable[[], None] = _nothing
         self._ack_timer: Timer | None = None
         self._expiry_timer: Timer | None = None
         self._inactive_timer: Timer | None = None
@@ -701,6 +703,7 @@ class Consumer:
 
     def _record_delivery(self, dseq: int, sseq: int, dc: int) -> None:
         """``deliverMsg`` + ``updateDelivered``: one message handed out."""
+        self.on_change()
         now = self.js.clock.now_ns()
         self.dseq = dseq + 1
         self.last_delivered_ns = now
@@ -721,6 +724,7 @@ class Consumer:
 
     def _record_ack(self, sseq: int, dseq: int) -> None:
         """``processAckMsg`` + ``UpdateAcks`` for ack explicit / all."""
+        self.on_change()
         cfg = self.config
         self.last_ack_ns = self.js.clock.now_ns()
         if cfg.ack_policy == "explicit":
@@ -743,6 +747,7 @@ class Consumer:
 
     def _store_ack_removed(self, dseq: int, sseq: int) -> None:
         """A message past ``max_deliver`` leaves pending (its redelivery count stays)."""
+        self.on_change()
         self._move_floor(dseq, sseq)
 
     def _move_floor(self, dseq: int, sseq: int) -> None:
@@ -763,6 +768,7 @@ class Consumer:
         messages below it count as acked (a ``wider`` purge also drops pending ones that are
         gone), the delivery position moves up to ``start``, and the consumer's own state is
         then written to its store (``writeStoreState``), which the info reports."""
+        self.on_change()
         if start == 0 and not wider:
             start = last + 1
         self.sseq = max(self.sseq, start)
@@ -797,6 +803,7 @@ class Consumer:
 
     def _record_nak(self, sseq: int, delay: int | None) -> None:
         """``processNak``: redeliver now, or after ``delay``."""
+        self.on_change()
         if delay is not None:
             self._remove_rdq(sseq)
             p = self.pending.get(sseq)
@@ -814,6 +821,7 @@ class Consumer:
         self._ack_timer = None
         if self.closed or not self.pending:
             return
+        self.on_change()
         now = self.js.clock.now_ns()
         ttl = self.config.ack_wait
         first = self.stream.store.first_seq
@@ -878,6 +886,7 @@ class Consumer:
             if p is not None:
                 p[1] = self.js.clock.now_ns()
                 self._arm_ack_timer(p[1] + self.config.ack_wait)
+                self.on_change()
         elif body.startswith(_ACK_TERM) and not self._ack(sseq, dseq):
             skip_reply = True
         if reply and not skip_reply:
@@ -956,6 +965,14 @@ class Consumer:
             self._arm_inactive()
             return
         self.js.delete_consumer(self)
+
+    def restored(self) -> None:
+        """Back from a saved state after a restart: the inactivity clock starts now and
+        pending messages are due ``ack_wait`` after their (saved) delivery time."""
+        self.waiting_last_ns = self.js.clock.now_ns()
+        self._arm_inactive()
+        if self.pending:
+            self._arm_ack_timer(min(p[1] for p in self.pending.values()) + self.config.ack_wait)
 
     def stop(self) -> None:
         """Deleted (or its stream was): cancel the timers and forget the waiting requests."""

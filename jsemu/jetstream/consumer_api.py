@@ -317,6 +317,7 @@ def _add(js: JetStream, stream: Stream, consumers: ConsumerSet, cfg: Any, action
                 raise api_error(ApiErrors.JSConsumerNameExistErr)  # push bound: in use
             check_update(existing.config, cfg)
             existing.update_config(cfg)
+            js.consumer_store.created(existing)
             return existing
     if action == "update":
         raise api_error(ApiErrors.JSConsumerDoesNotExist)
@@ -337,6 +338,7 @@ def _add(js: JetStream, stream: Stream, consumers: ConsumerSet, cfg: Any, action
         cfg.inactive_threshold = 5_000_000_000  # JsDeleteWaitTimeDefault, stamped on ephemerals
     consumer = Consumer(js, stream, cfg, name, js.clock.now_ns())
     consumers.add(consumer)
+    js.consumer_store.created(consumer)
     return consumer
 
 

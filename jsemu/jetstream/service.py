@@ -28,6 +28,7 @@ from .api import API_PREFIX, ApiRequest, QuietError, find_handler
 from .clock_timers import ClockTimers
 from .consumer import Consumer
 from .consumer_api import ConsumerSet
+from .consumer_store import ConsumerStore
 from .direct_get import DirectGetResponder
 from .errors import ApiError, ApiErrors, api_error
 from .internal import InternalSubscriber
@@ -100,6 +101,8 @@ class JetStream:
         #: Consumer timers (ack wait, request expiry, inactivity) on the server's clock.
         self.timers = ClockTimers(self.clock, lambda: server._loop)
         self._consumer_sets: dict[str, ConsumerSet] = {}
+        #: Saves the consumers of file streams when there is a store_dir.
+        self.consumer_store = ConsumerStore(self)
         self._api_sub = Subscription(
             InternalSubscriber(self._on_api, skips=_is_direct_get), b"$JS.API.>", None, b"$JS.API"
         )
@@ -268,6 +271,10 @@ class JetStream:
             restored.append(stream)
         for stream in restored:
             self.start_links(stream)
+        for stream in restored:
+            consumers = self.consumer_set(stream)
+            for consumer in self.consumer_store.restore(stream):
+                consumers.add(consumer)
 
     def start_links(self, stream: Stream) -> None:
         """Create the consumers of a mirror or of the sources on their upstreams; a link
@@ -377,6 +384,7 @@ class JetStream:
         cs = self._consumer_sets.get(consumer.stream.name)
         if cs is not None:
             cs.remove(consumer)
+        self.consumer_store.deleted(consumer)
 
     def num_consumers(self) -> int:
         return sum(len(cs.by_name) for cs in self._consumer_sets.values())
