@@ -32,10 +32,10 @@ import shutil
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .consumer import Consumer
 from .consumer_config import ConsumerConfig
 
 if TYPE_CHECKING:
-    from .consumer import Consumer
     from .service import JetStream
     from .stream import Stream
 
@@ -190,8 +190,6 @@ class ConsumerStore:
 
     def restore(self, stream: Stream) -> list[Consumer]:
         """Make the saved consumers of ``stream`` again, with their state."""
-        from .consumer import Consumer  # noqa: PLC0415 - consumer imports this module's users
-
         d = self.stream_dir(stream)
         if d is None:
             return []

@@ -13,9 +13,10 @@ from typing import Any
 
 import nats
 import pytest
-from .test_persistence import Proc, _api
 
 import jsemu
+
+from .test_persistence import Proc, _api
 
 ACK_WAIT = 2_000_000_000
 
@@ -129,21 +130,22 @@ async def test_consumers_survive_a_restart_like_nats_server(tmp_path: Path, sig:
     assert (redelivered, ack_pending) == (3, 7)
 
 
-async def test_a_clean_stop_keeps_the_last_changes(tmp_path: Path) -> None:
-    """Acks of the last event-loop turn before ``stop`` are saved by the stop itself."""
-    async with jsemu.Server(store_dir=str(tmp_path)) as srv:
-        nc = await nats.connect(srv.url)
-        js = nc.jetstream()
-        await js.add_stream(name="S", subjects=["s"], storage="file")
-        for i in range(5):
-            await js.publish("s", b"%d" % i)
-        psub = await js.pull_subscribe("s", durable="D")
-        msgs = await psub.fetch(5)
-        for m in msgs[:3]:
-            await m.ack()
-        await nc.flush()
-        before = await js.consumer_info("S", "D")
-        await nc.close()
+async def test_acks_before_a_clean_stop_are_kept(tmp_path: Path) -> None:
+    """Acks just before a clean (in-process) stop are kept; a deleted consumer stays gone."""
+    srv = await jsemu.Server(store_dir=str(tmp_path)).start()
+    nc = await nats.connect(srv.url)
+    js = nc.jetstream()
+    await js.add_stream(name="S", subjects=["s"], storage="file")
+    for i in range(5):
+        await js.publish("s", b"%d" % i)
+    psub = await js.pull_subscribe("s", durable="D")
+    msgs = await psub.fetch(5)
+    for m in msgs[:3]:
+        await m.ack()
+    await nc.flush()
+    before = await js.consumer_info("S", "D")
+    await nc.close()
+    await srv.stop()
     async with jsemu.Server(store_dir=str(tmp_path)) as srv:
         nc = await nats.connect(srv.url)
         js = nc.jetstream()
@@ -154,5 +156,5 @@ async def test_a_clean_stop_keeps_the_last_changes(tmp_path: Path) -> None:
         await nc.close()
     async with jsemu.Server(store_dir=str(tmp_path)) as srv:
         nc = await nats.connect(srv.url)
-        assert (await _api(nc, "$JS.API.CONSUMER.NAMES.S"))["consumers"] == []  # a delete is kept
+        assert (await _api(nc, "$JS.API.CONSUMER.NAMES.S"))["consumers"] == []
         await nc.close()
