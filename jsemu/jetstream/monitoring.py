@@ -13,6 +13,7 @@ from ..version import API_LEVEL
 from .stream_config import config_json
 
 if TYPE_CHECKING:
+    from .consumer import Consumer
     from .service import JetStream
     from .stream import Stream
 
@@ -67,7 +68,7 @@ class JetStreamMonitoring:
     def consumers(self) -> int:
         return sum(js.num_consumers() for js in self.jetstreams.values())
 
-    def stream_detail(self, config: bool) -> list[dict[str, Any]]:
+    def stream_detail(self, config: bool, consumers: bool = False) -> list[dict[str, Any]]:
         out = []
         for stream in sorted(self._streams(), key=lambda s: s.name):
             name = stream.name
@@ -76,5 +77,18 @@ class JetStreamMonitoring:
             if config:
                 item["config"] = config_json(stream.config, dynamic_metadata=False)
             item["state"] = stream.state_json()
+            cs = stream.consumer_set
+            if consumers and cs is not None and cs.by_name:
+                # In creation order, as the server lists them.
+                item["consumer_detail"] = [_consumer_detail(c, config) for c in cs.by_name.values()]
             out.append(item)
         return out
+
+
+def _consumer_detail(consumer: Consumer, config: bool) -> dict[str, Any]:
+    """A ``ConsumerInfo`` as ``/jsz`` shows it: the config only when asked, and without the
+    metadata the server adds to API replies."""
+    info = consumer.info_json(dynamic_metadata=False)
+    if not config:
+        del info["config"]
+    return info

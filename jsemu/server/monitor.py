@@ -99,8 +99,9 @@ class JetStreamReport(Protocol):
         """Consumers over every stream."""
         ...
 
-    def stream_detail(self, config: bool) -> list[dict[str, Any]]:
-        """``StreamDetail`` of each stream by name (with its config if asked)."""
+    def stream_detail(self, config: bool, consumers: bool = False) -> list[dict[str, Any]]:
+        """``StreamDetail`` of each stream by name (with its config if asked, and the
+        ``consumer_detail`` of its consumers if asked)."""
         ...
 
     def accounts(self) -> Sequence[tuple[str, JetStreamReport]]:
@@ -289,7 +290,10 @@ class Monitor:
         out["consumers"] = js.consumers()
         out["messages"] = messages
         out["bytes"] = size
-        if _truthy(query.get("streams")) or _truthy(query.get("accounts")):
+        # As in ``Jsz``: consumers imply streams, streams imply the account details.
+        consumers = _truthy(query.get("consumers"))
+        streams_too = consumers or _truthy(query.get("streams"))
+        if streams_too or _truthy(query.get("accounts")):
             details = []
             for name, account in js.accounts():
                 stats = account.stats()
@@ -305,8 +309,8 @@ class Monitor:
                     "ha_assets": 0,
                     "api": {"level": 0, "total": api_total, "errors": api_errors},
                 }
-                if _truthy(query.get("streams")):
-                    detail["stream_detail"] = account.stream_detail(_truthy(query.get("config")))
+                if streams_too:
+                    detail["stream_detail"] = account.stream_detail(_truthy(query.get("config")), consumers)
                 details.append(detail)
             out["account_details"] = details
         out["total"] = len(js.accounts())
