@@ -86,6 +86,7 @@ def _info(info: dict[str, Any]) -> dict[str, Any]:
 async def _session_two(port: int) -> list[Any]:
     nc = await nats.connect(f"nats://127.0.0.1:{port}")
     names = [(await _api(nc, f"$JS.API.CONSUMER.NAMES.{s}")).get("consumers") for s in ("F", "M")]
+    names.append((await _api(nc, "$JS.API.INFO"))["consumers"])
     infos = [_info(await _api(nc, f"$JS.API.CONSUMER.INFO.F.{c}")) for c in ("D", "EPH", "P", "MEM")]
     sub = await nc.subscribe(nc.new_inbox())
     # The messages pending from before the restart come again once their ack wait (counted
@@ -118,7 +119,7 @@ async def test_consumers_survive_a_restart_like_nats_server(tmp_path: Path, sig:
     assert results[0] == results[1]
     before, after = results[0]
     names, infos, fresh, due, redelivered, ack_pending = after
-    assert names == [["D", "EPH", "P"], []]  # MEM (mem_storage) and the memory stream's MD are gone
+    assert names == [["D", "EPH", "P"], [], 3]  # MEM (mem_storage) and the memory stream's MD are gone
     d = infos[0]
     assert (d["delivered"], d["ack_floor"]) == (
         {"consumer_seq": 7, "stream_seq": 6},
