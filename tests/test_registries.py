@@ -82,7 +82,11 @@ def test_api_errors_are_attributes_of_one_table() -> None:
 
 
 def _public_methods(cls: type) -> list[str]:
-    return [name for name, attr in vars(cls).items() if not name.startswith("_") and inspect.isfunction(attr)]
+    """The public functions of ``cls`` and of its mixins (``ConsumerControls``), the class's own first."""
+    out: list[str] = []
+    for klass in cls.__mro__:
+        out += [n for n, a in vars(klass).items() if not n.startswith("_") and inspect.isfunction(a) and n not in out]
+    return out
 
 
 def test_control_api_serves_every_public_control_method() -> None:

@@ -19,13 +19,14 @@ Call the methods from the server's event loop thread (or over ``$JSEMU.API``).
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any
 
 from ..jetstream.replicas import ReplicationError
 from ..server.queue_policy import Prefer, RoundRobin
 from ..store import ControlledClock, ManualClock
+from .consumer_faults import ConsumerControls
+from .remote import ControlError, remote, remote_methods
 
 if TYPE_CHECKING:
     from ..app import Server
@@ -38,24 +39,6 @@ if TYPE_CHECKING:
 __all__ = ["ControlError", "ControlPlane", "DirectGetAnswer", "remote", "remote_methods"]
 
 DIRECT_GET_FILTER = "$JS.API.DIRECT.GET.>"
-
-_F = TypeVar("_F", bound=Callable[..., Any])
-
-
-def remote(fn: _F) -> _F:
-    """Mark a :class:`ControlPlane` method as reachable over ``$JSEMU.API.<METHOD>``."""
-    fn.__jsemu_remote__ = True  # type: ignore[attr-defined]
-    return fn
-
-
-def remote_methods(cls: type) -> dict[str, Callable[..., Any]]:
-    """The methods marked with :func:`remote` by name, in definition order (an alias
-    counts under its own name)."""
-    return {name: attr for name, attr in vars(cls).items() if getattr(attr, "__jsemu_remote__", False)}
-
-
-class ControlError(ValueError):
-    """A control request that names nothing that exists or can not be carried out."""
 
 
 @dataclass(frozen=True)
@@ -71,7 +54,7 @@ class DirectGetAnswer:
         return {"subject": self.subject, "stream": self.stream, "peer": self.peer, "answers_for": self.answers_for}
 
 
-class ControlPlane:
+class ControlPlane(ConsumerControls):
     def __init__(self, server: Server) -> None:
         self.server = server
 
@@ -335,6 +318,7 @@ class ControlPlane:
         if js is None:
             return
         js.answers.clear()
+        self.clear_consumer_faults()
         for stream in list(js.streams.values()):
             replicas = stream.replicas
             for peer in replicas.peers:

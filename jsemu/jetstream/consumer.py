@@ -32,6 +32,7 @@ from .requests import decode_request
 
 if TYPE_CHECKING:
     from .clock_timers import Timer
+    from .consumer_faults import ConsumerFaults
     from .service import JetStream
     from .stream import Stream
 
@@ -119,6 +120,8 @@ class Consumer:
         self.on_waiting: Callable[[], None] = _nothing
         #: Called after each change of the consumer-store state (saved by :mod:`.consumer_store`).
         self.on_change: Callable[[], None] = _nothing
+        #: Faults staged by the control plane (:mod:`.consumer_faults`); None: none.
+        self.faults: ConsumerFaults | None = None
         self._ack_timer: Timer | None = None
         self._expiry_timer: Timer | None = None
         self._inactive_timer: Timer | None = None
@@ -467,7 +470,8 @@ class Consumer:
                 npc -= 1
             reply = self._subject_prefix + b"%d.%d.%d.%d.%d" % (dc, sm.seq, self.dseq, sm.ts, npc)
             self._record_delivery(self.dseq, sm.seq, dc)
-            self._send(self._deliver_to, sm, reply)
+            if self.faults is None or not self.faults.take_skip():
+                self._send(self._deliver_to, sm, reply)
             if self.maxpb:
                 self.pbytes += len(self._deliver_to) + len(reply) + len(sm.hdr) + len(sm.data)
                 if not self.fcid and self.pbytes > self.maxpb // 2:
@@ -526,6 +530,8 @@ class Consumer:
     def _send_heartbeat(self, to: bytes) -> None:
         """``sendIdleHeartbeat``: the last sequences sent, and the flow control request
         outstanding while stalled on it."""
+        if self.faults is not None and self.faults.take_heartbeat():
+            return
         hdr = texts.IDLE_HEARTBEAT % (self.dseq - 1, self.sseq - 1)
         if self.fcid:
             hdr += b"Nats-Consumer-Stalled: " + self.fcid + b"\r\n"
@@ -672,6 +678,8 @@ class Consumer:
 
     def _deliver(self, wr: PullRequest, sm: StoredMsg, dc: int, reply: bytes) -> None:
         self._record_delivery(self.dseq, sm.seq, dc)
+        if self.faults is not None and self.faults.take_skip():
+            return
         pgs = self.priority
         if pgs is not None and self.config.priority_policy == "pinned_client":
             self._send_pinned(wr.reply, sm, reply, pgs)
@@ -864,6 +872,8 @@ class Consumer:
 
     def process_ack(self, subject: bytes, reply: bytes | None, hdr: int, msg: bytes) -> None:
         """``processAck``: the body of a message sent to one of our ack subjects."""
+        if self.faults is not None and self.faults.intercept_ack(self, subject, reply, hdr, msg):
+            return
         body = msg[hdr:] if hdr > 0 else msg
         tokens = subject.split(b".")
         try:
