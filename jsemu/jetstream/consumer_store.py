@@ -12,9 +12,10 @@ Each consumer has a directory beside its stream's log, like nats-server's
 Why a snapshot rather than records in a log: the state is small (bounded by
 ``max_ack_pending``) while the changes are many (every delivery and ack), so a log would grow
 without bound and replaying it would have to re-run the delivery engine. A snapshot is
-written atomically (temporary file, rename), at most once per turn of the event loop for all
-the consumers that changed in it (``mark``), and on a clean stop; like nats-server's
-asynchronous consumer flush it is not fsynced, so a killed process keeps what reached the OS.
+written atomically (temporary file, rename) for the consumers that changed (``mark``), at
+most every 100 ms (nats-server's consumer flusher waits as long between writes) and on a
+clean stop; like nats-server's it is not fsynced, and a process killed within those 100 ms
+loses the latest changes, as nats-server does.
 
 As with nats-server: every consumer of a file stream comes back (ephemerals too, with a fresh
 inactivity timer); ``last_active`` times are not kept; pending messages keep their delivery
@@ -48,6 +49,8 @@ _META = "meta.json"
 _STATE = "o.json"
 _FORMAT = 1
 _SECOND = 1_000_000_000
+#: The least time between two snapshot writes (``consumerFileStore.flushLoop``'s ``minTime``).
+MIN_FLUSH_INTERVAL = 0.1
 _CONFIG_FIELDS = tuple(f.name for f in dataclasses.fields(ConsumerConfig) if f.name != "extra")
 
 
@@ -135,13 +138,14 @@ def saved_consumers(stream_dir: Path) -> list[ConsumerFiles]:
 
 
 class ConsumerStore:
-    """Saves the consumers of persisted streams: meta on create/update, state snapshots
-    once per event-loop turn for the consumers marked changed."""
+    """Saves the consumers of persisted streams: meta on create/update, state snapshots of
+    the consumers marked changed, at most every :data:`MIN_FLUSH_INTERVAL` seconds."""
 
     def __init__(self, js: JetStream) -> None:
         self.js = js
         self._dirty: dict[int, Consumer] = {}
         self._scheduled = False
+        self._last_flush = -MIN_FLUSH_INTERVAL
 
     def stream_dir(self, stream: Stream) -> Path | None:
         js = self.js
@@ -162,14 +166,23 @@ class ConsumerStore:
         self.mark(c)
 
     def mark(self, c: Consumer) -> None:
-        """``c`` changed; its snapshot is written once this turn of the loop is over."""
+        """``c`` changed; its snapshot is written after this turn of the loop, or
+        :data:`MIN_FLUSH_INTERVAL` after the last write."""
         self._dirty[id(c)] = c
         if not self._scheduled:
             self._scheduled = True
-            self.js.server.loop.call_soon(self.flush)
+            loop = self.js.server.loop
+            wait = self._last_flush + MIN_FLUSH_INTERVAL - loop.time()
+            if wait > 0:
+                loop.call_later(wait, self.flush)
+            else:
+                loop.call_soon(self.flush)
 
     def flush(self) -> None:
         self._scheduled = False
+        if not self._dirty:
+            return
+        self._last_flush = self.js.server.loop.time()
         dirty, self._dirty = self._dirty, {}
         for c in dirty.values():
             if c.closed:
