@@ -8,7 +8,6 @@ import json
 from typing import Any
 
 import nats
-
 from test_monitoring import _fetch, _go_format, _keys, both  # noqa: F401 - both is the fixture
 
 _PATHS = (
