@@ -133,7 +133,8 @@ async def test_consumers_survive_a_restart_like_nats_server(tmp_path: Path, sig:
 
 
 async def test_acks_before_a_clean_stop_are_kept(tmp_path: Path) -> None:
-    """Acks just before a clean (in-process) stop are kept; a deleted consumer stays gone."""
+    """Acks and a config update just before a clean (in-process) stop are kept; a deleted
+    consumer stays gone."""
     srv = await jsemu.Server(store_dir=str(tmp_path)).start()
     nc = await nats.connect(srv.url)
     js = nc.jetstream()
@@ -145,7 +146,11 @@ async def test_acks_before_a_clean_stop_are_kept(tmp_path: Path) -> None:
     for m in msgs[:3]:
         await m.ack()
     await nc.flush()
+    cfg = (await js.consumer_info("S", "D")).config
+    cfg.max_ack_pending, cfg.description = 7, "updated"  # an update is saved too
+    await js.add_consumer("S", cfg)
     before = await js.consumer_info("S", "D")
+    assert before.config.max_ack_pending == 7
     await nc.close()
     await srv.stop()
     async with jsemu.Server(store_dir=str(tmp_path)) as srv:
