@@ -43,7 +43,7 @@ def _seqs(msgs: list[Any]) -> list[tuple[int, int, int]]:
     return out
 
 
-async def _session_one(port: int) -> list[Any]:
+async def _session_one(port: int, settle: float) -> list[Any]:
     nc = await nats.connect(f"nats://127.0.0.1:{port}")
     await _api(nc, "$JS.API.STREAM.CREATE.F", {"name": "F", "subjects": ["f.>"]})
     await _api(nc, "$JS.API.STREAM.CREATE.M", {"name": "M", "subjects": ["m"], "storage": "memory"})
@@ -67,7 +67,7 @@ async def _session_one(port: int) -> list[Any]:
     again = await _fetch(nc, sub, "D", {"batch": 1}, 1, 2)  # seq 5, delivered a second time
     eph_msgs = await _fetch(nc, sub, "EPH", {"batch": 2}, 2, 2)
     await nc.request(eph_msgs[0].reply, b"+ACK", timeout=2)
-    await asyncio.sleep(0.5)  # the real server writes consumer state asynchronously
+    await asyncio.sleep(settle)  # before a SIGKILL: both write consumer state within 100 ms
     info = await _api(nc, "$JS.API.CONSUMER.INFO.F.D")
     await nc.close()
     return [_seqs(msgs), _seqs(again), _seqs(eph_msgs), _info(info)]
@@ -108,7 +108,8 @@ async def test_consumers_survive_a_restart_like_nats_server(tmp_path: Path, sig:
     for kind in ("jsemu", "real"):
         store = tmp_path / kind
         first = await asyncio.to_thread(Proc, kind, store)
-        before = await _session_one(first.port)
+        # SIGTERM right away: a stopping server writes what it has not written yet.
+        before = await _session_one(first.port, 0.5 if sig == signal.SIGKILL else 0)
         await asyncio.to_thread(first.stop, sig)
         second = await asyncio.to_thread(Proc, kind, store)
         try:
