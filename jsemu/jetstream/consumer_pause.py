@@ -88,6 +88,7 @@ def consumer_pause(js: JetStream, req: ApiRequest) -> dict[str, Any]:
     cfg.pause_until = None if until == GO_ZERO_TIME_NS else until
     set_static_metadata(cfg)
     consumer.update_config(cfg)
+    js.consumer_store.created(consumer)  # the pause is part of the saved config
     now = js.clock.now_ns()
     out: dict[str, Any] = {
         "type": response_type(kind),

@@ -58,6 +58,7 @@ async def _session_one(port: int, settle: float) -> list[Any]:
     await _api(nc, "$JS.API.CONSUMER.CREATE.M.MD", {"stream_name": "M", "config": {"durable_name": "MD"}})
     push = {"durable_name": "P", "deliver_subject": "pp", "ack_policy": "all", "deliver_policy": "new"}
     await _api(nc, "$JS.API.CONSUMER.CREATE.F.P", {"stream_name": "F", "config": push})
+    await _api(nc, "$JS.API.CONSUMER.PAUSE.F.P", {"pause_until": "2099-01-01T00:00:00Z"})  # kept too
     sub = await nc.subscribe(nc.new_inbox())
     msgs = await _fetch(nc, sub, "D", {"batch": 6}, 6, 2)
     for i in (0, 1, 3):
@@ -75,7 +76,7 @@ async def _session_one(port: int, settle: float) -> list[Any]:
 
 def _info(info: dict[str, Any]) -> dict[str, Any]:
     """The state of a consumer info: the times of this run left out."""
-    out = {k: v for k, v in info.items() if k not in ("ts", "created")}
+    out = {k: v for k, v in info.items() if k not in ("ts", "created", "pause_remaining")}
     out.get("config", {}).get("metadata", {}).pop("_nats.req.level", None)
     for key in ("delivered", "ack_floor"):
         if key in out:
@@ -128,6 +129,7 @@ async def test_consumers_survive_a_restart_like_nats_server(tmp_path: Path, sig:
     )
     assert (d["num_ack_pending"], d["num_redelivered"], d["num_pending"]) == (3, 1, 0)
     assert infos[1]["ack_floor"] == {"consumer_seq": 1, "stream_seq": 1}  # the ephemeral's ack
+    assert (infos[2]["paused"], infos[2]["config"]["pause_until"]) == (True, "2099-01-01T00:00:00Z")
     assert fresh == [(1, 7, 11)]
     assert due == [(3, 2), (5, 3), (6, 2)]  # the nak'd 5 was delivered twice before
     assert (redelivered, ack_pending) == (3, 4)
