@@ -19,13 +19,13 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from ..protocol import texts
+from ..protocol.go_duration import parse_duration
 from ..protocol.gojson import T_DURATION, GoJSONError, GoStruct
 from ..store import StoredMsg
 from ..timefmt import format_ns
 from .consumer_cluster import ConsumerGroup
 from .consumer_config import ConsumerConfig, config_json, filters_of
 from .consumer_pause import is_paused, pause_remaining, send_pause_advisory
-from .go_duration import parse_duration
 from .priority_groups import ADMIT, DROPPED, PriorityGroups
 from .pull_request import PullRequest, check_request_limits, parse_next_request
 from .requests import decode_request

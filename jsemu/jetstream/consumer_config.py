@@ -14,6 +14,7 @@ import re
 from dataclasses import dataclass, field, fields
 from typing import Any
 
+from ..protocol.go_duration import format_duration
 from ..protocol.gojson import (
     GO_ZERO_TIME_NS,
     T_BOOL,
@@ -34,7 +35,6 @@ from ..subjects import is_valid_subject, subject_is_literal, subject_is_subset_m
 from ..timefmt import format_ns
 from ..version import API_LEVEL, NATS_VERSION
 from .errors import ApiError, ApiErrors, api_error
-from .go_duration import format_duration
 from .stream_config import REQ_LEVEL_KEY, StreamConfig, is_valid_asset_name
 
 __all__ = [

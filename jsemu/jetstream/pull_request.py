@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..protocol import texts
+from ..protocol.go_duration import format_duration
 from ..protocol.gojson import T_BOOL, T_DURATION, T_INT, T_INT64, T_STRING, GoJSONError, GoStruct
-from .go_duration import format_duration
 from .requests import decode_request
 
 if TYPE_CHECKING:

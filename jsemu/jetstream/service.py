@@ -252,6 +252,7 @@ class JetStream:
         if cfg.mirror is not None:
             stream.mirror_link = MirrorLink(self, stream)
         stream.source_links = [SourceLink(self, stream, spec) for spec in cfg.sources or [] if spec is not None]
+        stream.arm_expiry()
 
     def _restore(self) -> None:
         """Bring back the streams saved under ``store_dir``: config, then the replayed log."""
@@ -395,6 +396,7 @@ class JetStream:
             cs.clear()
             del self._consumer_sets[stream.name]
         self._unsubscribe(stream)
+        stream.stop_expiry()
         for peer in stream.replicas.peers:
             _leave(peer)
         for link in list(stream.watchers):

@@ -13,9 +13,11 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from ..protocol.gojson import dumps
 from ..protocol.headers import parse_uint_header, remove_header, remove_header_status, slice_header
+from ..protocol.msg_ttl import InvalidTTL, header_ttl
 from ..store import DedupWindow, Store, StoreError, StoreLimits, new_store
 from ..subject_transform import SubjectTransform
 from ..timefmt import format_ns
+from .delete_markers import MarkerExpiry
 from .errors import ApiError, ApiErrors, api_error, wrap_error
 from .gohash import go_hash
 from .replicas import Peer, ReplicaSet, replicated_store
@@ -70,6 +72,8 @@ def _limits(cfg: StreamConfig) -> StoreLimits:
         max_msgs_per_subject=cfg.max_msgs_per_subject,
         discard_new=cfg.discard == "new",
         discard_new_per_subject=cfg.discard_new_per_subject,
+        allow_msg_ttl=cfg.allow_msg_ttl,
+        stream_expires=cfg.subject_delete_marker_ttl > 0,
     )
 
 
@@ -114,6 +118,8 @@ class Stream:
         self._transform = _transform_for(config)
         self._plain, self._plain_max = self._plain_path()
         self._acks = not config.no_ack
+        #: Expiry with subject delete markers, while the config has them.
+        self.markers: MarkerExpiry | None = MarkerExpiry(self) if config.subject_delete_marker_ttl > 0 else None
         #: The stream's entry for a connection's fast lane: one stable object (runs are
         #: told apart by identity; see ``server/subscriber.py``).
         self.fast_batch: FastBatch = self.publish_batch
@@ -121,7 +127,13 @@ class Stream:
     def _plain_path(self) -> tuple[bool, int]:
         """Whether a header-less message can skip the publish rules (and up to what size)."""
         cfg = self.config
-        plain = self._transform is None and not cfg.sealed and not cfg.allow_msg_counter and cfg.retention != "interest"
+        plain = (
+            self._transform is None
+            and not cfg.sealed
+            and not cfg.allow_msg_counter
+            and cfg.retention != "interest"
+            and self.markers is None
+        )
         return plain, cfg.max_msg_size if cfg.max_msg_size >= 0 else 1 << 62
 
     @property
@@ -138,10 +150,27 @@ class Stream:
         """Apply an already validated config; limits take effect at once."""
         self.config = config
         self._transform = _transform_for(config)
+        if self.markers is not None:
+            self.markers.stop()
+        self.markers = MarkerExpiry(self) if config.subject_delete_marker_ttl > 0 else None
         self._plain, self._plain_max = self._plain_path()
         self._acks = not config.no_ack
         self.store.update_limits(_limits(config))
         self.dedup.set_window(config.duplicate_window)
+        self.arm_expiry()
+
+    def arm_expiry(self) -> None:
+        """With subject delete markers, the stream expires its messages on a timer."""
+        if self.markers is not None:
+            self.markers.arm()
+
+    def stop_expiry(self) -> None:
+        if self.markers is not None:
+            self.markers.stop()
+
+    def store_marker(self, subject: bytes, hdr: bytes) -> None:
+        """A subject delete marker, stored like a sourced message (Go's ``pmsgcb``)."""
+        self._store_and_ack(subject, hdr, b"", sourced=True)
 
     # --- publishing -------------------------------------------------------------------
 
@@ -298,6 +327,16 @@ class Stream:
             seq = store.skip_msg(no_interest=True)
             ts = self.js.clock.now_ns()
         else:
+            if hdr:
+                try:
+                    ttl = header_ttl(hdr)
+                except InvalidTTL:
+                    return self._error_ack(api_error(ApiErrors.JSMessageTTLInvalidErr))
+                if ttl > 0 and self.markers is not None and cfg.max_msgs_per_subject != 1:
+                    # A TTL below the marker TTL is raised to it, so no marker is missed.
+                    min_ttl = cfg.subject_delete_marker_ttl // 1_000_000_000
+                    if ttl < min_ttl:
+                        hdr = remove_header(hdr, _TTL)[:-2] + b"Nats-TTL: %d\r\n\r\n" % min_ttl
             try:
                 seq, ts = store.append(subject, hdr, payload)
             except StoreError as exc:
@@ -311,6 +350,8 @@ class Stream:
             store.purge_ex(subject, 0, 1)
         elif rollup_all:
             store.purge_ex(None, 0, 1)
+        if self.markers is not None:
+            self.markers.arm()
         return self._ack_prefix + str(seq).encode() + b"}"
 
     def wake_watchers(self) -> None:
@@ -327,9 +368,13 @@ class Stream:
         expected_stream = slice_header(_EXPECTED_STREAM, hdr)
         if expected_stream and expected_stream.decode("utf-8", "replace") != cfg.name:
             return api_error(ApiErrors.JSStreamNotMatchErr)
-        ttl = slice_header(_TTL, hdr)
-        if ttl and not cfg.allow_msg_ttl and ttl != b"0":
-            return api_error(ApiErrors.JSMessageTTLDisabledErr)
+        if not cfg.allow_msg_ttl:
+            try:
+                ttl = header_ttl(hdr)
+            except InvalidTTL:  # refused later, after the other rules (Go ignores the error here)
+                ttl = 0
+            if ttl:
+                return api_error(ApiErrors.JSMessageTTLDisabledErr)
         last_subj_seq = slice_header(_EXPECTED_LAST_SUBJ_SEQ, hdr)
         if last_subj_seq:
             wanted = parse_uint_header(last_subj_seq)

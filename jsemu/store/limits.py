@@ -21,3 +21,8 @@ class StoreLimits:
     max_msg_size: int = -1
     discard_new: bool = False
     discard_new_per_subject: bool = False
+    #: ``allow_msg_ttl``: messages with a ``Nats-TTL`` header expire after it.
+    allow_msg_ttl: bool = False
+    #: ``subject_delete_marker_ttl`` is set: the stream, not the store, carries out expiry
+    #: (it leaves a marker where the last message of a subject goes; see ``expiry_due``).
+    stream_expires: bool = False

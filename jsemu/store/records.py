@@ -60,7 +60,11 @@ _LIMIT_KEYS = (
     "max_msg_size",
     "discard_new",
     "discard_new_per_subject",
+    "allow_msg_ttl",
+    "stream_expires",
 )
+#: Keys added after logs were first written, with the value an older log means.
+_LIMIT_DEFAULTS = {"allow_msg_ttl": False, "stream_expires": False}
 
 
 def _put(kind: str, value: Any, out: list[bytes]) -> None:
@@ -105,7 +109,7 @@ def _get(kind: str, data: bytes, pos: int) -> tuple[Any, int]:
         return data[pos : pos + n], pos + n
     raw, pos = _get("b", data, pos)
     values = json.loads(raw)
-    return StoreLimits(*(values[k] for k in _LIMIT_KEYS)), pos
+    return StoreLimits(*(values[k] if k in values else _LIMIT_DEFAULTS[k] for k in _LIMIT_KEYS)), pos
 
 
 @dataclass(frozen=True, slots=True)

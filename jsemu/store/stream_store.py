@@ -14,8 +14,11 @@ message costs little Python heap:
   a ``SortedList`` when large. Subjects are found by a dict (literals) and a ``SubjectTree``
   (wildcards).
 
-Expiry by ``max_age`` is driven by the clock: every public method first runs an O(1) check of the
-first message's timestamp, so there are no timers.
+Expiry by ``max_age`` and by per-message TTL (``Nats-TTL``, kept in a heap of deadlines) is driven
+by the clock: every public method first runs an O(1) check of the first message's timestamp and of
+the earliest TTL deadline, so there are no timers. With subject delete markers the stream carries
+expiry out instead (``expiry_due``, ``next_expiry``), since removing the last message of a subject
+then stores a marker through the stream's publish path.
 """
 
 from __future__ import annotations
@@ -24,13 +27,14 @@ from array import array
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
-from heapq import merge
+from heapq import heappop, heappush, merge
 from itertools import compress, islice
 from typing import Protocol, cast
 
 from sortedcontainers import SortedList  # type: ignore[import-untyped]
 
 from ..protocol.headers import slice_header
+from ..protocol.msg_ttl import NEVER, InvalidTTL, header_ttl
 from .clock import Clock, SystemClock
 from .errors import (
     MaxBytesExceeded,
@@ -244,12 +248,17 @@ class StreamStore:
         "_max_age",
         "_maxp",
         "_msgs",
+        "_never",
         "_overhead",
         "_record_max",
+        "_self_expire",
         "_subj",
+        "_timed",
         "_tree",
         "_tree_pending",
         "_ts",
+        "_ttl_on",
+        "_ttls",
         "_unlimited",
     )
 
@@ -270,6 +279,11 @@ class StreamStore:
         self._limits = replace(limits) if limits is not None else StoreLimits()
         self._maxp = 0
         self._max_age = 0
+        #: (deadline ns, seq) of each message with a TTL; entries of removed messages linger
+        #: until they come up.
+        self._ttls: list[tuple[int, int]] = []
+        #: Sequences with ``Nats-TTL: never``: max_age passes them by.
+        self._never: set[int] = set()
         self._apply_cached_limits()
         self._subj: list[bytes | None] = []
         self._body: list[bytes | tuple[bytes, bytes] | None] = []
@@ -299,6 +313,10 @@ class StreamStore:
         lim = self._limits
         self._maxp = max(0, lim.max_msgs_per_subject)
         self._max_age = max(0, lim.max_age_ns)
+        self._ttl_on = lim.allow_msg_ttl
+        self._self_expire = not lim.stream_expires
+        # Whether reads and writes must first check for expired messages.
+        self._timed = self._self_expire and (self._max_age > 0 or bool(self._ttls))
         # No limit of any kind: append_plain may skip every check.
         self._unlimited = (
             lim.max_msgs <= 0
@@ -426,6 +444,7 @@ class StreamStore:
         self._dmap.clear()
         self._msgs = 0
         self._bytes = 0
+        self._never.clear()
 
     def _advance_first(self) -> None:
         """The first message went away: move to the next live one (Go ``updateFirstSeq``)."""
@@ -553,27 +572,100 @@ class StreamStore:
     # ------------------------------------------------------------------ expiry
 
     def _tick(self) -> None:
-        """O(1): is the oldest message past max_age? Then expire (Go ``expireMsgs`` on its timer)."""
+        """O(1): is the oldest message past max_age, or a TTL up? Then expire (Go ``expireMsgs``
+        on its timer)."""
+        if not self._timed:
+            return
         max_age = self._max_age
         if max_age and self._msgs:
             min_age = self._clock.now_ns() - max_age
             if self._ts[self._first - self._base] <= min_age:
                 self._expire(min_age)
+        ttls = self._ttls
+        if ttls and ttls[0][0] <= self._clock.now_ns():
+            for seq in self._pop_due_ttls():
+                self._remove_one(seq)
+
+    def _aged(self, min_age: int) -> list[int]:
+        """Live sequences from the front with ``ts <= min_age``, less those that never expire."""
+        never = self._never
+        base, ts = self._base, self._ts
+        out = []
+        for seq in self._live_from(self._first):
+            if ts[seq - base] > min_age:
+                break
+            if seq not in never:
+                out.append(seq)
+        return out
 
     def _expire(self, min_age: int) -> int:
-        # Go walks from the first message and stops at the first one with ts > now-maxAge.
+        # Go walks from the first message and stops at the first one with ts > now-maxAge,
+        # passing over those with a "never" TTL.
+        if self._never:
+            return sum(self._remove_one(seq) for seq in self._aged(min_age))
         n = 0
         while self._msgs and self._ts[self._first - self._base] <= min_age:
             self._remove_one(self._first)
             n += 1
         return n
 
+    def _pop_due_ttls(self) -> list[int]:
+        """Sequences whose TTL is up and that are still stored, ascending (Go sorts the wheel's)."""
+        now = self._clock.now_ns()
+        ttls = self._ttls
+        due = []
+        while ttls and ttls[0][0] <= now:
+            seq = heappop(ttls)[1]
+            if self._is_live(seq):
+                due.append(seq)
+        due.sort()
+        return due
+
+    def _schedule_ttl(self, seq: int, ts: int, hdr: bytes) -> None:
+        """Go ``storeRawMsg``: a stored message with a TTL joins the wheel (``never`` is noted)."""
+        try:
+            ttl = header_ttl(hdr)
+        except InvalidTTL:
+            return
+        if ttl > 0:
+            heappush(self._ttls, (ts + ttl * 1_000_000_000, seq))
+            self._timed = self._self_expire
+        elif ttl == NEVER:
+            self._never.add(seq)
+
     @local_mutation
     def expire(self) -> int:
-        """Remove messages with ``ts <= now - max_age`` from the front; returns how many."""
-        if not self._max_age or not self._msgs:
+        """Remove messages with ``ts <= now - max_age`` from the front and those whose TTL is
+        up; returns how many."""
+        if not self._timed or not self._msgs:
             return 0
-        return self._expire(self._clock.now_ns() - self._max_age)
+        n = self._expire(self._clock.now_ns() - self._max_age) if self._max_age else 0
+        return n + sum(self._remove_one(seq) for seq in self._pop_due_ttls())
+
+    @local_mutation
+    def expiry_due(self) -> list[int]:
+        """For a stream that expires its messages itself (``stream_expires``): the stored
+        sequences past max_age (in order), then those whose TTL is up (ascending), as Go's
+        ``expireMsgs`` visits them. TTL entries handed out leave the schedule."""
+        due = self._aged(self._clock.now_ns() - self._max_age) if self._max_age and self._msgs else []
+        seen = set(due)
+        due += [seq for seq in self._pop_due_ttls() if seq not in seen]
+        return due
+
+    def next_expiry(self) -> int:
+        """The clock time (ns) at which ``expiry_due`` next has something, 0 if never."""
+        ttls = self._ttls
+        while ttls and not self._is_live(ttls[0][1]):
+            heappop(ttls)
+        deadline = ttls[0][0] if ttls else 0
+        if self._max_age and self._msgs:
+            aged = self._first
+            if self._never:
+                aged = next((s for s in self._live_from(self._first) if s not in self._never), 0)
+            if aged:
+                at = self._ts[aged - self._base] + self._max_age
+                deadline = min(deadline, at) if deadline else at
+        return deadline
 
     # ------------------------------------------------------------------ writes
 
@@ -594,7 +686,7 @@ class StreamStore:
             data = bytes(data)
         if not subject:
             raise ValueError("a stream message needs a subject")
-        if self._max_age:
+        if self._timed:
             self._tick()
         lim = self._limits
         hlen, dlen = len(hdr), len(data)
@@ -660,6 +752,8 @@ class StreamStore:
             if maxp and len(st.seqs) > maxp:
                 self._enforce_per_subject(st)
 
+        if hlen and self._ttl_on:
+            self._schedule_ttl(seq, ts, hdr)
         if not lim.discard_new and (lim.max_msgs > 0 or lim.max_bytes > 0):
             self._enforce_msg_limit()
             self._enforce_bytes_limit()
@@ -895,7 +989,7 @@ class StreamStore:
         For hot paths that cache what they derive from a message: the objects returned are the
         ones stored, so ``is`` tells whether a sequence still holds the same message.
         """
-        if self._max_age:
+        if self._timed:
             self._tick()
         if not self._msgs or not self._first <= seq <= self._last:
             return None
@@ -909,7 +1003,7 @@ class StreamStore:
 
     def entries(self, seqs: Sequence[int]) -> list[tuple[bytes, bytes | tuple[bytes, bytes], int] | None]:
         """``entry`` for each sequence (0 gives None), for a run of Direct Gets."""
-        if self._max_age:
+        if self._timed:
             self._tick()
         if not self._msgs:
             return [None] * len(seqs)
@@ -932,7 +1026,7 @@ class StreamStore:
         (seq, subject, data or (hdr, data), ts): ``load_next(b">", ...)`` repeated, for a
         Direct Get batch. Live slots are picked out at C speed; a long run of deletes is
         crossed through the dmap."""
-        if self._max_age:
+        if self._timed:
             self._tick()
         last = self._last
         if not self._msgs or start > last or limit <= 0:
@@ -958,7 +1052,7 @@ class StreamStore:
 
     def last_seqs(self, subjects: Sequence[bytes]) -> list[int]:
         """``last_seq_for_subject`` for each literal subject, for a run of Direct Gets."""
-        if self._max_age:
+        if self._timed:
             self._tick()
         get = self._fss.get
         return [st.seqs[-1] if (st := get(subject)) is not None else 0 for subject in subjects]
@@ -1243,7 +1337,7 @@ class StreamStore:
 
     def last_seq_for_subject(self, subject: bytes) -> int:
         """The newest sequence stored on literal ``subject``; 0 if none."""
-        if self._max_age:
+        if self._timed:
             self._tick()
         st = self._fss.get(subject)
         return st.seqs[-1] if st is not None else 0
