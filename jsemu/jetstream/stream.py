@@ -116,10 +116,10 @@ class Stream:
         self.last_msg_id = b""
         self._ack_prefix = self._build_ack_prefix()
         self._transform = _transform_for(config)
-        self._plain, self._plain_max = self._plain_path()
-        self._acks = not config.no_ack
         #: Expiry with subject delete markers, while the config has them.
         self.markers: MarkerExpiry | None = MarkerExpiry(self) if config.subject_delete_marker_ttl > 0 else None
+        self._plain, self._plain_max = self._plain_path()
+        self._acks = not config.no_ack
         #: The stream's entry for a connection's fast lane: one stable object (runs are
         #: told apart by identity; see ``server/subscriber.py``).
         self.fast_batch: FastBatch = self.publish_batch
@@ -336,7 +336,8 @@ class Stream:
                     # A TTL below the marker TTL is raised to it, so no marker is missed.
                     min_ttl = cfg.subject_delete_marker_ttl // 1_000_000_000
                     if ttl < min_ttl:
-                        hdr = remove_header(hdr, _TTL)[:-2] + b"Nats-TTL: %d\r\n\r\n" % min_ttl
+                        rest = remove_header(hdr, _TTL)  # then Go's genHeader
+                        hdr = (rest[:-2] if len(rest) > 2 else b"NATS/1.0\r\n") + b"Nats-TTL: %d\r\n\r\n" % min_ttl
             try:
                 seq, ts = store.append(subject, hdr, payload)
             except StoreError as exc:
