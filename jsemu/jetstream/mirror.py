@@ -74,10 +74,16 @@ class MirrorLink(UpstreamLink):
         hdr = sm.hdr
         if hdr:
             hdr = remove_header_prefix(remove_header_prefix(hdr, b"Nats-Expected-"), b"Nats-Batch-")
+        republish = self.mirror.republisher
+        target = republish.target(subject) if republish is not None else None
+        last_seq = store.last_seq_for_subject(subject) if target is not None else 0
         try:
-            store.append(subject, hdr, sm.data, ts=sm.ts)
+            seq, ts = store.append(subject, hdr, sm.data, ts=sm.ts)
             if hdr:
                 self._rollup(subject, hdr)
+            if target is not None:
+                assert republish is not None
+                republish.send(self.js.out, target, subject, seq, ts, last_seq, hdr, sm.data)
         except StoreError as exc:
             # Go logs and loses the message (for example discard new on a full mirror).
             log.warning("mirror %s could not store upstream seq %d: %s", self.mirror.name, sm.seq, exc)

@@ -21,6 +21,7 @@ from .delete_markers import MarkerExpiry
 from .errors import ApiError, ApiErrors, api_error, wrap_error
 from .gohash import go_hash
 from .replicas import Peer, ReplicaSet, replicated_store
+from .republish import Republisher
 from .stream_config import StreamConfig, config_json
 
 if TYPE_CHECKING:
@@ -84,6 +85,10 @@ def _transform_for(cfg: StreamConfig) -> SubjectTransform | None:
     return SubjectTransform(cfg.subject_transform.get("src", ""), cfg.subject_transform.get("dest", ""))
 
 
+def _republisher_for(cfg: StreamConfig) -> Republisher | None:
+    return Republisher(cfg.name, cfg.republish) if cfg.republish is not None else None
+
+
 class Stream:
     """A stream of one account: config, store, dedup window and last message id.
 
@@ -118,6 +123,7 @@ class Stream:
         self._transform = _transform_for(config)
         #: Expiry with subject delete markers, while the config has them.
         self.markers: MarkerExpiry | None = MarkerExpiry(self) if config.subject_delete_marker_ttl > 0 else None
+        self.republisher = _republisher_for(config)
         self._plain, self._plain_max = self._plain_path()
         self._acks = not config.no_ack
         #: The stream's entry for a connection's fast lane: one stable object (runs are
@@ -133,6 +139,7 @@ class Stream:
             and not cfg.allow_msg_counter
             and cfg.retention != "interest"
             and self.markers is None
+            and self.republisher is None
         )
         return plain, cfg.max_msg_size if cfg.max_msg_size >= 0 else 1 << 62
 
@@ -153,6 +160,7 @@ class Stream:
         if self.markers is not None:
             self.markers.stop()
         self.markers = MarkerExpiry(self) if config.subject_delete_marker_ttl > 0 else None
+        self.republisher = _republisher_for(config)
         self._plain, self._plain_max = self._plain_path()
         self._acks = not config.no_ack
         self.store.update_limits(_limits(config))
@@ -321,6 +329,13 @@ class Stream:
             return self._error_ack(api_error(ApiErrors.JSMessageIncrMissingErr))
         if len(hdr) > MAX_HEADER_SIZE:
             return self._error_ack(api_error(ApiErrors.JSStreamHeaderExceedsMaximumErr))
+        republish = self.republisher
+        target = None
+        last_seq = 0
+        if republish is not None and cfg.retention != "interest":
+            target = republish.target(subject)
+            if target is not None:
+                last_seq = store.last_seq_for_subject(subject)
         if cfg.retention == "interest":
             # No consumers exist in jsemu yet, so an interest stream keeps nothing but
             # still hands out the sequence (``SkipMsgNoInterest``).
@@ -351,6 +366,9 @@ class Stream:
             store.purge_ex(subject, 0, 1)
         elif rollup_all:
             store.purge_ex(None, 0, 1)
+        if target is not None:
+            assert republish is not None
+            republish.send(self.js.out, target, subject, seq, ts, last_seq, hdr, payload)
         if self.markers is not None:
             self.markers.arm()
         return self._ack_prefix + str(seq).encode() + b"}"
