@@ -28,11 +28,14 @@ class Republisher:
 
     def __init__(self, stream_name: str, spec: dict[str, Any]) -> None:
         self._name = stream_name.encode()
-        self._transform = SubjectTransform(spec.get("src") or ">", spec.get("dest", ""))
+        self._dest = spec.get("dest", "")
+        self._transform = SubjectTransform(spec.get("src") or ">", self._dest)
         self._headers_only = bool(spec.get("headers_only"))
 
     def target(self, subject: bytes) -> bytes | None:
         """Where a message stored on ``subject`` is republished, if anywhere."""
+        if not self._dest:
+            return None  # Go makes no transform for an empty destination
         mapped = self._transform.match(subject)
         if mapped is None:
             return None

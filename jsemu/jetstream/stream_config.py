@@ -382,15 +382,38 @@ def check_stream_config(
             if pedantic:
                 raise _pedantic("republish source can not be empty")
             cfg.republish["src"] = ">"
+        src = cfg.republish["src"]
         dest = cfg.republish.get("dest", "")
-        if any(subjects_collide(dest, s) for s in cfg.subjects or []):
+        st = cfg.subject_transform
+        subjects = cfg.subjects or []
+        if dest == ">" and src == ">" and st is not None and len(subjects) == 1 and st.get("src", "") == subjects[0]:
+            # A republish of everything, aligned to the input transform's subjects.
+            if pedantic:
+                raise _pedantic("implicit republish based on subject transform")
+            src = dest = cfg.republish["src"] = cfg.republish["dest"] = st.get("dest", "")
+        if any(subjects_collide(dest, s) for s in subjects):
             raise _invalid("stream configuration for republish destination forms a cycle")
+        if not _valid_transform(src, dest):
+            raise _invalid(f"stream configuration for republish with transform from '{src}' to '{dest}' not valid")
 
     if cfg.placement is not None and not any(cfg.placement.get(k) for k in ("cluster", "tags", "preferred")):
         cfg.placement = None
     if cfg.placement is not None and cfg.placement.get("preferred"):
         raise _invalid("preferred server not permitted in placement")
     return cfg
+
+
+def _valid_transform(src: str, dest: str) -> bool:
+    """Go ``NewSubjectTransform`` accepts it (an empty destination: no transform, no error)."""
+    if not dest:
+        return True
+    if "*" in dest.split("."):  # no partial wildcards in a destination
+        return False
+    try:
+        SubjectTransform(src or ">", dest)
+    except TransformError:
+        return False
+    return True
 
 
 def _check_subjects(cfg: StreamConfig) -> None:
