@@ -17,6 +17,7 @@ from ..protocol.msg_ttl import InvalidTTL, header_ttl
 from ..store import DedupWindow, Store, StoreError, StoreLimits, new_store
 from ..subject_transform import SubjectTransform
 from ..timefmt import format_ns
+from .counters import INCR, apply_increment, incr_header_error, parse_incr
 from .delete_markers import MarkerExpiry
 from .errors import ApiError, ApiErrors, api_error, wrap_error
 from .gohash import go_hash
@@ -58,7 +59,6 @@ _EXPECTED_LAST_SUBJ_SEQ_SUBJ = b"Nats-Expected-Last-Subject-Sequence-Subject"
 _EXPECTED_LAST_MSG_ID = b"Nats-Expected-Last-Msg-Id"
 _ROLLUP = b"Nats-Rollup"
 _TTL = b"Nats-TTL"
-_INCR = b"Nats-Incr"
 _SCHEDULE = b"Nats-Schedule"
 _SCHEDULER = b"Nats-Scheduler"
 _SCHEDULE_NEXT = b"Nats-Schedule-Next"
@@ -296,7 +296,10 @@ class Stream:
         msg_id = b""
         rollup_sub = rollup_all = False
         if hdr:
-            error = None if sourced else self._check_headers(subject, hdr)
+            if sourced:
+                error = incr_header_error(hdr, payload, cfg.allow_msg_counter, sourced=True)
+            else:
+                error = self._check_headers(subject, hdr, payload)
             if error is not None:
                 return self._error_ack(error)
             msg_id = slice_header(_MSG_ID, hdr) or b""
@@ -325,8 +328,22 @@ class Stream:
                     return self._error_ack(
                         api_error(ApiErrors.JSStreamRollupFailedF, err=f"rollup value invalid: {dumps(text)}")
                     )
+        counter = b""
         if cfg.allow_msg_counter:
-            return self._error_ack(api_error(ApiErrors.JSMessageIncrMissingErr))
+            incr = slice_header(INCR, hdr) if hdr else None
+            if not incr:
+                return self._error_ack(api_error(ApiErrors.JSMessageIncrMissingErr))
+            last = store.load_last(subject)
+            counted = apply_increment(
+                None if last is None else (last.hdr, last.data), subject, hdr, payload, parse_incr(incr)
+            )
+            if isinstance(counted, ApiError):
+                return self._error_ack(counted)
+            hdr, payload, total = counted
+            max_payload = self.js.server.options.max_payload
+            if len(hdr) > max_payload or len(payload) > max_payload - len(hdr):
+                return self._error_ack(api_error(ApiErrors.JSStreamMessageExceedsMaximumErr))
+            counter = b',"val":%s' % dumps(total).encode()
         if len(hdr) > MAX_HEADER_SIZE:
             return self._error_ack(api_error(ApiErrors.JSStreamHeaderExceedsMaximumErr))
         republish = self.republisher
@@ -371,19 +388,19 @@ class Stream:
             republish.send(self.js.out, target, subject, seq, ts, last_seq, hdr, payload)
         if self.markers is not None:
             self.markers.arm()
-        return self._ack_prefix + str(seq).encode() + b"}"
+        return self._ack_prefix + str(seq).encode() + counter + b"}"
 
     def wake_watchers(self) -> None:
         """Let the mirrors of this stream copy what is new."""
         for link in list(self.watchers):
             link.pump()
 
-    def _check_headers(self, subject: bytes, hdr: bytes) -> ApiError | None:
+    def _check_headers(self, subject: bytes, hdr: bytes, payload: bytes) -> ApiError | None:
         """The header rules that come before dedup, in the server's order."""
         cfg = self.config
-        incr = slice_header(_INCR, hdr)
-        if incr is not None and not cfg.allow_msg_counter:
-            return api_error(ApiErrors.JSMessageIncrDisabledErr)
+        error = incr_header_error(hdr, payload, cfg.allow_msg_counter, sourced=False)
+        if error is not None:
+            return error
         expected_stream = slice_header(_EXPECTED_STREAM, hdr)
         if expected_stream and expected_stream.decode("utf-8", "replace") != cfg.name:
             return api_error(ApiErrors.JSStreamNotMatchErr)
