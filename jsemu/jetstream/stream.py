@@ -59,6 +59,7 @@ _EXPECTED_LAST_SUBJ_SEQ_SUBJ = b"Nats-Expected-Last-Subject-Sequence-Subject"
 _EXPECTED_LAST_MSG_ID = b"Nats-Expected-Last-Msg-Id"
 _ROLLUP = b"Nats-Rollup"
 _TTL = b"Nats-TTL"
+_INCR = b"Nats-Incr"
 _SCHEDULE = b"Nats-Schedule"
 _SCHEDULER = b"Nats-Scheduler"
 _SCHEDULE_NEXT = b"Nats-Schedule-Next"
@@ -348,7 +349,6 @@ class Stream:
             return self._error_ack(api_error(ApiErrors.JSStreamHeaderExceedsMaximumErr))
         republish = self.republisher
         target = None
-        last_seq = 0
         if republish is not None and cfg.retention != "interest":
             target = republish.target(subject)
             if target is not None:
@@ -359,7 +359,7 @@ class Stream:
             seq = store.skip_msg(no_interest=True)
             ts = self.js.clock.now_ns()
         else:
-            if hdr:
+            if hdr and _TTL in hdr:
                 try:
                     ttl = header_ttl(hdr)
                 except InvalidTTL:
@@ -388,7 +388,7 @@ class Stream:
             republish.send(self.js.out, target, subject, seq, ts, last_seq, hdr, payload)
         if self.markers is not None:
             self.markers.arm()
-        return self._ack_prefix + str(seq).encode() + counter + b"}"
+        return b"%b%d%b}" % (self._ack_prefix, seq, counter)
 
     def wake_watchers(self) -> None:
         """Let the mirrors of this stream copy what is new."""
@@ -398,13 +398,14 @@ class Stream:
     def _check_headers(self, subject: bytes, hdr: bytes, payload: bytes) -> ApiError | None:
         """The header rules that come before dedup, in the server's order."""
         cfg = self.config
-        error = incr_header_error(hdr, payload, cfg.allow_msg_counter, sourced=False)
-        if error is not None:
-            return error
+        if _INCR in hdr:  # (a substring test first: most headers have neither)
+            error = incr_header_error(hdr, payload, cfg.allow_msg_counter, sourced=False)
+            if error is not None:
+                return error
         expected_stream = slice_header(_EXPECTED_STREAM, hdr)
         if expected_stream and expected_stream.decode("utf-8", "replace") != cfg.name:
             return api_error(ApiErrors.JSStreamNotMatchErr)
-        if not cfg.allow_msg_ttl:
+        if not cfg.allow_msg_ttl and _TTL in hdr:
             try:
                 ttl = header_ttl(hdr)
             except InvalidTTL:  # refused later, after the other rules (Go ignores the error here)
