@@ -48,7 +48,7 @@ async def test_kv_key_ttl_leaves_a_limit_marker(js: JetStreamContext, names: Nam
     assert (marker.value, marker.revision, marker.operation) == (None, 3, None)
     assert sorted(await kv.keys()) == ["other"]
     # The marker's own TTL (1s) is up too: the key is gone without a trace.
-    await asyncio.sleep(1.5)
+    await asyncio.sleep(2.0)
     with pytest.raises(KeyNotFoundError):
         await kv.get("k")
     info = await js.stream_info(f"KV_{kv._name}")
@@ -79,7 +79,7 @@ async def test_kv_ttl_without_markers(js: JetStreamContext, names: Names) -> Non
     kv = await js.create_key_value(bucket=names.bucket())
     await kv.create("t", b"x", msg_ttl=1)
     await kv.put("u", b"y")
-    await asyncio.sleep(1.6)
+    await asyncio.sleep(2.0)
     with pytest.raises(KeyNotFoundError):
         await kv.get("t")
     assert await kv.keys() == ["u"]

@@ -78,6 +78,10 @@ async def test_ttl_errors_come_in_the_servers_order(pair: Pair) -> None:
     await pair.same("n", "x", {"Nats-TTL": "never"})
 
 
+# Timelines: every check comes one second after the events it looks at and one second before
+# the next ones, so a real server whose timers fire late (a loaded machine) still agrees.
+
+
 async def test_ttl_expiry(pair: Pair, storage: str) -> None:
     """Messages go when their TTL is up; ``never`` and TTL-less ones stay."""
     await freeze(pair)
@@ -87,12 +91,12 @@ async def test_ttl_expiry(pair: Pair, storage: str) -> None:
     await pair.same("s.c", "3", {"Nats-TTL": "never"})
     await pair.same("s.d", "4")
     await pair.same("s.a", "5", {"Nats-TTL": "1s"})
-    await pass_time(pair, 1.6)
+    await pass_time(pair, 2.0)  # t=1: s.a 1 and 5 gone
     await pair.info("S")
     await pair.same("$JS.API.STREAM.MSG.GET.S", {"seq": 1})
     await pair.same("$JS.API.STREAM.MSG.GET.S", {"last_by_subj": "s.a"})
     await pair.same("$JS.API.STREAM.MSG.GET.S", {"seq": 2})
-    await pass_time(pair, 2.0)
+    await pass_time(pair, 2.0)  # t=3: s.b 2 gone
     await pair.info("S")
     await pair.same("$JS.API.STREAM.MSG.GET.S", {"seq": 2})
     await pair.same("s.e", "6")
@@ -107,7 +111,7 @@ async def test_never_outlives_max_age(pair: Pair) -> None:
     await pair.same("S", "2", {"Nats-TTL": "1h"})
     await pair.same("S", "3")
     await pair.same("S", "4", {"Nats-TTL": "never"})
-    await pass_time(pair, 1.6)
+    await pass_time(pair, 2.0)
     await pair.info()
     await gets(pair, 4)
 
@@ -115,44 +119,46 @@ async def test_never_outlives_max_age(pair: Pair) -> None:
 async def test_delete_markers(pair: Pair, storage: str) -> None:
     """With ``subject_delete_marker_ttl``: where max_age or a TTL removes the last message of a
     subject a marker is stored (``Nats-Marker-Reason: MaxAge``, ``Nats-TTL: 2s``, a rollup);
-    a TTL below the marker TTL is raised to it (the header rewritten); the marker expires in
+    a TTL below the marker TTL is raised to it (the header rewritten); a marker expires in
     its turn without a marker of its own."""
     await freeze(pair)
     created = await pair.create(
-        "S", subjects=["m.>"], storage=storage, max_age=1_500_000_000, subject_delete_marker_ttl=2 * SECOND
+        "S", subjects=["m.>"], storage=storage, max_age=4 * SECOND, subject_delete_marker_ttl=2 * SECOND
     )
     assert created["config"]["allow_msg_ttl"] and created["config"]["allow_rollup_hdrs"]
     await pair.same("m.a", "1")
     await pair.same("m.a", "2")
-    await pair.same("m.b", "3", {"Nats-TTL": "1"})
+    await pair.same("m.b", "3", {"Nats-TTL": "1"})  # raised to 2 (the header says so)
     await pair.same("m.c", "4", {"Nats-TTL": "never"})
-    await gets(pair, 4)  # seq 3 with its TTL raised to the marker's
+    await pair.same("m.d", "5", {"Nats-TTL": "4s"})
+    await gets(pair, 5)
     await pass_time(pair, 1.0)
-    await pair.same("m.b", "5", {"Nats-TTL": "1"})
-    # t=1.5: m.a 1 removed, m.a 2 replaced by a marker (6), m.b 3 removed (not the last)
-    await pass_time(pair, 1.0)
+    await pair.info()
+    # t=2: m.b 3's TTL is up: a marker (6) takes its place
+    await pass_time(pair, 2.0)
     await pair.info()
     await gets(pair, 7)
-    # t=2.5: m.b 5 replaced by a marker (7); t=3: marker 6 goes by max_age
-    await pass_time(pair, 1.5)
+    # t=4: max_age: m.a 1 removed, m.a 2 and m.d 5 replaced by markers (7, 8); marker 6's TTL
+    await pass_time(pair, 2.0)
     await pair.info()
-    await gets(pair, 8)
-    # t=4: marker 7 goes too
-    await pass_time(pair, 1.0)
+    await gets(pair, 9)
+    # t=6: the TTLs of markers 7 and 8
+    await pass_time(pair, 2.0)
     await pair.info()
-    await gets(pair, 8)
+    await gets(pair, 9)
 
 
 async def test_delete_marker_for_a_ttl_without_max_age(pair: Pair) -> None:
-    """Without max_age, the marker follows the TTL; the marker's own TTL then removes it."""
+    """Without max_age, the marker follows the TTL (a subject's earlier message just goes);
+    the marker's own TTL then removes it."""
     await freeze(pair)
-    await pair.create("S", subjects=["k.>"], storage="memory", subject_delete_marker_ttl=SECOND)
-    await pair.same("k.x", "1", {"Nats-TTL": "1s"})
-    await pair.same("k.y", "2", {"Nats-TTL": "1s"})
+    await pair.create("S", subjects=["k.>"], storage="memory", subject_delete_marker_ttl=2 * SECOND)
+    await pair.same("k.x", "1", {"Nats-TTL": "2s"})
+    await pair.same("k.y", "2", {"Nats-TTL": "2s"})
     await pair.same("k.y", "3")
-    await pass_time(pair, 1.5)
+    await pass_time(pair, 3.0)  # t=2: k.x 1 replaced by a marker (4), k.y 2 removed
     await pair.info()
     await gets(pair, 5)
-    await pass_time(pair, 1.5)
+    await pass_time(pair, 2.0)  # t=4: the marker's TTL
     await pair.info()
     await gets(pair, 5)
