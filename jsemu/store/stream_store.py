@@ -67,6 +67,7 @@ __all__ = ["MemoryStore", "StoreState", "StoredMsg", "StreamStore"]
 _FWC = b">"
 _STAR = b"*"
 _ROLLUP = b"Nats-Rollup"
+_MSG_TTL = b"Nats-TTL"
 
 # Bulk appends leave messages this large to ``append`` (the file store refuses records above
 # 32 MiB, filestore.go ``rlBadThresh``, and ``append`` checks it).
@@ -622,12 +623,13 @@ class StreamStore:
         return due
 
     def _schedule_ttl(self, seq: int, ts: int, hdr: bytes) -> None:
-        """Go ``storeRawMsg``: a stored message with a TTL joins the wheel (``never`` is noted)."""
+        """Go ``storeRawMsg``: a stored message with a TTL joins the wheel while TTLs are
+        allowed; ``never`` is noted either way (Go's max_age walk reads it from the header)."""
         try:
             ttl = header_ttl(hdr)
         except InvalidTTL:
             return
-        if ttl > 0:
+        if ttl > 0 and self._ttl_on:
             heappush(self._ttls, (ts + ttl * 1_000_000_000, seq))
             self._timed = self._self_expire
         elif ttl == NEVER:
@@ -752,7 +754,7 @@ class StreamStore:
             if maxp and len(st.seqs) > maxp:
                 self._enforce_per_subject(st)
 
-        if hlen and self._ttl_on:
+        if hlen and _MSG_TTL in hdr:
             self._schedule_ttl(seq, ts, hdr)
         if not lim.discard_new and (lim.max_msgs > 0 or lim.max_bytes > 0):
             self._enforce_msg_limit()
@@ -955,8 +957,14 @@ class StreamStore:
         """
         self._tick()
         old_maxp = self._limits.max_msgs_per_subject
+        recover_ttls = limits.allow_msg_ttl and not self._ttl_on
         self._limits = replace(limits)
         self._apply_cached_limits()
+        if recover_ttls:  # Go ``recoverTTLState``: what is stored gets its TTLs now
+            for seq in list(self._live_from(self._first)) if self._msgs else []:
+                body = self._body[seq - self._base]
+                if type(body) is tuple:
+                    self._schedule_ttl(seq, self._ts[seq - self._base], body[0])
         self._enforce_msg_limit()
         self._enforce_bytes_limit()
         new_maxp = limits.max_msgs_per_subject

@@ -95,3 +95,25 @@ def test_stream_expiry_leaves_removal_to_the_stream() -> None:
     clock.advance(8 * SECOND)
     assert store.expiry_due() == [1]
     assert store.state().msgs == 3 - 1
+
+
+def test_never_counts_without_allow_msg_ttl_and_ttls_recover_when_allowed() -> None:
+    """Go's max_age walk reads ``never`` from the header whatever the config (a sourced message
+    may bring it); turning ``allow_msg_ttl`` on schedules the TTLs already stored
+    (``recoverTTLState``)."""
+    clock = ManualClock()
+    store = new_store("memory", StoreLimits(max_age_ns=10 * SECOND), clock, 1)
+    store.append(b"a", b"NATS/1.0\r\nNats-TTL: never\r\n\r\n", b"1")
+    store.append(b"b", b"NATS/1.0\r\nNats-TTL: 2\r\n\r\n", b"2")
+    store.append(b"c", b"", b"3")
+    clock.advance(3 * SECOND)
+    assert live(store, 3) == [1, 2, 3]
+    store.update_limits(StoreLimits(max_age_ns=10 * SECOND, allow_msg_ttl=True))
+    assert live(store, 3) == [1, 3]
+    clock.advance(10 * SECOND)
+    assert live(store, 3) == [1]
+    plain = new_store("file", StoreLimits(max_age_ns=SECOND), clock, 1)
+    plain.append(b"a", b"NATS/1.0\r\nNats-TTL: never\r\n\r\n", b"1")
+    plain.append(b"b", b"", b"2")
+    clock.advance(2 * SECOND)
+    assert live(plain, 2) == [1]
