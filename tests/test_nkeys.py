@@ -9,6 +9,7 @@ import asyncio
 import base64
 import json
 import os
+import re
 from pathlib import Path
 from typing import Any
 
@@ -159,7 +160,13 @@ def test_nkey_config_errors_as_nats_server(entry: str, where: str, tmp_path: Pat
     conf.write_text(f"authorization {{ users: [ {entry} ] }}\n")
     real, emu = _real("-c", str(conf)), _jsemu("-c", str(conf))
     assert (real.returncode, emu.returncode) == (1, 1), real.stderr
-    assert _assert_one_line(emu) == real.stderr.strip().splitlines()[0]
+    got, want = _assert_one_line(emu), real.stderr.strip().splitlines()[0]
+    if "password" in entry:
+        # nats-server walks the user's map in Go's random order: it reports the map (col 26) or the
+        # password key (col 90) at random (seen 1:26 and 1:90 over 8 runs). jsemu's column is one of them.
+        assert re.sub(r":1:(26|90):", ":1:N:", got) == re.sub(r":1:(26|90):", ":1:N:", want)
+        return
+    assert got == want
 
 
 def test_nkey_decoding() -> None:
