@@ -29,6 +29,7 @@ from .consumer_pause import is_paused, pause_remaining, send_pause_advisory
 from .priority_groups import ADMIT, DROPPED, PriorityGroups
 from .pull_request import PullRequest, check_request_limits, parse_next_request
 from .requests import decode_request
+from .retention import ack_msg
 
 if TYPE_CHECKING:
     from .clock_timers import Timer
@@ -155,6 +156,11 @@ class Consumer:
         self._update_pause_state()
 
     # --- configuration ----------------------------------------------------------------
+
+    @property
+    def _retains(self) -> bool:
+        """Acks remove messages (interest or work-queue retention)."""
+        return self.stream.config.retention != "limits"
 
     @property
     def ephemeral(self) -> bool:
@@ -721,6 +727,8 @@ class Consumer:
             if dseq > self.delivered[0]:
                 self.delivered = (dseq, max(sseq, self.delivered[1]))
                 self.ack_floor = self.delivered
+            if self._retains:  # delivered is acked (the stream's ``ackq``)
+                ack_msg(self.stream, None, sseq)
             return
         p = self.pending.get(sseq)
         if p is not None:
@@ -744,14 +752,20 @@ class Consumer:
             if p[0] > 0 and dseq > p[0]:
                 dseq = p[0]
             self._move_floor(dseq, sseq)
+            if self._retains:
+                ack_msg(self.stream, self, sseq)
         else:
             if dseq <= self.ack_floor[0] or sseq <= self.ack_floor[1]:
                 return
+            below = self.ack_floor[1]
             self.ack_floor = (dseq, sseq)
             for seq in [s for s in self.pending if s <= sseq]:
                 del self.pending[seq]
                 self.rdc.pop(seq, None)
                 self._remove_rdq(seq)
+            if self._retains:  # every sequence up to the new floor, newest first (as Go)
+                for seq in range(sseq, below, -1):
+                    ack_msg(self.stream, self, seq)
 
     def _store_ack_removed(self, dseq: int, sseq: int) -> None:
         """A message past ``max_deliver`` leaves pending (its redelivery count stays)."""

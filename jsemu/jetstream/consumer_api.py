@@ -35,6 +35,7 @@ from .consumer_config import (
 from .consumer_pause import send_pause_advisory
 from .errors import ApiError, ApiErrors, api_error
 from .internal import InternalSubscriber, each_message
+from .retention import check_work_queue
 from .stream_config import is_valid_asset_name
 
 if TYPE_CHECKING:
@@ -324,10 +325,7 @@ def _add(js: JetStream, stream: Stream, consumers: ConsumerSet, cfg: Any, action
     if scfg.max_consumers > 0 and len(consumers.by_name) >= scfg.max_consumers:
         raise api_error(ApiErrors.JSMaximumConsumersLimitErr)
     if scfg.retention == "workqueue":
-        if cfg.ack_policy not in ("explicit", "flow_control"):
-            raise api_error(ApiErrors.JSConsumerWQRequiresExplicitAckErr)
-        if cfg.deliver_policy != "all":
-            raise api_error(ApiErrors.JSConsumerWQConsumerNotDeliverAllErr)
+        check_work_queue(stream, cfg, cfg.durable_name or cfg.name, filters_of(cfg))
     if cfg.durable_name and len(cfg.durable_name) > MAX_NAME_LEN:
         raise api_error(ApiErrors.JSConsumerNameTooLongErrF, max=MAX_NAME_LEN)
     name = cfg.durable_name or cfg.name or _new_name(consumers.by_name)

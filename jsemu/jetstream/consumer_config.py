@@ -462,10 +462,6 @@ def refuse_unsupported(cfg: ConsumerConfig, stream: StreamConfig) -> None:
         value = getattr(cfg, key)
         if value != unset and not (key == "backoff" and not value):
             raise api_error(ApiErrors.JSConsumerCreateErrF, err=f"jsemu does not support {what} on consumers yet")
-    if stream.retention != "limits":
-        raise api_error(
-            ApiErrors.JSConsumerCreateErrF, err=f"jsemu does not support consumers on {stream.retention} streams yet"
-        )
 
 
 # --- updates (checkNewConsumerConfig) ---------------------------------------------------

@@ -35,6 +35,7 @@ from .internal import InternalSubscriber
 from .mirror import MirrorLink
 from .persistence import StreamFiles, saved_streams
 from .replicas import Peer
+from .retention import consumer_deleted
 from .sources import SourceLink
 from .stream import Stream
 from .stream_config import StreamConfig, check_stream_config, compose_iname, copy_metadata
@@ -385,6 +386,7 @@ class JetStream:
         cs = self._consumer_sets.get(consumer.stream.name)
         if cs is not None:
             cs.remove(consumer)
+            consumer_deleted(consumer.stream, consumer)
         self.consumer_store.deleted(consumer)
 
     def num_consumers(self) -> int:

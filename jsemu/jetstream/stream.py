@@ -23,6 +23,7 @@ from .errors import ApiError, ApiErrors, api_error, wrap_error
 from .gohash import go_hash
 from .replicas import Peer, ReplicaSet, replicated_store
 from .republish import Republisher
+from .retention import has_interest
 from .stream_config import StreamConfig, config_json
 
 if TYPE_CHECKING:
@@ -347,15 +348,15 @@ class Stream:
             counter = b',"val":%s' % dumps(total).encode()
         if len(hdr) > MAX_HEADER_SIZE:
             return self._error_ack(api_error(ApiErrors.JSStreamHeaderExceedsMaximumErr))
+        # No consumer wants it: the sequence is used up, nothing stored (``SkipMsgNoInterest``).
+        no_interest = cfg.retention == "interest" and not has_interest(self, subject)
         republish = self.republisher
         target = None
-        if republish is not None and cfg.retention != "interest":
+        if republish is not None and not no_interest:
             target = republish.target(subject)
             if target is not None:
                 last_seq = store.last_seq_for_subject(subject)
-        if cfg.retention == "interest":
-            # No consumers exist in jsemu yet, so an interest stream keeps nothing but
-            # still hands out the sequence (``SkipMsgNoInterest``).
+        if no_interest:
             seq = store.skip_msg(no_interest=True)
             ts = self.js.clock.now_ns()
         else:
