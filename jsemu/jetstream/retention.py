@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from .consumer_config import ConsumerConfig
     from .stream import Stream
 
-__all__ = ["ack_msg", "check_work_queue", "consumer_deleted", "has_interest", "need_ack"]
+__all__ = ["ack_msg", "check_interest_state", "check_work_queue", "consumer_deleted", "has_interest", "need_ack"]
 
 
 def _consumers(stream: Stream) -> Iterable[Consumer]:
@@ -98,6 +98,23 @@ def consumer_deleted(stream: Stream, consumer: Consumer) -> None:
         sm = store.load(seq)
         if sm is not None and not _interest(stream, seq, sm.subject, None):
             store.remove(seq)
+
+
+def check_interest_state(stream: Stream) -> None:
+    """``checkInterestState`` after an update to interest retention: with no consumers
+    nothing is kept; else each consumer acks again what lies below its ack floor
+    (``checkStateForInterestStream``), which removes what nobody else needs."""
+    store = stream.store
+    consumers = list(_consumers(stream))
+    if not consumers:
+        if store.msgs:
+            store.purge()
+        return
+    for consumer in consumers:
+        for seq in range(store.first_seq, consumer.ack_floor[1] + 1):
+            sm = store.load(seq)
+            if sm is not None and _matches(consumer, sm.subject):
+                ack_msg(stream, consumer, seq)
 
 
 def check_work_queue(stream: Stream, cfg: ConsumerConfig, name: str, filters: list[str]) -> None:

@@ -35,7 +35,7 @@ from .internal import InternalSubscriber
 from .mirror import MirrorLink
 from .persistence import StreamFiles, saved_streams
 from .replicas import Peer
-from .retention import consumer_deleted
+from .retention import check_interest_state, consumer_deleted
 from .sources import SourceLink
 from .stream import Stream
 from .stream_config import StreamConfig, check_stream_config, compose_iname, copy_metadata
@@ -350,10 +350,8 @@ class JetStream:
                 raise api_error(ApiErrors.JSStreamSubjectOverlapErr)
         _check_transform(cfg)
         stream.update_config(cfg)
-        if cfg.retention == "interest" and old.retention != "interest" and stream.store.msgs:
-            # Without consumers nothing has interest, so the server drops what is stored
-            # (``checkInterestState`` after the update).
-            stream.store.purge()
+        if cfg.retention == "interest" and old.retention != "interest":
+            check_interest_state(stream)
         if cfg.subjects != old.subjects:
             self._unsubscribe(stream)
             self._subscribe(stream)

@@ -177,3 +177,20 @@ async def test_work_queue_consumer_rules(pair: Pair) -> None:
     for name, cfg in [("U", {}), ("V", {}), ("F", {"filter_subject": "w.1"})]:
         body = {"stream_name": "W", "config": {"durable_name": name, "ack_policy": "explicit", **cfg}}
         await pair.same(f"$JS.API.CONSUMER.CREATE.W.{name}", body)
+
+
+async def test_update_to_interest_with_consumers(pair: Pair) -> None:
+    await pair.create("S", subjects=["s.>"])
+    await pair.same(f"{CREATE}.A", _req({"durable_name": "A", "ack_policy": "explicit", "filter_subject": "s.1"}))
+    await pair.same(f"{CREATE}.B", _req({"durable_name": "B", "ack_policy": "explicit"}))
+    for i in range(6):
+        await pair.same(f"s.{i % 3}", "x")
+    ea, ra = await _pull(pair, "A", 2)
+    await ack(pair, ea[0], ra[0], "+ACK", reply=True)
+    eb, rb = await _pull(pair, "B", 3)
+    for i in range(3):
+        await ack(pair, eb[i], rb[i], "+ACK", reply=True)
+    await pair.same("$JS.API.STREAM.UPDATE.S", {"name": "S", "subjects": ["s.>"], "retention": "interest"})
+    await _settled_info(pair)
+    await ack(pair, ea[1], ra[1], "+ACK", reply=True)
+    await _settled_info(pair)
