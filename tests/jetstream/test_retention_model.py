@@ -20,9 +20,9 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
 
 import jsemu
+from jetstream.test_consumer_model import Capture
 from jsemu.server.sublist import Subscription
 from jsemu.subjects import subject_matches, subjects_collide
-from jetstream.test_consumer_model import Capture
 
 SUBJECTS = ["s.a", "s.b", "s.c.x"]
 FILTERS = [None, "s.a", "s.b", "s.c.*", "s.*"]
