@@ -736,7 +736,7 @@ class Consumer:
         else:
             self.pending[sseq] = [dseq, now]
         self.delivered = (max(dseq, self.delivered[0]), max(sseq, self.delivered[1]))
-        self._arm_ack_timer(now + self.config.ack_wait)
+        self._arm_ack_timer(now + self._wait_for(sseq))
 
     def _record_ack(self, sseq: int, dseq: int) -> None:
         """``processAckMsg`` + ``UpdateAcks`` for ack explicit / all."""
@@ -845,10 +845,11 @@ class Consumer:
             return
         self.on_change()
         now = self.js.clock.now_ns()
-        ttl = self.config.ack_wait
+        backoff = self.config.backoff
+        # With backoff the next check starts from the largest delay (as Go's ``checkPending``).
+        nxt = backoff[-1] if backoff else self.config.ack_wait
         first = self.stream.store.first_seq
         expired: list[int] = []
-        nxt = ttl
         for seq, p in list(self.pending.items()):
             if seq < first or seq <= self.ack_floor[1]:
                 del self.pending[seq]
@@ -856,11 +857,12 @@ class Consumer:
                 self._remove_rdq(seq)
                 continue
             elapsed = now - p[1]
-            if elapsed >= ttl:
+            deadline = self._wait_for(seq)
+            if elapsed >= deadline:
                 if seq not in self.rdq and not self._has_max_deliveries(seq):
                     expired.append(seq)
-            elif ttl - elapsed < nxt:
-                nxt = ttl - elapsed
+            elif deadline - elapsed < nxt:
+                nxt = deadline - elapsed
         if expired:
             expired.sort()
             self.rdq.extend(expired)
@@ -871,6 +873,14 @@ class Consumer:
             self._arm_ack_timer(now + nxt)
         if expired:
             self.deliver_waiting()
+
+    def _wait_for(self, seq: int) -> int:
+        """How long a delivered message waits for its ack: ``ack_wait``, or with ``backoff``
+        the delay for its redelivery count (the last one repeats)."""
+        backoff = self.config.backoff
+        if not backoff:
+            return self.config.ack_wait
+        return backoff[min(self.rdc.get(seq, 0), len(backoff) - 1)]
 
     def _has_max_deliveries(self, seq: int) -> bool:
         md = self.config.max_deliver

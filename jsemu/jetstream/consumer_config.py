@@ -448,7 +448,6 @@ def _check_start(cfg: ConsumerConfig) -> None:
 _UNSUPPORTED: tuple[tuple[str, Any, str], ...] = (
     ("replay_policy", "instant", "replay_policy original"),
     ("rate_limit_bps", 0, "rate_limit_bps"),
-    ("backoff", None, "backoff"),
     ("sample_freq", "", "sample_freq"),
     ("direct", False, "direct"),
     ("sourcing", False, "sourcing"),
@@ -460,7 +459,7 @@ def refuse_unsupported(cfg: ConsumerConfig, stream: StreamConfig) -> None:
     gets a clear error instead of being accepted and ignored."""
     for key, unset, what in _UNSUPPORTED:
         value = getattr(cfg, key)
-        if value != unset and not (key == "backoff" and not value):
+        if value != unset:
             raise api_error(ApiErrors.JSConsumerCreateErrF, err=f"jsemu does not support {what} on consumers yet")
 
 

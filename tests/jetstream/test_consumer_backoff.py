@@ -1,0 +1,95 @@
+"""jsemu-only, on the server's frozen clock: ``backoff`` spaces redeliveries by the delay for
+each delivery count (the last one repeats) up to ``max_deliver``. In-process (no network):
+each fetch is a no-wait pull request whose frames arrive synchronously."""
+
+from __future__ import annotations
+
+import json
+
+import jsemu
+from jetstream.test_consumer_model import Capture
+from jsemu.server.sublist import Subscription
+
+INBOX = b"_B.pull"
+S = 1_000_000_000
+
+
+class Harness:
+    def __init__(self, consumer_cfg: dict[str, object]) -> None:
+        self.srv = jsemu.Server()
+        js = self.srv.jetstream
+        assert js is not None
+        self.js = js
+        self.ctl = self.srv.control
+        self.ctl.freeze_clock()
+        js.api_call("$JS.API.STREAM.CREATE.S", {"name": "S", "subjects": ["s.>"], "storage": "memory"})
+        reply = js.api_call("$JS.API.CONSUMER.CREATE.S.C", {"stream_name": "S", "config": consumer_cfg})
+        assert "error" not in reply, reply
+        self.info = reply
+        self.stream = js.streams["S"]
+        self.consumer = js.consumer_set(self.stream).by_name["C"]
+        self.capture = Capture()
+        js.server.sublist.insert(Subscription(self.capture, INBOX, None, b"cap"))
+
+    def publish(self, subject: str = "s.a", n: int = 1) -> None:
+        for _ in range(n):
+            self.stream.publish(subject.encode(), None, -1, b"m")
+
+    def fetch(self, batch: int = 1) -> list[tuple[int, int]]:
+        """(delivery count, stream sequence) of each message; a status ends the list."""
+        self.capture.got.clear()
+        self.consumer.next_request(INBOX, json.dumps({"batch": batch, "no_wait": True}).encode())
+        out = []
+        for _, reply, _, _ in self.capture.got:
+            if reply is not None:
+                tokens = reply.decode().split(".")
+                out.append((int(tokens[4]), int(tokens[5])))
+        return out
+
+    def step(self, ns: int) -> None:
+        self.ctl.advance_clock(ns=ns)
+
+
+def test_backoff_spaces_redeliveries_then_max_deliver() -> None:
+    h = Harness({"durable_name": "C", "ack_policy": "explicit", "backoff": [S, 5 * S, 20 * S], "max_deliver": 5})
+    assert h.info["config"]["ack_wait"] == S  # the first backoff is the ack wait
+    h.publish()
+    assert h.fetch() == [(1, 1)]
+    for count, delay in [(2, S), (3, 5 * S), (4, 20 * S), (5, 20 * S)]:
+        h.step(delay - 1)
+        assert h.fetch() == [], count
+        h.step(1)
+        assert h.fetch() == [(count, 1)]
+    h.step(60 * S)  # max_deliver 5 reached
+    assert h.fetch() == []
+    info = h.consumer.info_json()
+    assert (info["num_ack_pending"], info["num_redelivered"]) == (1, 1)
+
+
+def test_backoff_per_message_counts() -> None:
+    """Each message waits by its own count: a fresh one uses the first delay while an older
+    one is on its second."""
+    h = Harness({"durable_name": "C", "ack_policy": "explicit", "backoff": [2 * S, 10 * S]})
+    h.publish()
+    assert h.fetch() == [(1, 1)]
+    h.step(2 * S)
+    assert h.fetch() == [(2, 1)]
+    h.publish()
+    assert h.fetch() == [(1, 2)]
+    h.step(2 * S)
+    assert h.fetch(2) == [(2, 2)]  # seq 1 waits 10 s now
+    h.step(8 * S - 1)
+    assert h.fetch(2) == []
+    h.step(1)
+    assert h.fetch(2) == [(3, 1)]
+
+
+def test_ack_wait_without_backoff_unchanged() -> None:
+    h = Harness({"durable_name": "C", "ack_policy": "explicit", "ack_wait": 3 * S})
+    h.publish()
+    assert h.fetch() == [(1, 1)]
+    for count in (2, 3, 4):
+        h.step(3 * S - 1)
+        assert h.fetch() == []
+        h.step(1)
+        assert h.fetch() == [(count, 1)]
