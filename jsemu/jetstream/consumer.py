@@ -46,6 +46,7 @@ _ACK_PROGRESS = b"+WPI"
 _ACK_NEXT = b"+NXT"
 _ACK_TERM = b"+TERM"
 _NAK_OPTIONS = GoStruct("ConsumerNakOptions", {"delay": T_DURATION})
+_REPLAY_MIN_DELAY = 1_000_000  # a shorter gap between stored times is not waited for
 _INACTIVE_JITTER = 100_000_000  # the smallest jitter the server adds to inactive_threshold
 #: Flow control: the window starts at 2 MiB (``JsFlowControlMaxPending`` / 16) and doubles
 #: with each answered request up to 32 MiB; a request goes out past half the window.
@@ -151,6 +152,12 @@ class Consumer:
         self.group = ConsumerGroup(self) if js.clustered else None
         if self.push and config.idle_heartbeat:
             self._arm_heartbeat()
+        #: Replay original: the stored time of the last message sent, the timer holding
+        #: the next one, and whether it has waited its turn.
+        self._replay = config.replay_policy == "original"
+        self._lts = 0
+        self._replay_timer: Timer | None = None
+        self._replay_released = False
         self._select_start()
         self._arm_inactive()
         self._update_pause_state()
@@ -466,10 +473,15 @@ class Consumer:
         while self.active and not self.closed:
             if self.maxpb and self.pbytes > self.maxpb:
                 break  # stalled until the flow control request is answered
+            if self._replay_timer is not None:
+                break  # replay original: waiting for the next message's time
             found = self._get_next()
             if found is None:
                 break
             sm, dc = found
+            if self._replay_hold(sm.ts):
+                self._unget(sm.seq, dc)
+                break
             if npc < 0:
                 npc = self.num_pending()
             elif dc == 1:
@@ -577,12 +589,17 @@ class Consumer:
             return
         npc = -1
         while self.waiting:
+            if self._replay_timer is not None:
+                break  # replay original: waiting for the next message's time
             found = self._get_next()
             if found is None:
                 if not self._stalled:  # the end of the stream, not max_ack_pending
                     self._process_waiting(eos=True)
                 break
             sm, dc = found
+            if self._replay_hold(sm.ts):
+                self._unget(sm.seq, dc)
+                break
             # num_pending once per run, then counted down (the server's ``npc``).
             if npc < 0:
                 npc = self.num_pending()
@@ -617,6 +634,27 @@ class Consumer:
                 PriorityGroups.place(self.waiting, wr)
             else:
                 self.waiting.rotate(-1)
+
+    def _replay_hold(self, ts: int) -> bool:
+        """Replay original: hold a message stored more than 1 ms after the last one sent until
+        that much time has passed on the server's clock (``loopAndGatherMsgs`` sleeps)."""
+        if not self._replay:
+            return False
+        if self._replay_released:
+            self._replay_released = False
+        elif self._lts and ts - self._lts > _REPLAY_MIN_DELAY:
+            self._replay_timer = self.js.timers.at(self.js.clock.now_ns() + ts - self._lts, self._on_replay)
+            return True
+        self._lts = ts
+        return False
+
+    def _on_replay(self) -> None:
+        self._replay_timer = None
+        if self.closed:
+            return
+        self._replay_released = True
+        self.deliver_waiting()
+        self.js.server.flush()
 
     def _get_next(self) -> tuple[StoredMsg, int] | None:
         """``getNextMsg``: a redelivery first, then (room permitting) the next new message."""
@@ -1014,7 +1052,7 @@ class Consumer:
         timers = (self._ack_timer, self._expiry_timer, self._inactive_timer, self._hb_timer, self._pull_hb_timer)
         if self.priority is not None:
             self.priority.unassign()
-        for t in (*timers, self._pause_timer):
+        for t in (*timers, self._pause_timer, self._replay_timer):
             if t is not None:
                 t.cancel()
         self.waiting.clear()

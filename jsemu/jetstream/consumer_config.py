@@ -446,7 +446,6 @@ def _check_start(cfg: ConsumerConfig) -> None:
 
 #: Config fields jsemu's consumers do not implement yet, with the value that means "unset".
 _UNSUPPORTED: tuple[tuple[str, Any, str], ...] = (
-    ("replay_policy", "instant", "replay_policy original"),
     ("rate_limit_bps", 0, "rate_limit_bps"),
     ("sample_freq", "", "sample_freq"),
     ("direct", False, "direct"),

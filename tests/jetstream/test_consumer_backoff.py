@@ -93,3 +93,35 @@ def test_ack_wait_without_backoff_unchanged() -> None:
         assert h.fetch() == []
         h.step(1)
         assert h.fetch() == [(count, 1)]
+
+
+def _delivered(h: Harness) -> list[int]:
+    return [int(reply.decode().split(".")[5]) for _, reply, _, _ in h.capture.got if reply is not None]
+
+
+def test_replay_original_spaces_deliveries_by_stored_times() -> None:
+    h = Harness({"durable_name": "C", "ack_policy": "explicit", "replay_policy": "original", "ack_wait": 600 * S})
+    h.publish()
+    h.step(2 * S)
+    h.publish(n=2)  # stored in the same instant: no wait between them
+    h.step(5 * S)
+    h.publish()
+    h.capture.got.clear()
+    h.consumer.next_request(INBOX, json.dumps({"batch": 10, "expires": 60 * S}).encode())
+    assert _delivered(h) == [1]
+    h.step(2 * S - 1)
+    assert _delivered(h) == [1]
+    h.step(1)
+    assert _delivered(h) == [1, 2, 3]
+    h.step(5 * S - 1)
+    assert _delivered(h) == [1, 2, 3]
+    h.step(1)
+    assert _delivered(h) == [1, 2, 3, 4]
+
+
+def test_replay_instant_delivers_at_once() -> None:
+    h = Harness({"durable_name": "C", "ack_policy": "explicit"})
+    h.publish()
+    h.step(2 * S)
+    h.publish()
+    assert h.fetch(5) == [(1, 1), (1, 2)]

@@ -1,5 +1,6 @@
 """Consumer policies side by side with nats-server: ``backoff`` (config echo, its checks, and
-redelivery spaced by it in real time), and what jsemu still refuses.
+redelivery spaced by it in real time) and ``replay_policy: original`` (deliveries spaced by the
+stored times).
 
 Real-time steps keep wide margins (hundreds of ms) around each delay, so a loaded machine
 does not change the outcome; the exact timing is covered on jsemu's frozen clock
@@ -10,8 +11,8 @@ from __future__ import annotations
 
 import asyncio
 
-from jsapi.conftest import Pair
-from jsapi.test_consumers import CREATE, NEXT, _req, pull_frames
+from jsapi.conftest import Pair, Side, encode_payload
+from jsapi.test_consumers import _ACK_TS, CREATE, NEXT, _req, pull_frames
 
 MS = 1_000_000
 
@@ -47,3 +48,35 @@ async def test_backoff_redelivery_in_real_time(pair: Pair) -> None:
     e, r = await pull_frames(pair, f"{NEXT}.D", {"batch": 1, "no_wait": True}, 1)
     assert e.frames == r.frames and "404" in e.frames[0]
     await pair.same("$JS.API.CONSUMER.INFO.S.D")
+
+
+async def _frames(side: Side, n: int, timeout: float) -> list[str]:
+    out: list[str] = []
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while len(out) < n and (left := deadline - loop.time()) > 0:
+        frame = await side.client.next_frame(left)
+        if frame is None:
+            break
+        if frame.startswith((b"MSG ", b"HMSG ")):
+            out.append(_ACK_TS.sub(r"\1<ts>\2", side.normalise(frame) + " " + frame.split(b"\r\n")[0].decode()))
+        elif frame == b"PING\r\n":
+            side.client.send(b"PONG\r\n")
+    return out
+
+
+async def test_replay_original_in_real_time(pair: Pair) -> None:
+    """Messages stored 0.6 s apart come 0.6 s apart: the second is not there after 0.25 s."""
+    await pair.create("S", subjects=["s.>"])
+    await pair.publish("s.1", "one")
+    await asyncio.sleep(0.6)
+    await pair.publish("s.2", "two")
+    await pair.same(f"{CREATE}.R", _req({"durable_name": "R", "ack_policy": "explicit", "replay_policy": "original"}))
+    await pair.same(f"{CREATE}.R", _req({"durable_name": "R", "ack_policy": "explicit"}))  # can not change
+    request = encode_payload({"batch": 2, "expires": 5_000_000_000})
+    for side in (pair.emu, pair.real):
+        side._send(f"{NEXT}.R", b"_PAIR.replay", request, None)
+    first = await asyncio.gather(*(_frames(side, 2, 0.25) for side in (pair.emu, pair.real)))
+    assert first[0] == first[1] and len(first[0]) == 1, first
+    second = await asyncio.gather(*(_frames(side, 1, 2.0) for side in (pair.emu, pair.real)))
+    assert second[0] == second[1] and len(second[0]) == 1, second
