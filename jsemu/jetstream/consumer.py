@@ -23,6 +23,7 @@ from ..protocol.go_duration import parse_duration
 from ..protocol.gojson import T_DURATION, GoJSONError, GoStruct
 from ..store import StoredMsg
 from ..timefmt import format_ns
+from . import advisories
 from .consumer_cluster import ConsumerGroup
 from .consumer_config import ConsumerConfig, config_json, filters_of
 from .consumer_pause import is_paused, pause_remaining, send_pause_advisory
@@ -81,6 +82,13 @@ def has_interest(js: JetStream, inbox: bytes) -> bool:
 
 def _nothing() -> None:
     return None
+
+
+def _sample_freq(text: str) -> int:
+    try:
+        return int(text.removesuffix("%")) if text else 0
+    except ValueError:
+        return 0
 
 
 class Consumer:
@@ -155,6 +163,8 @@ class Consumer:
         #: Replay original: the stored time of the last message sent, the timer holding
         #: the next one, and whether it has waited its turn.
         self._replay = config.replay_policy == "original"
+        #: sample_freq as a percentage (``o.sfreq``): the share of acks sampled.
+        self._sample_freq = _sample_freq(config.sample_freq)
         self._lts = 0
         self._replay_timer: Timer | None = None
         self._replay_released = False
@@ -177,6 +187,7 @@ class Consumer:
         """Apply an update that passed ``check_update`` (limits, filters, thresholds)."""
         old = self.config
         self.config = config
+        self._sample_freq = _sample_freq(config.sample_freq)
         if filters_of(config) != filters_of(old):
             self.filters = [f.encode() for f in filters_of(config)]
         if config.deliver_subject != old.deliver_subject:  # another push subject
@@ -665,9 +676,13 @@ class Consumer:
             seq = self.rdq.pop(0)
             dc = self.rdc.get(seq, 0) + 2
             if cfg.max_deliver > 0 and dc > cfg.max_deliver:
-                p = self.pending.pop(seq, None)
-                if p is not None:
-                    self._store_ack_removed(p[0], seq)
+                self.rdc[seq] = dc - 1  # ``incDeliveryCount`` counted this attempt
+                if dc == cfg.max_deliver + 1:
+                    self._max_deliveries(seq, dc - 1)
+                # Out of pending; the consumer store's ``UpdateDelivered`` leaves the ack
+                # floor where it is (as nats-server 2.15.1 reports it).
+                self.pending.pop(seq, None)
+                self.on_change()
                 continue
             sm = store.load(seq)
             if sm is None:
@@ -776,8 +791,9 @@ class Consumer:
         self.delivered = (max(dseq, self.delivered[0]), max(sseq, self.delivered[1]))
         self._arm_ack_timer(now + self._wait_for(sseq))
 
-    def _record_ack(self, sseq: int, dseq: int) -> None:
-        """``processAckMsg`` + ``UpdateAcks`` for ack explicit / all."""
+    def _record_ack(self, sseq: int, dseq: int, sample_dc: int = 0) -> None:
+        """``processAckMsg`` + ``UpdateAcks`` for ack explicit / all; a client's ack
+        (``sample_dc``: its delivery count) may be sampled for the ack metric."""
         self.on_change()
         cfg = self.config
         self.last_ack_ns = self.js.clock.now_ns()
@@ -787,6 +803,8 @@ class Consumer:
             self._remove_rdq(sseq)
             if p is None:
                 return
+            if sample_dc and self._sample_freq:
+                self._sample_ack(sseq, dseq, sample_dc, p[1])
             if p[0] > 0 and dseq > p[0]:
                 dseq = p[0]
             self._move_floor(dseq, sseq)
@@ -804,11 +822,6 @@ class Consumer:
             if self._retains:  # every sequence up to the new floor, newest first (as Go)
                 for seq in range(sseq, below, -1):
                     ack_msg(self.stream, self, seq)
-
-    def _store_ack_removed(self, dseq: int, sseq: int) -> None:
-        """A message past ``max_deliver`` leaves pending (its redelivery count stays)."""
-        self.on_change()
-        self._move_floor(dseq, sseq)
 
     def _move_floor(self, dseq: int, sseq: int) -> None:
         if not self.pending:
@@ -921,8 +934,28 @@ class Consumer:
         return backoff[min(self.rdc.get(seq, 0), len(backoff) - 1)]
 
     def _has_max_deliveries(self, seq: int) -> bool:
+        """``hasMaxDeliveries`` at ack-wait expiry. Go's ``deliveryCount`` is the redelivery
+        count (at least 1), so only ``max_deliver`` 1 stops here; otherwise the message is
+        queued once more and ``getNextMsg`` drops it (and advises) on the next look."""
         md = self.config.max_deliver
-        return md > 0 and self.rdc.get(seq, 0) + 1 >= md
+        if md <= 0:
+            return False
+        dc = max(self.rdc.get(seq, 0), 1)
+        if dc < md:
+            return False
+        if dc == md:
+            self._max_deliveries(seq, dc)
+        self.on_change()
+        self.pending.pop(seq, None)
+        self.rdc[seq] = dc
+        return True
+
+    def _max_deliveries(self, seq: int, deliveries: int) -> None:
+        """``notifyDeliveryExceeded``."""
+        payload = advisories.max_deliveries(
+            advisories.next_id(), self._now(), self.stream.name, self.name, seq, deliveries, self.js.domain
+        )
+        self._advise(advisories.MAX_DELIVERIES, payload)
 
     def _remove_rdq(self, seq: int) -> None:
         """The redelivery queue is in the order messages became due (``addToRedeliverQueue``
@@ -944,10 +977,10 @@ class Consumer:
             dc = sseq = dseq = 0
         skip_reply = sseq == 0
         if not body or body == _ACK_ACK or body == _ACK_OK:
-            if not self._ack(sseq, dseq):
+            if not self._ack(sseq, dseq, dc):
                 skip_reply = True
         elif body.startswith(_ACK_NEXT):
-            self._ack(sseq, dseq)
+            self._ack(sseq, dseq, dc)
             if reply:
                 self.next_request(reply, body[len(_ACK_NEXT) :])
             skip_reply = True
@@ -959,20 +992,56 @@ class Consumer:
                 p[1] = self.js.clock.now_ns()
                 self._arm_ack_timer(p[1] + self.config.ack_wait)
                 self.on_change()
-        elif body.startswith(_ACK_TERM) and not self._ack(sseq, dseq):
-            skip_reply = True
+        elif body.startswith(_ACK_TERM):
+            if not self._ack(sseq, dseq):
+                skip_reply = True
+            # ``processTerm``: the advisory goes out whether or not the ack counted.
+            reason = body[len(_ACK_TERM) :].strip().decode("utf-8", "replace")
+            self._advise(
+                advisories.MSG_TERMINATED,
+                advisories.msg_terminated(
+                    advisories.next_id(),
+                    self._now(),
+                    self.stream.name,
+                    self.name,
+                    dseq,
+                    sseq,
+                    dc,
+                    reason,
+                    self.js.domain,
+                ),
+            )
         if reply and not skip_reply:
             send_to_inbox(self.js, reply, reply, None, -1, b"")
-        del dc
 
-    def _ack(self, sseq: int, dseq: int) -> bool:
+    def _now(self) -> int:
+        return self.js.clock.now_ns()
+
+    def _advise(self, prefix: str, payload: bytes) -> None:
+        """``sendAdvisory``: publish ``<prefix>.<stream>.<consumer>`` while someone listens."""
+        subject = f"{prefix}.{self.stream.name}.{self.name}".encode()
+        if has_interest(self.js, subject):
+            send_to_inbox(self.js, subject, subject, None, -1, payload)
+
+    def _sample_ack(self, sseq: int, dseq: int, dc: int, delivered_ns: int) -> None:
+        """``sampleAck``: the ack metric for ``sample_freq`` percent of explicit acks."""
+        freq = self._sample_freq
+        if freq <= 0 or (freq < 100 and self.js.server.rng.randrange(100) > freq):
+            return
+        now = self._now()
+        payload = advisories.ack_metric(
+            advisories.next_id(), now, self.stream.name, self.name, dseq, sseq, now - delivered_ns, dc, self.js.domain
+        )
+        self._advise(advisories.ACK_METRIC, payload)
+
+    def _ack(self, sseq: int, dseq: int, sample_dc: int = 0) -> bool:
         """An ack (or term); whether the sender gets the double-ack answer (on a limits
         stream the server answers from ``updateAcks``, which an ignored ack never reaches)."""
         if self.closed or self.config.ack_policy == "none":
             return False
         if sseq >= self.sseq:
             return False
-        self._record_ack(sseq, dseq)
+        self._record_ack(sseq, dseq, sample_dc)
         if self.waiting or self.push:  # room under max_ack_pending
             self.deliver_waiting()
         return True

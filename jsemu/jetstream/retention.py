@@ -55,10 +55,11 @@ def need_ack(consumer: Consumer, seq: int, subject: bytes) -> bool:
         return False
     asflr = consumer.ack_floor[1]
     if consumer.config.ack_policy != "explicit":
-        return seq > asflr
-    if seq <= asflr:
-        return False
-    return seq >= consumer.sseq or seq in consumer.pending
+        need = seq > asflr
+    else:
+        need = seq > asflr and (seq >= consumer.sseq or seq in consumer.pending)
+    # A message that stopped at max_deliver is kept while its redelivery count is tracked.
+    return need or seq in consumer.rdc
 
 
 def _interest(stream: Stream, seq: int, subject: bytes, skip: Consumer | None) -> bool:
@@ -78,7 +79,8 @@ def ack_msg(stream: Stream, consumer: Consumer | None, seq: int) -> bool:
     sm = store.load(seq)
     if sm is None:
         return False
-    if retention == "interest" and _interest(stream, seq, sm.subject, consumer):
+    # 2.15 asks every consumer, the acking one included, for both policies.
+    if _interest(stream, seq, sm.subject, None):
         return False
     return store.remove(seq)
 
