@@ -194,3 +194,26 @@ async def test_update_to_interest_with_consumers(pair: Pair) -> None:
     await _settled_info(pair)
     await ack(pair, ea[1], ra[1], "+ACK", reply=True)
     await _settled_info(pair)
+
+
+async def test_interest_keeps_what_reached_max_deliver(pair: Pair) -> None:
+    """A message D dropped at ``max_deliver`` stays while D tracks its redelivery count
+    (``needAck`` looks at ``rdc``), even once the other consumer acked it."""
+    await pair.create("S", subjects=["s.>"], retention="interest")
+    await pair.same(f"{CREATE}.D", _req({"durable_name": "D", "ack_policy": "explicit", "max_deliver": 2}))
+    await pair.same(f"{CREATE}.A", _req({"durable_name": "A", "ack_policy": "explicit"}))
+    for i in range(3):
+        await pair.same(f"s.{i}", "x")
+    e, r = await pull_frames(pair, f"{NEXT}.D", {"batch": 2, "no_wait": True}, 2)
+    await ack(pair, e.acks[0], r.acks[0], "-NAK", reply=True)
+    e, r = await pull_frames(pair, f"{NEXT}.D", {"batch": 1, "no_wait": True}, 1)
+    await ack(pair, e.acks[0], r.acks[0], "-NAK", reply=True)
+    e, r = await pull_frames(pair, f"{NEXT}.D", {"batch": 2, "no_wait": True}, 2)
+    assert e.frames == r.frames
+    for i in range(len(e.acks)):
+        await ack(pair, e.acks[i], r.acks[i], "+ACK", reply=True)
+    ea, ra = await _pull(pair, "A", 3)
+    for i in range(3):
+        await ack(pair, ea[i], ra[i], "+ACK", reply=True)
+    await _settled_info(pair)
+    await pair.same(f"{CINFO}D")
