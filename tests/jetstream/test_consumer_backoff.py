@@ -4,6 +4,7 @@ each fetch is a no-wait pull request whose frames arrive synchronously."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 
 import jsemu
@@ -125,3 +126,40 @@ def test_replay_instant_delivers_at_once() -> None:
     h.step(2 * S)
     h.publish()
     assert h.fetch(5) == [(1, 1), (1, 2)]
+
+
+async def test_push_replay_original_and_backoff() -> None:
+    """The push engine follows the same clocks: deliveries spaced by the stored times, then
+    the unacked first message redelivered after its backoff delay."""
+    async with jsemu.Server() as srv:
+        js = srv.jetstream
+        assert js is not None
+        srv.control.freeze_clock()
+        js.api_call("$JS.API.STREAM.CREATE.S", {"name": "S", "subjects": ["s.>"], "storage": "memory"})
+        capture = Capture()
+        js.server.sublist.insert(Subscription(capture, b"_B.push", None, b"cap"))
+        stream = js.streams["S"]
+        stream.publish(b"s.a", None, -1, b"m")
+        srv.control.advance_clock(ns=3 * S)
+        stream.publish(b"s.a", None, -1, b"m")
+        cfg = {
+            "durable_name": "P",
+            "ack_policy": "explicit",
+            "deliver_subject": "_B.push",
+            "replay_policy": "original",
+            "backoff": [10 * S, 20 * S],
+        }
+        assert "error" not in js.api_call("$JS.API.CONSUMER.CREATE.S.P", {"stream_name": "S", "config": cfg})
+        await asyncio.sleep(0.05)  # a bound push consumer starts after its create reply
+
+        def got() -> list[tuple[int, int]]:
+            tokens = [r.decode().split(".") for _, r, _, _ in capture.got if r is not None]
+            return [(int(t[4]), int(t[5])) for t in tokens]
+
+        assert got() == [(1, 1)]
+        srv.control.advance_clock(ns=3 * S)
+        assert got() == [(1, 1), (1, 2)]
+        srv.control.advance_clock(ns=7 * S - 1)
+        assert got() == [(1, 1), (1, 2)]
+        srv.control.advance_clock(ns=1)  # 10 s after the first delivery
+        assert got() == [(1, 1), (1, 2), (2, 1)]
