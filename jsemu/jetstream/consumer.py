@@ -781,7 +781,7 @@ class Consumer:
                 self.delivered = (dseq, max(sseq, self.delivered[1]))
                 self.ack_floor = self.delivered
             if self._retains:  # delivered is acked (the stream's ``ackq``)
-                ack_msg(self.stream, None, sseq)
+                ack_msg(self.stream, sseq)
             return
         p = self.pending.get(sseq)
         if p is not None:
@@ -809,7 +809,7 @@ class Consumer:
                 dseq = p[0]
             self._move_floor(dseq, sseq)
             if self._retains:
-                ack_msg(self.stream, self, sseq)
+                ack_msg(self.stream, sseq)
         else:
             if dseq <= self.ack_floor[0] or sseq <= self.ack_floor[1]:
                 return
@@ -821,7 +821,7 @@ class Consumer:
                 self._remove_rdq(seq)
             if self._retains:  # every sequence up to the new floor, newest first (as Go)
                 for seq in range(sseq, below, -1):
-                    ack_msg(self.stream, self, seq)
+                    ack_msg(self.stream, seq)
 
     def _move_floor(self, dseq: int, sseq: int) -> None:
         if not self.pending:

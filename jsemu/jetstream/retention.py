@@ -62,13 +62,13 @@ def need_ack(consumer: Consumer, seq: int, subject: bytes) -> bool:
     return need or seq in consumer.rdc
 
 
-def _interest(stream: Stream, seq: int, subject: bytes, skip: Consumer | None) -> bool:
-    """``checkForInterestWithSubject``: a consumer other than ``skip`` still needs ``seq``."""
-    return any(c is not skip and need_ack(c, seq, subject) for c in _consumers(stream))
+def _interest(stream: Stream, seq: int, subject: bytes) -> bool:
+    """``checkForInterestWithSubject``: some consumer still needs ``seq``."""
+    return any(need_ack(c, seq, subject) for c in _consumers(stream))
 
 
-def ack_msg(stream: Stream, consumer: Consumer | None, seq: int) -> bool:
-    """``stream.ackMsg``: ``consumer`` acknowledged ``seq`` (None: an ack none delivery);
+def ack_msg(stream: Stream, seq: int) -> bool:
+    """``stream.ackMsg``: a consumer acknowledged ``seq`` (or delivered it, for ack none);
     remove it when the retention policy says so. True when it was removed."""
     retention = stream.config.retention
     if retention == "limits":
@@ -80,7 +80,7 @@ def ack_msg(stream: Stream, consumer: Consumer | None, seq: int) -> bool:
     if sm is None:
         return False
     # 2.15 asks every consumer, the acking one included, for both policies.
-    if _interest(stream, seq, sm.subject, None):
+    if _interest(stream, seq, sm.subject):
         return False
     return store.remove(seq)
 
@@ -98,7 +98,7 @@ def consumer_deleted(stream: Stream, consumer: Consumer) -> None:
     start = max(consumer.ack_floor[1], store.first_seq)
     for seq in range(start, store.last_seq + 1):
         sm = store.load(seq)
-        if sm is not None and not _interest(stream, seq, sm.subject, None):
+        if sm is not None and not _interest(stream, seq, sm.subject):
             store.remove(seq)
 
 
@@ -116,7 +116,7 @@ def check_interest_state(stream: Stream) -> None:
         for seq in range(store.first_seq, consumer.ack_floor[1] + 1):
             sm = store.load(seq)
             if sm is not None and _matches(consumer, sm.subject):
-                ack_msg(stream, consumer, seq)
+                ack_msg(stream, seq)
 
 
 def check_work_queue(stream: Stream, cfg: ConsumerConfig, name: str, filters: list[str]) -> None:
