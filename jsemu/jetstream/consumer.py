@@ -163,21 +163,16 @@ class Consumer:
         #: Replay original: the stored time of the last message sent, the timer holding
         #: the next one, and whether it has waited its turn.
         self._replay = config.replay_policy == "original"
-        #: sample_freq as a percentage (``o.sfreq``): the share of acks sampled.
-        self._sample_freq = _sample_freq(config.sample_freq)
         self._lts = 0
         self._replay_timer: Timer | None = None
         self._replay_released = False
+        #: sample_freq as a percentage (``o.sfreq``): the share of acks sampled.
+        self._sample_freq = _sample_freq(config.sample_freq)
         self._select_start()
         self._arm_inactive()
         self._update_pause_state()
 
     # --- configuration ----------------------------------------------------------------
-
-    @property
-    def _retains(self) -> bool:
-        """Acks remove messages (interest or work-queue retention)."""
-        return self.stream.config.retention != "limits"
 
     @property
     def ephemeral(self) -> bool:
@@ -490,7 +485,7 @@ class Consumer:
             if found is None:
                 break
             sm, dc = found
-            if self._replay_hold(sm.ts):
+            if self._replay and self._replay_hold(sm.ts):
                 self._unget(sm.seq, dc)
                 break
             if npc < 0:
@@ -608,7 +603,7 @@ class Consumer:
                     self._process_waiting(eos=True)
                 break
             sm, dc = found
-            if self._replay_hold(sm.ts):
+            if self._replay and self._replay_hold(sm.ts):
                 self._unget(sm.seq, dc)
                 break
             # num_pending once per run, then counted down (the server's ``npc``).
@@ -649,8 +644,6 @@ class Consumer:
     def _replay_hold(self, ts: int) -> bool:
         """Replay original: hold a message stored more than 1 ms after the last one sent until
         that much time has passed on the server's clock (``loopAndGatherMsgs`` sleeps)."""
-        if not self._replay:
-            return False
         if self._replay_released:
             self._replay_released = False
         elif self._lts and ts - self._lts > _REPLAY_MIN_DELAY:
@@ -780,7 +773,7 @@ class Consumer:
             if dseq > self.delivered[0]:
                 self.delivered = (dseq, max(sseq, self.delivered[1]))
                 self.ack_floor = self.delivered
-            if self._retains:  # delivered is acked (the stream's ``ackq``)
+            if self.stream.config.retention != "limits":  # delivered is acked (the stream's ``ackq``)
                 ack_msg(self.stream, sseq)
             return
         p = self.pending.get(sseq)
@@ -808,7 +801,7 @@ class Consumer:
             if p[0] > 0 and dseq > p[0]:
                 dseq = p[0]
             self._move_floor(dseq, sseq)
-            if self._retains:
+            if self.stream.config.retention != "limits":  # interest or work queue: maybe remove
                 ack_msg(self.stream, sseq)
         else:
             if dseq <= self.ack_floor[0] or sseq <= self.ack_floor[1]:
@@ -819,7 +812,7 @@ class Consumer:
                 del self.pending[seq]
                 self.rdc.pop(seq, None)
                 self._remove_rdq(seq)
-            if self._retains:  # every sequence up to the new floor, newest first (as Go)
+            if self.stream.config.retention != "limits":  # up to the new floor, newest first (as Go)
                 for seq in range(sseq, below, -1):
                     ack_msg(self.stream, seq)
 
