@@ -479,8 +479,6 @@ class Consumer:
         while self.active and not self.closed:
             if self.maxpb and self.pbytes > self.maxpb:
                 break  # stalled until the flow control request is answered
-            if self._replay_timer is not None:
-                break  # replay original: waiting for the next message's time
             found = self._get_next()
             if found is None:
                 break
@@ -595,8 +593,6 @@ class Consumer:
             return
         npc = -1
         while self.waiting:
-            if self._replay_timer is not None:
-                break  # replay original: waiting for the next message's time
             found = self._get_next()
             if found is None:
                 if not self._stalled:  # the end of the stream, not max_ack_pending
@@ -644,6 +640,8 @@ class Consumer:
     def _replay_hold(self, ts: int) -> bool:
         """Replay original: hold a message stored more than 1 ms after the last one sent until
         that much time has passed on the server's clock (``loopAndGatherMsgs`` sleeps)."""
+        if self._replay_timer is not None:
+            return True  # still waiting for the held one's time
         if self._replay_released:
             self._replay_released = False
         elif self._lts and ts - self._lts > _REPLAY_MIN_DELAY:
@@ -773,7 +771,7 @@ class Consumer:
             if dseq > self.delivered[0]:
                 self.delivered = (dseq, max(sseq, self.delivered[1]))
                 self.ack_floor = self.delivered
-            if self.stream.config.retention != "limits":  # delivered is acked (the stream's ``ackq``)
+            if self.stream.retains:  # delivered is acked (the stream's ``ackq``)
                 ack_msg(self.stream, sseq)
             return
         p = self.pending.get(sseq)
@@ -782,7 +780,7 @@ class Consumer:
         else:
             self.pending[sseq] = [dseq, now]
         self.delivered = (max(dseq, self.delivered[0]), max(sseq, self.delivered[1]))
-        self._arm_ack_timer(now + self._wait_for(sseq))
+        self._arm_ack_timer(now + (self._wait_for(sseq) if self.config.backoff else self.config.ack_wait))
 
     def _record_ack(self, sseq: int, dseq: int, sample_dc: int = 0) -> None:
         """``processAckMsg`` + ``UpdateAcks`` for ack explicit / all; a client's ack
@@ -796,12 +794,12 @@ class Consumer:
             self._remove_rdq(sseq)
             if p is None:
                 return
-            if sample_dc and self._sample_freq:
+            if self._sample_freq and sample_dc:
                 self._sample_ack(sseq, dseq, sample_dc, p[1])
             if p[0] > 0 and dseq > p[0]:
                 dseq = p[0]
             self._move_floor(dseq, sseq)
-            if self.stream.config.retention != "limits":  # interest or work queue: maybe remove
+            if self.stream.retains:  # interest or work queue: maybe remove
                 ack_msg(self.stream, sseq)
         else:
             if dseq <= self.ack_floor[0] or sseq <= self.ack_floor[1]:
@@ -812,7 +810,7 @@ class Consumer:
                 del self.pending[seq]
                 self.rdc.pop(seq, None)
                 self._remove_rdq(seq)
-            if self.stream.config.retention != "limits":  # up to the new floor, newest first (as Go)
+            if self.stream.retains:  # up to the new floor, newest first (as Go)
                 for seq in range(sseq, below, -1):
                     ack_msg(self.stream, seq)
 

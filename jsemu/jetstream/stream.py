@@ -128,6 +128,8 @@ class Stream:
         self.republisher = _republisher_for(config)
         self._plain, self._plain_max = self._plain_path()
         self._acks = not config.no_ack
+        #: Acks remove messages (interest or work-queue retention: ``retention.ack_msg``).
+        self.retains = config.retention != "limits"
         #: The stream's entry for a connection's fast lane: one stable object (runs are
         #: told apart by identity; see ``server/subscriber.py``).
         self.fast_batch: FastBatch = self.publish_batch
@@ -165,6 +167,7 @@ class Stream:
         self.republisher = _republisher_for(config)
         self._plain, self._plain_max = self._plain_path()
         self._acks = not config.no_ack
+        self.retains = config.retention != "limits"
         self.store.update_limits(_limits(config))
         self.dedup.set_window(config.duplicate_window)
         self.arm_expiry()
