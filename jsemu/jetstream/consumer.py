@@ -111,6 +111,9 @@ class Consumer:
         self.delivered = (0, 0)
         self.has_state = False
         self.ack_floor = (0, 0)
+        #: The consumer's own ack floor (Go's ``o.adflr`` / ``o.asflr``), which ``needAck``
+        #: reads; it differs from the store's after a purge or a drop at ``max_deliver``.
+        self.mem_floor = (0, 0)
         #: Stream seq -> [original delivery seq, delivery time] for messages awaiting an ack.
         self.pending: dict[int, list[int]] = {}
         #: Stream seq -> times redelivered; the redelivery queue, in the order they became due.
@@ -273,7 +276,7 @@ class Consumer:
             sseq = first
         self.sseq = sseq
         self.dseq = 1
-        self.ack_floor = (0, sseq - 1)
+        self.ack_floor = self.mem_floor = (0, sseq - 1)
 
     # --- numbers ----------------------------------------------------------------------
 
@@ -671,8 +674,10 @@ class Consumer:
                 if dc == cfg.max_deliver + 1:
                     self._max_deliveries(seq, dc - 1)
                 # Out of pending; the consumer store's ``UpdateDelivered`` leaves the ack
-                # floor where it is (as nats-server 2.15.1 reports it).
-                self.pending.pop(seq, None)
+                # floor it reports where it is, the consumer's own one moves (``moveAckFloor``).
+                p = self.pending.pop(seq, None)
+                if p is not None:
+                    self._move_mem_floor(p[0], seq)
                 self.on_change()
                 continue
             sm = store.load(seq)
@@ -770,7 +775,7 @@ class Consumer:
         if self.config.ack_policy == "none":
             if dseq > self.delivered[0]:
                 self.delivered = (dseq, max(sseq, self.delivered[1]))
-                self.ack_floor = self.delivered
+                self.ack_floor = self.mem_floor = self.delivered
             if self.stream.retains:  # delivered is acked (the stream's ``ackq``)
                 ack_msg(self.stream, sseq)
             return
@@ -799,13 +804,16 @@ class Consumer:
             if p[0] > 0 and dseq > p[0]:
                 dseq = p[0]
             self._move_floor(dseq, sseq)
+            self._move_mem_floor(dseq, sseq)
             if self.stream.retains:  # interest or work queue: maybe remove
                 ack_msg(self.stream, sseq)
         else:
-            if dseq <= self.ack_floor[0] or sseq <= self.ack_floor[1]:
+            if dseq <= self.mem_floor[0] or sseq <= self.mem_floor[1]:
                 return
-            below = self.ack_floor[1]
-            self.ack_floor = (dseq, sseq)
+            below = self.mem_floor[1]
+            self.mem_floor = (dseq, sseq)
+            if dseq > self.ack_floor[0]:  # the store does not go back
+                self.ack_floor = (dseq, sseq)
             for seq in [s for s in self.pending if s <= sseq]:
                 del self.pending[seq]
                 self.rdc.pop(seq, None)
@@ -827,6 +835,19 @@ class Consumer:
                             self.ack_floor = (p[0] - 1, ss - 1)
                         break
 
+    def _move_mem_floor(self, dseq: int, sseq: int) -> None:
+        """``moveAckFloor`` on the consumer's own floor."""
+        if not self.pending:
+            self.mem_floor = (self.dseq - 1, self.sseq - 1)
+        elif dseq == self.mem_floor[0] + 1:
+            self.mem_floor = (dseq, sseq)
+            for ss in range(sseq + 1, self.sseq):
+                p = self.pending.get(ss)
+                if p is not None:
+                    if p[0] > 0:
+                        self.mem_floor = (p[0] - 1, ss - 1)
+                    break
+
     def record_purge(self, start: int, last: int, wider: bool) -> None:
         """``consumer.purge``: the stream was purged below ``start`` (0: entirely). Pending
         messages below it count as acked (a ``wider`` purge also drops pending ones that are
@@ -836,6 +857,9 @@ class Consumer:
         if start == 0 and not wider:
             start = last + 1
         self.sseq = max(self.sseq, start)
+        madflr, masflr = self.mem_floor
+        if masflr < start:
+            masflr = start - 1
         adflr, asflr = self.ack_floor
         if asflr < start:
             asflr = start - 1
@@ -846,6 +870,7 @@ class Consumer:
                     self.rdc.pop(seq, None)
                     self.last_ack_ns = self.js.clock.now_ns()
                     adflr = max(adflr, dseq)
+                    madflr = max(madflr, dseq)
                     self.dseq = max(self.dseq, adflr)
                     if self.config.ack_policy == "explicit":
                         self._move_floor(dseq, seq)
@@ -853,6 +878,8 @@ class Consumer:
                         self.ack_floor = (dseq, seq)
         if not self.pending:
             adflr, asflr = self.dseq - 1, self.sseq - 1
+            madflr, masflr = adflr, asflr
+        self.mem_floor = (madflr, masflr)
         self.rdq = [seq for seq in self.rdq if seq >= self.sseq]
         delivered = (self.dseq - 1, self.sseq - 1)
         valid = (
@@ -893,7 +920,7 @@ class Consumer:
         first = self.stream.store.first_seq
         expired: list[int] = []
         for seq, p in list(self.pending.items()):
-            if seq < first or seq <= self.ack_floor[1]:
+            if seq < first or seq <= self.mem_floor[1]:
                 del self.pending[seq]
                 self.rdc.pop(seq, None)
                 self._remove_rdq(seq)
@@ -1038,7 +1065,7 @@ class Consumer:
         return True
 
     def _nak(self, sseq: int, dseq: int, body: bytes) -> None:
-        if dseq <= self.ack_floor[0] or dseq >= self.dseq:
+        if dseq <= self.mem_floor[0] or dseq >= self.dseq:
             return
         if sseq not in self.pending:
             return

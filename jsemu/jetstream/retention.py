@@ -53,7 +53,7 @@ def need_ack(consumer: Consumer, seq: int, subject: bytes) -> bool:
     """``consumer.needAck``: ``consumer`` has not yet acknowledged ``seq``."""
     if consumer.filters and not _matches(consumer, subject):
         return False
-    asflr = consumer.ack_floor[1]
+    asflr = consumer.mem_floor[1]
     if consumer.config.ack_policy != "explicit":
         need = seq > asflr
     else:
@@ -95,7 +95,7 @@ def consumer_deleted(stream: Stream, consumer: Consumer) -> None:
         if store.msgs:
             store.purge()
         return
-    start = max(consumer.ack_floor[1], store.first_seq)
+    start = max(consumer.mem_floor[1], store.first_seq)
     for seq in range(start, store.last_seq + 1):
         sm = store.load(seq)
         if sm is not None and not _interest(stream, seq, sm.subject):
@@ -105,7 +105,8 @@ def consumer_deleted(stream: Stream, consumer: Consumer) -> None:
 def check_interest_state(stream: Stream) -> None:
     """``checkInterestState`` after an update to interest retention: with no consumers
     nothing is kept; else each consumer acks again what lies below its ack floor
-    (``checkStateForInterestStream``), which removes what nobody else needs."""
+    (``checkStateForInterestStream``, from its store's state), which removes what nobody
+    else needs."""
     store = stream.store
     consumers = list(_consumers(stream))
     if not consumers:

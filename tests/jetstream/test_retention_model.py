@@ -36,6 +36,8 @@ class ModelConsumer:
     inbox: bytes
     acked: set[int] = field(default_factory=set)  # explicit: acked or termed
     floor: int = 0  # ack all: highest ack; ack none: highest delivered
+    dfloor: int = 0  # ack all: acks of deliveries up to here are ignored (raised by purges)
+    delivered: int = 0  # highest stream sequence delivered
     pending: dict[int, bytes] = field(default_factory=dict)  # seq -> ack subject
 
     def matches(self, subject: str) -> bool:
@@ -130,6 +132,7 @@ class RetentionMachine(RuleBasedStateMachine):
             tokens = reply.decode().split(".")
             seq = int(tokens[5])
             assert seq in self.stored and c.matches(subject.decode()), (seq, subject, self.stored)
+            c.delivered = max(c.delivered, seq)
             if c.ack == "none":
                 c.floor = max(c.floor, seq)
             else:
@@ -148,7 +151,7 @@ class RetentionMachine(RuleBasedStateMachine):
         if c.ack == "explicit":
             del c.pending[seq]
             c.acked.add(seq)
-        elif seq > c.floor:
+        elif seq > c.floor and int(c.pending[seq].decode().split(".")[6]) > c.dfloor:
             c.floor = seq
             c.pending = {s: r for s, r in c.pending.items() if s > seq}
         if self.retention == "workqueue":
@@ -161,6 +164,14 @@ class RetentionMachine(RuleBasedStateMachine):
         reply = self.js.api_call("$JS.API.STREAM.PURGE.S", req)
         assert reply.get("success") is True, reply
         self.stored = {s: subj for s, subj in self.stored.items() if subject is not None and subj != subject}
+        for c in self.consumers.values():
+            # ``consumer.purge``: pending messages that went count as acked; for ack all the
+            # delivery floor rises past them (a later ack below it is ignored, as in Go).
+            gone = [seq for seq in c.pending if seq not in self.stored]
+            for seq in gone:
+                c.dfloor = max(c.dfloor, int(c.pending.pop(seq).decode().split(".")[6]))
+            if gone and not c.pending:
+                c.floor = max(c.floor, c.delivered)
 
     @invariant()
     def stream_keeps_the_model(self) -> None:

@@ -217,3 +217,21 @@ async def test_interest_keeps_what_reached_max_deliver(pair: Pair) -> None:
         await ack(pair, ea[i], ra[i], "+ACK", reply=True)
     await _settled_info(pair)
     await pair.same(f"{CINFO}D")
+
+
+async def test_interest_purge_keeps_the_consumers_own_floor(pair: Pair) -> None:
+    """A filtered purge moves an ack-all consumer's stored ack floor (the info) past a message
+    it still has pending; its own floor stays, so that message stays in the stream."""
+    await pair.create("S", subjects=["s.>"], retention="interest")
+    await pair.same(f"{CREATE}.C1", _req({"durable_name": "C1", "ack_policy": "explicit"}))
+    await pair.same(f"{CREATE}.C2", _req({"durable_name": "C2", "ack_policy": "all"}))
+    await pair.same("s.b", "x")
+    await pair.same("s.a", "x")
+    e, r = await _pull(pair, "C2", 2)
+    await pair.same("$JS.API.STREAM.PURGE.S", {"filter": "s.a"})
+    await pair.same("$JS.API.CONSUMER.INFO.S.C2")
+    await pair.same("$JS.API.CONSUMER.DELETE.S.C1")
+    await _settled_info(pair)
+    await ack(pair, e[0], r[0], "+ACK", reply=True)  # below the stored floor, above its own
+    await _settled_info(pair)
+    await pair.same("$JS.API.CONSUMER.INFO.S.C2")
