@@ -9,17 +9,16 @@ Add further events here, in the same shape.
 
 from __future__ import annotations
 
-import random
 from typing import Any
 
 from ..protocol.gojson import dumps
 from ..timefmt import format_ns
+from .events import new_event_id
 
 __all__ = [
     "ACK_METRIC",
     "MAX_DELIVERIES",
     "MSG_TERMINATED",
-    "Nuid",
     "ack_metric",
     "max_deliveries",
     "msg_terminated",
@@ -35,41 +34,10 @@ _MAX_DELIVER_TYPE = "io.nats.jetstream.advisory.v1.max_deliver"
 _TERMINATED_TYPE = "io.nats.jetstream.advisory.v1.terminated"
 _ACK_METRIC_TYPE = "io.nats.jetstream.metric.v1.consumer_ack"
 
-_DIGITS = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-
-
-class Nuid:
-    """NATS unique ids as ``nuid.Next`` makes them: 22 base-62 characters, a random
-    12-character prefix and a 10-character sequence that grows by a random step."""
-
-    _MAX_SEQ = 62**10
-
-    def __init__(self, rng: random.Random | None = None) -> None:
-        self._rng = rng or random.Random()
-        self._reset()
-
-    def _reset(self) -> None:
-        self._prefix = "".join(self._rng.choice(_DIGITS) for _ in range(12))
-        self._seq = self._rng.randrange(self._MAX_SEQ)
-        self._inc = 33 + self._rng.randrange(333 - 33)
-
-    def next(self) -> str:
-        self._seq += self._inc
-        if self._seq >= self._MAX_SEQ:
-            self._reset()
-        n, tail = self._seq, []
-        for _ in range(10):
-            n, d = divmod(n, 62)
-            tail.append(_DIGITS[d])
-        return self._prefix + "".join(reversed(tail))
-
-
-_NUID = Nuid()
-
 
 def next_id() -> str:
-    """The next event id (``nuid.Next``)."""
-    return _NUID.next()
+    """The next event id (``nuid.Next``'s shape, shared with the other advisories)."""
+    return new_event_id()
 
 
 def _event(kind: str, event_id: str, now_ns: int, fields: list[tuple[str, Any]]) -> bytes:
