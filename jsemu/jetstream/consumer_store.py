@@ -95,6 +95,7 @@ def apply_state(c: Consumer, doc: dict[str, Any]) -> None:
     c.has_state = bool(doc["has_state"])
     c.delivered = (int(doc["delivered"][0]), int(doc["delivered"][1]))
     c.ack_floor = (int(doc["ack_floor"][0]), int(doc["ack_floor"][1]))
+    c.mem_floor = c.ack_floor  # a restarted consumer starts from its store's floor (``readStoredState``)
     # ``o.dat`` keeps delivery times in whole seconds: after a restart messages delivered
     # within the same second are due together (and redelivered in stream order).
     c.pending = {int(seq): [int(dseq), int(ts) // _SECOND * _SECOND] for seq, dseq, ts in doc["pending"]}
