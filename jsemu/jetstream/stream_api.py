@@ -26,6 +26,7 @@ from .requests import (
     STREAM_PURGE_REQUEST,
 )
 from .stream import MAX_SUBJECT_DETAILS
+from .stream_advisories import CREATE, DELETE, MODIFY, send_stream_action
 from .stream_config import check_stream_config, config_from_request, set_static_metadata
 
 if TYPE_CHECKING:
@@ -100,9 +101,12 @@ def stream_create(js: JetStream, req: ApiRequest) -> dict[str, Any]:
             raise api_error(ApiErrors.JSStreamInvalidConfigF, err="stream configuration for create can not be sealed")
         if cfg.mirror_direct and cfg.mirror is None:
             raise api_error(ApiErrors.JSStreamInvalidConfigF, err="stream has no mirror but does have mirror direct")
+        existed = name in js.streams
         stream = js.add_stream(cfg, pedantic, start_links=False)
     except ApiError as err:
         return error_response(kind, err)
+    if not existed:
+        send_stream_action(js, name, CREATE)
     out: dict[str, Any] = {"type": response_type(kind)}
     # The reply shows the stream before a mirror's or source's consumer has made contact, as the
     # server's does (its mirror starts asynchronously after the reply).
@@ -130,6 +134,7 @@ def stream_update(js: JetStream, req: ApiRequest) -> dict[str, Any]:
         js.update_stream(stream, cfg, pedantic, start_links=False)
     except ApiError as err:
         return error_response(kind, err)
+    send_stream_action(js, name, MODIFY)
     out: dict[str, Any] = {"type": response_type(kind)}
     out.update(stream.info_json(cluster=False))
     js.start_links(stream)  # new sources make contact after the reply, as in the server
@@ -241,6 +246,7 @@ def stream_delete(js: JetStream, req: ApiRequest) -> dict[str, Any]:
         js.delete_stream(stream)
     except ApiError as err:
         return error_response(kind, err)
+    send_stream_action(js, stream.name, DELETE)
     return {"type": response_type(kind), "success": True}
 
 
