@@ -19,10 +19,11 @@ async def test_stream_create_update_delete_advisories(pair: Pair) -> None:
         cfg = {"name": "ADV", "subjects": ["adv.a"], "storage": "memory"}
         await pair.same(f"{API}.CREATE.ADV", cfg)
         events = [e.strip() for e in await adv.expect(1)]
-        assert events == [
+        created = (
             '{"type":"io.nats.jetstream.advisory.v1.stream_action","id":"<id>","timestamp":"<ts>",'
             '"stream":"ADV","action":"create"}'
-        ]
+        )
+        assert events == [created]
         await pair.same(f"{API}.CREATE.ADV", cfg)  # the same stream again: no advisory
         await pair.same(f"{API}.CREATE.ADV", {**cfg, "subjects": ["adv.z"]})  # 10058: none
         await adv.expect(0)
