@@ -23,6 +23,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "OWN_SUBSCRIPTIONS",
+    "REFUSED",
     "ApiRequest",
     "QuietError",
     "api",
@@ -81,15 +82,22 @@ OWN_SUBSCRIPTIONS: dict[str, str] = {
 }
 
 
+#: Patterns whose handler makes the server's request checks, then refuses what jsemu does not
+#: implement with a clear error (the API coverage table says so).
+REFUSED: set[str] = set()
+
+
 def registered_patterns() -> list[str]:
     """The patterns handlers registered with :func:`api`, in registration order."""
     return [".".join(tokens) for tokens, _ in _HANDLERS]
 
 
-def api(pattern: str) -> Callable[[H], H]:
+def api(pattern: str, refused: bool = False) -> Callable[[H], H]:
     """Register a handler for ``$JS.API.<pattern>`` (``*`` matches one token, a trailing
-    ``>`` one or more)."""
+    ``>`` one or more); ``refused``: it only checks and refuses (see :data:`REFUSED`)."""
     tokens = tuple(pattern.split("."))
+    if refused:
+        REFUSED.add(pattern)
 
     def register(fn: H) -> H:
         _HANDLERS.append((tokens, fn))

@@ -23,6 +23,7 @@ from . import consumer_api as _consumer_api  # noqa: F401 - registers the handle
 from . import consumer_cluster as _consumer_cluster  # noqa: F401 - registers the handler
 from . import consumer_pause as _consumer_pause  # noqa: F401 - registers the handler
 from . import priority_groups as _priority_groups  # noqa: F401 - registers the handler
+from . import snapshot_api as _snapshot_api  # noqa: F401 - registers the handlers
 from . import stream_api as _stream_api  # noqa: F401 - registers the handlers
 from .api import API_PREFIX, ApiRequest, QuietError, find_handler
 from .clock_timers import ClockTimers
@@ -39,6 +40,7 @@ from .retention import check_interest_state, consumer_deleted
 from .sources import SourceLink
 from .stream import Stream
 from .stream_config import StreamConfig, check_stream_config, compose_iname, copy_metadata
+from .stream_refusals import refuse_unsupported
 from .upstream import UpstreamLink
 
 if TYPE_CHECKING:
@@ -219,6 +221,7 @@ class JetStream:
                 raise api_error(ApiErrors.JSStreamSubjectOverlapErr)
         _check_transform(cfg)
         _check_mirror_filters(cfg)
+        refuse_unsupported(cfg)
         stream = self._new_stream(cfg, self.clock.now_ns())
         if self.persists(cfg):
             assert self.streams_dir is not None
@@ -349,6 +352,7 @@ class JetStream:
             if any(subjects_collide(a, b) for a in cfg.subjects or [] for b in other.config.subjects or []):
                 raise api_error(ApiErrors.JSStreamSubjectOverlapErr)
         _check_transform(cfg)
+        refuse_unsupported(cfg)
         stream.update_config(cfg)
         if cfg.retention == "interest" and old.retention != "interest":
             check_interest_state(stream)

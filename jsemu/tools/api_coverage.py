@@ -19,7 +19,7 @@ import sys
 from pathlib import Path
 
 from ..jetstream import service as _service  # noqa: F401 - importing it registers the handlers
-from ..jetstream.api import OWN_SUBSCRIPTIONS, registered_patterns
+from ..jetstream.api import OWN_SUBSCRIPTIONS, REFUSED, registered_patterns
 from ..version import NATS_VERSION
 
 __all__ = ["ACCOUNT", "DIRECT", "NATS_SERVER_API", "SYSTEM", "check", "coverage_table", "main", "rewrite"]
@@ -78,7 +78,10 @@ README = Path(__file__).resolve().parents[2] / "README.md"
 
 def jsemu_endpoints() -> dict[str, str]:
     """Pattern -> how jsemu answers it."""
-    out = {pattern: "yes" for pattern in registered_patterns()}
+    out = {
+        pattern: "refused (checks, then a clear error)" if pattern in REFUSED else "yes"
+        for pattern in registered_patterns()
+    }
     out.update((pattern, "yes (own subscription)") for pattern in OWN_SUBSCRIPTIONS)
     return out
 

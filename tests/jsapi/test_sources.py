@@ -765,7 +765,6 @@ VALID: dict[str, dict[str, Any]] = {
     "itself_filtered_out": {"sources": [{"name": "V{i}", "filter_subject": "x.1"}], "subjects": ["y{i}.>"]},
     "first_seq": {"sources": [{"name": "A"}], "first_seq": 5},
     "counters": {"sources": [{"name": "A"}], "allow_msg_counter": True},
-    "atomic": {"sources": [{"name": "A"}], "allow_atomic": True},
     "delete_markers": {"sources": [{"name": "A"}], "allow_msg_ttl": True, "subject_delete_marker_ttl": 1_000_000_000},
     "memory_limits": {"sources": [{"name": "A"}], "storage": "memory", "max_msgs": 10, "discard": "new"},
     "with_subjects": {"sources": [{"name": "A"}, {"name": "S"}], "subjects": ["v{i}.>"], "allow_direct": True},
