@@ -62,6 +62,7 @@ _ROLLUP = b"Nats-Rollup"
 _TTL = b"Nats-TTL"
 _INCR = b"Nats-Incr"
 _SCHEDULE = b"Nats-Schedule"
+_BATCH_ID = b"Nats-Batch-Id"
 _SCHEDULER = b"Nats-Scheduler"
 _SCHEDULE_NEXT = b"Nats-Schedule-Next"
 _STREAM_SOURCE = b"Nats-Stream-Source"
@@ -297,6 +298,10 @@ class Stream:
         if max_size >= 0 and (len(hdr) > max_size or len(payload) > max_size - len(hdr)):
             return self._error_ack(api_error(ApiErrors.JSStreamMessageExceedsMaximumErr))
         if hdr:
+            # A batch on a stream without ``allow_atomic`` (the only kind jsemu has, see
+            # ``stream_refusals``) is refused before any header rule (observed in 2.15.1).
+            if not sourced and slice_header(_BATCH_ID, hdr):
+                return self._error_ack(api_error(ApiErrors.JSAtomicPublishDisabledErr))
             hdr = remove_header(hdr, _REQUEST_INFO)
         msg_id = b""
         rollup_sub = rollup_all = False
