@@ -45,6 +45,8 @@ NOT_ENABLED_REPLIES: dict[str, tuple[str, dict[str, Any]]] = {
     "STREAM.LIST": ("stream_list_response", {**_PAGED_ZERO, "streams": []}),
     "STREAM.DELETE.*": ("stream_delete_response", {}),
     "STREAM.PURGE.*": ("stream_purge_response", {"purged": 0}),
+    "STREAM.SNAPSHOT.*": ("stream_snapshot_response", {}),
+    "STREAM.RESTORE.*": ("stream_restore_response", {"deliver_subject": ""}),
     "STREAM.MSG.DELETE.*": ("stream_msg_delete_response", {}),
     "STREAM.MSG.GET.*": ("stream_msg_get_response", {}),
     "STREAM.LEADER.STEPDOWN.*": ("stream_leader_stepdown_response", {}),
