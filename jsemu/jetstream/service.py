@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import logging
+import time
 from collections import deque
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -30,11 +31,12 @@ from .clock_timers import ClockTimers
 from .consumer import Consumer
 from .consumer_api import ConsumerSet
 from .consumer_store import ConsumerStore
+from .dedup_rebuild import rebuild_dedup
 from .direct_get import DirectGetResponder
 from .errors import ApiError, ApiErrors, api_error
 from .internal import InternalSubscriber
 from .mirror import MirrorLink
-from .persistence import StreamFiles, saved_streams
+from .persistence import MetaError, StreamFiles, saved_streams
 from .replicas import Peer
 from .retention import check_interest_state, consumer_deleted
 from .sources import SourceLink
@@ -227,7 +229,7 @@ class JetStream:
             assert self.streams_dir is not None
             files = StreamFiles(self.streams_dir, cfg.name)
             files.save_meta(cfg, stream.created_ns)
-            stream.replicas.wal = files.open_wal()
+            stream.replicas.wal = files.open_wal(stream)
         self._register(stream)
         if start_links:
             self.start_links(stream)
@@ -264,14 +266,26 @@ class JetStream:
             return
         restored = []
         for files in saved_streams(self.streams_dir):
+            started = time.monotonic()
             try:
                 cfg, created_ns = files.load_meta()
+            except MetaError as exc:
+                log.error("Error recovering stream in %r: %s", str(files.dir), exc)
+                continue
+            try:
                 stream = self._new_stream(cfg, created_ns)
                 files.replay_into(stream)
-            except Exception:
-                log.exception("could not restore the stream in %s", files.dir)
+            except Exception as exc:  # noqa: BLE001 - one line per stream, never a traceback
+                log.error("Error recovering stream '$G > %s': %s: %s", cfg.name, type(exc).__name__, exc)
                 continue
-            stream.replicas.wal = files.open_wal()
+            stream.replicas.wal = files.open_wal(stream)
+            rebuild_dedup(stream)
+            log.info(
+                "  Restored %d messages for stream '$G > %s' in %dms",
+                stream.store.msgs,
+                cfg.name,
+                (time.monotonic() - started) * 1000,
+            )
             self._register(stream)
             restored.append(stream)
         for stream in restored:

@@ -7,8 +7,15 @@ expired ids costs amortised O(1) per id, like Go's ``ddarr``/``ddindex`` pair.
 from __future__ import annotations
 
 from collections import deque
+from typing import TYPE_CHECKING
 
+from ..protocol.headers import slice_header
 from .clock import Clock
+
+if TYPE_CHECKING:
+    from .interface import StoreReader
+
+_MSG_ID = b"Nats-Msg-Id"
 
 __all__ = ["DedupWindow"]
 
@@ -88,6 +95,24 @@ class DedupWindow:
             self.clear()
         else:
             self._purge(self._clock.now_ns())
+
+    def rebuild(self, store: StoreReader) -> bytes | None:
+        """Go ``rebuildDedupe`` after a restart: remember the ``Nats-Msg-Id`` of every stored
+        message from the first one inside the window on. Returns the last message's id
+        (``b""`` without one) when the window reached it, else None (Go's ``lmsgId`` rule)."""
+        start = store.seq_from_time(self._clock.now_ns() - self._window)
+        last = store.last_seq
+        if start == 0 or start > last:
+            return None
+        last_id: bytes | None = None
+        for entry in store.live_entries(start, last - start + 1):
+            seq, _, body, ts = entry
+            msg_id = slice_header(_MSG_ID, body[0]) if isinstance(body, tuple) else None
+            if msg_id:
+                self.record(msg_id, seq, ts)
+            if seq == last:
+                last_id = msg_id or b""
+        return last_id
 
     def clear(self) -> None:
         self._map.clear()
