@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import gc
+import logging
 import os
 import re
 import shlex
@@ -39,6 +40,27 @@ def _log(level: str, text: str) -> None:
     now = time.time()
     stamp = time.strftime("%Y/%m/%d %H:%M:%S", time.localtime(now)) + f".{int(now % 1 * 1e6):06d}"
     print(f"[{os.getpid()}] {stamp} [{level}] {text}", file=sys.stderr, flush=True)
+
+
+_LEVELS = {logging.DEBUG: "DBG", logging.INFO: "INF", logging.WARNING: "WRN", logging.ERROR: "ERR"}
+
+
+class _ServerLog(logging.Handler):
+    """jsemu's own log records (a damaged store, a restored stream) as nats-server log lines."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        text = record.getMessage()
+        if record.exc_info and record.exc_info[1] is not None:
+            text += f": {type(record.exc_info[1]).__name__}: {record.exc_info[1]}"
+        _log(_LEVELS.get(record.levelno, "ERR"), text.replace("\n", " "))
+
+
+def _log_to_stderr() -> None:
+    logger = logging.getLogger("jsemu")
+    if not any(isinstance(h, _ServerLog) for h in logger.handlers):
+        logger.addHandler(_ServerLog(logging.INFO))
+        logger.setLevel(logging.INFO)
+        logger.propagate = False
 
 
 def go_flag_message(message: str) -> str:
@@ -176,6 +198,7 @@ async def _start(options: ServerOptions) -> Server:
 
 
 async def serve(options: ServerOptions) -> None:
+    _log_to_stderr()
     server = await _start(options)
     tune_gc()
     _log("INF", "Starting nats-server")
