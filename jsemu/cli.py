@@ -52,7 +52,8 @@ class _ServerLog(logging.Handler):
         text = record.getMessage()
         if record.exc_info and record.exc_info[1] is not None:
             text += f": {type(record.exc_info[1]).__name__}: {record.exc_info[1]}"
-        _log(_LEVELS.get(record.levelno, "ERR"), text.replace("\n", " "))
+        level = getattr(record, "nats_level", None) or _LEVELS.get(record.levelno, "ERR")
+        _log(level, text.replace("\n", " "))
 
 
 def _log_to_stderr() -> None:

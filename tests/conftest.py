@@ -156,6 +156,9 @@ _REAL_KEYS: dict[str, Callable[[Any], tuple[str, Any]]] = {
     "ping_interval": lambda v: ("ping_interval", f"{int(v * 1000)}ms"),
     "max_pings_out": lambda v: ("ping_max", v),
     "max_pending": lambda v: ("max_pending", v),
+    "max_connections": lambda v: ("max_connections", v),
+    "max_subscriptions": lambda v: ("max_subscriptions", v),
+    "max_control_line": lambda v: ("max_control_line", v),
 }
 
 

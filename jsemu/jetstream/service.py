@@ -45,6 +45,9 @@ from .stream_config import StreamConfig, check_stream_config, compose_iname, cop
 from .stream_refusals import refuse_unsupported
 from .upstream import UpstreamLink
 
+#: Logged as warnings (a damaged store is not a jsemu bug), printed by ``jsemu serve`` as [ERR].
+_NATS_ERR = {"nats_level": "ERR"}
+
 if TYPE_CHECKING:
     from ..server.outbound import Sender
     from ..server.routing import Router
@@ -270,13 +273,15 @@ class JetStream:
             try:
                 cfg, created_ns = files.load_meta()
             except MetaError as exc:
-                log.error("Error recovering stream in %r: %s", str(files.dir), exc)
+                log.warning("Error recovering stream in %r: %s", str(files.dir), exc, extra=_NATS_ERR)
                 continue
             try:
                 stream = self._new_stream(cfg, created_ns)
                 files.replay_into(stream)
             except Exception as exc:  # noqa: BLE001 - one line per stream, never a traceback
-                log.error("Error recovering stream '$G > %s': %s: %s", cfg.name, type(exc).__name__, exc)
+                log.warning(
+                    "Error recovering stream '$G > %s': %s: %s", cfg.name, type(exc).__name__, exc, extra=_NATS_ERR
+                )
                 continue
             stream.replicas.wal = files.open_wal(stream)
             rebuild_dedup(stream)

@@ -18,8 +18,10 @@ __all__ = [
     "ERR_INVALID_CLIENT_PROTOCOL",
     "ERR_INVALID_PUBLISH_SUBJECT",
     "ERR_INVALID_SUBJECT",
+    "ERR_MAX_CONNECTIONS",
     "ERR_MAX_CONTROL_LINE",
     "ERR_MAX_PAYLOAD",
+    "ERR_MAX_SUBSCRIPTIONS",
     "ERR_NO_RESPONDERS_NEEDS_HEADERS",
     "ERR_PUBLISH_DENIED",
     "ERR_PUBLISH_REPLY_DENIED",
@@ -73,6 +75,8 @@ ERR_AUTHENTICATION_TIMEOUT: Final = "Authentication Timeout"
 ERR_INVALID_CLIENT_PROTOCOL: Final = "invalid client protocol"
 ERR_NO_RESPONDERS_NEEDS_HEADERS: Final = "no responders requires headers support"
 ERR_STALE_CONNECTION: Final = "Stale Connection"
+ERR_MAX_CONNECTIONS: Final = "maximum connections exceeded"
+ERR_MAX_SUBSCRIPTIONS: Final = "maximum subscriptions exceeded"
 #: ``{}``: the subject, Go-quoted.
 ERR_PUBLISH_DENIED: Final = "Permissions Violation for Publish to {}"
 #: ``{}``: the reply subject, Go-quoted.

@@ -49,6 +49,8 @@ from ..protocol.texts import (
     ERR_INVALID_CLIENT_PROTOCOL,
     ERR_INVALID_PUBLISH_SUBJECT,
     ERR_INVALID_SUBJECT,
+    ERR_MAX_CONNECTIONS,
+    ERR_MAX_SUBSCRIPTIONS,
     ERR_NO_RESPONDERS_NEEDS_HEADERS,
     ERR_PUBLISH_DENIED,
     ERR_PUBLISH_REPLY_DENIED,
@@ -72,6 +74,9 @@ if TYPE_CHECKING:
 __all__ = ["CONNECT_SPEC", "ClientConnection"]
 
 log = logging.getLogger("jsemu.server")
+#: ``extra`` of a log record that ``jsemu serve`` prints as ``[ERR]`` although it is not an
+#: internal error (bad input or a limit: nats-server logs those as errors).
+NATS_ERR = {"nats_level": "ERR"}
 
 SYS_QUEUE = b"_sys_"
 
@@ -256,6 +261,11 @@ class ClientConnection(asyncio.Protocol):
     def _start_session(self) -> None:
         """The authentication timer (after any TLS handshake, as nats-server) and the first PING."""
         server = self.server
+        limit = server.options.max_connections
+        if 0 < limit < len(server.connections):  # this one is counted already
+            self._client_error(ERR_MAX_CONNECTIONS)
+            self.close_with_error(ERR_MAX_CONNECTIONS)
+            return
         auth = server.options.auth
         if auth is not None:
             timeout = auth.timeout
@@ -544,6 +554,11 @@ class ClientConnection(asyncio.Protocol):
         if not self.account.route(self, subject, reply, hdr, msg) and reply and self.no_responders:
             self._send_no_responders(subject, reply)
 
+    def _client_error(self, text: str) -> None:
+        """nats-server's ``[ERR] <ip>:<port> - cid:<n> - <text>`` for a client over a limit
+        (a warning to Python's logging: the client's doing, not an internal error)."""
+        log.warning("%s:%s - cid:%d - %s", self.client_ip, self.client_port, self.cid, text, extra=NATS_ERR)
+
     def _process_sub(self, op: Sub) -> None:
         self.last_in = self.read_time
         if op.queue is not None and op.queue == SYS_QUEUE:
@@ -555,6 +570,11 @@ class ClientConnection(asyncio.Protocol):
                 self.send(encode_err(ERR_SUBSCRIBE_DENIED.format(go_quote(op.subject))))
             else:
                 self.send(encode_err(ERR_SUBSCRIBE_QUEUE_DENIED.format(go_quote(op.subject), go_quote(op.queue))))
+            return
+        limit = self.server.options.max_subscriptions
+        if limit > 0 and len(self.subs) >= limit:
+            self._client_error(ERR_MAX_SUBSCRIPTIONS)
+            self.send(encode_err(ERR_MAX_SUBSCRIPTIONS))
             return
         if op.sid not in self.subs:
             deny = perms.sub_deny if perms is not None and perms.needs_filter(op.subject) else None

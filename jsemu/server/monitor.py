@@ -211,7 +211,7 @@ class Monitor:
             "go": f"python{sys.version_info.major}.{sys.version_info.minor}.{sys.version_info.micro}",
             "host": opts.host,
             "port": server.port,
-            "max_connections": 65536,
+            "max_connections": opts.max_connections,
             "ping_interval": int(opts.ping_interval * 1e9),
             "ping_max": opts.max_pings_out,
             "http_host": opts.host,

@@ -20,6 +20,12 @@ class ServerOptions:
     server_name: str | None = None
     max_payload: int = MAX_PAYLOAD
     max_control_line: int = MAX_CONTROL_LINE
+    #: Client connections at once; one more gets INFO, ``-ERR 'maximum connections exceeded'``
+    #: and is closed (nats-server's default: 64K).
+    max_connections: int = 64 * 1024
+    #: Subscriptions per connection (0: no limit); one more gets ``-ERR 'maximum
+    #: subscriptions exceeded'`` and the connection stays.
+    max_subscriptions: int = 0
     #: Seconds between server PINGs to an idle client (nats-server: 2 minutes).
     ping_interval: float = 120.0
     #: Unanswered PINGs before the connection is closed as stale.
