@@ -150,7 +150,9 @@ async def test_damage_in_the_middle_keeps_what_came_before_like_nats_server(tmp_
     async def after(nc: Any) -> Any:
         return await _contents(nc, "S")
 
-    (jsemu_seen, jsemu_log), (real_seen, _) = await _both(tmp_path, before, after, signal.SIGTERM, _damage_fifth_message)
+    (jsemu_seen, jsemu_log), (real_seen, _) = await _both(
+        tmp_path, before, after, signal.SIGTERM, _damage_fifth_message
+    )
     # nats-server also reports the damaged block's bytes as ``lost`` in the stream state
     # (``{"msgs": null, "bytes": 216}`` here); jsemu does not report ``lost`` yet.
     assert real_seen[0].pop("lost")["bytes"] > 0
