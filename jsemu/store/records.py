@@ -244,8 +244,32 @@ RECORDS: dict[int, type[Record]] = {
 }
 
 
+def _decode_append(data: bytes) -> Append:
+    """``decode`` for an ``Append``, unrolled: a restart decodes one per stored message."""
+    try:
+        (n,) = _U32.unpack_from(data, 1)
+        pos = 5 + n
+        subject = data[5:pos]
+        (n,) = _U32.unpack_from(data, pos)
+        pos += 4
+        hdr = data[pos : pos + n]
+        pos += n
+        (n,) = _U32.unpack_from(data, pos)
+        pos += 4
+        body = data[pos : pos + n]
+        pos += n
+        (ts,) = _I64.unpack_from(data, pos)
+    except struct.error as exc:
+        raise ValueError("bad Append record") from exc
+    if pos + 8 != len(data):
+        raise ValueError("bad Append record: length mismatch")
+    return Append(subject, hdr, body, ts)
+
+
 def decode(data: bytes) -> Record:
     """The record :meth:`Record.encode` wrote; ValueError for anything else."""
+    if data[:1] == b"\x01":
+        return _decode_append(data)
     if not data or data[0] not in RECORDS:
         raise ValueError(f"unknown record type {data[:1]!r}")
     cls = RECORDS[data[0]]

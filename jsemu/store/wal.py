@@ -71,6 +71,7 @@ def _records(data: bytes, start: int, read: Any) -> tuple[list[Record], int, str
     out: list[Record] = []
     good = start
     size = len(data)
+    view = memoryview(data)  # the checksum reads the bytes in place
     why = ""
     while good < size:
         if good + _HEADER.size > size:
@@ -82,7 +83,7 @@ def _records(data: bytes, start: int, read: Any) -> tuple[list[Record], int, str
         if end > size:
             why = "torn record"
             break
-        if zlib.crc32(data[begin:end]) != crc:
+        if zlib.crc32(view[begin:end]) != crc:
             why = "checksum mismatch"
             break
         try:
