@@ -40,6 +40,7 @@ from .persistence import MetaError, StreamFiles, saved_streams
 from .replicas import Peer
 from .retention import check_interest_state, consumer_deleted
 from .sources import SourceLink
+from .storage_limits import create_error as storage_create_error
 from .stream import Stream
 from .stream_config import StreamConfig, check_stream_config, compose_iname, copy_metadata
 from .stream_refusals import refuse_unsupported
@@ -221,6 +222,9 @@ class JetStream:
             if cfg == existing.config:
                 return existing
             raise api_error(ApiErrors.JSStreamNameExistErr)
+        no_room = storage_create_error(self, cfg)
+        if no_room is not None:
+            raise no_room
         for other in self.streams.values():
             if any(subjects_collide(a, b) for a in cfg.subjects or [] for b in other.config.subjects or []):
                 raise api_error(ApiErrors.JSStreamSubjectOverlapErr)

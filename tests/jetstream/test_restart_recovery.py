@@ -27,9 +27,11 @@ STREAMS = Path("jetstream") / "$G" / "streams"
 class Serve:
     """``nats-server`` or ``jsemu serve`` on a store dir; ``lines`` is its start-up log."""
 
-    def __init__(self, kind: str, store: Path) -> None:
+    def __init__(self, kind: str, store: Path, config: Path | None = None) -> None:
         program = [sys.executable, "-m", "jsemu", "serve"] if kind == "jsemu" else [nats_server_binary()]
         args = [*program, "-a", "127.0.0.1", "-p", "-1", "-js", "-sd", str(store)]
+        if config is not None:
+            args += ["-c", str(config)]
         self.proc = subprocess.Popen(args, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True)
         assert self.proc.stderr is not None
         self.port = 0
