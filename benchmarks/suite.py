@@ -16,6 +16,8 @@ never the bottleneck. Sections (``--only`` picks some):
   acking every message (``explicit``) or not (``none``).
 * ``scaling``: one-at-a-time latency of ``last_by_subj``, ``next_by_subj`` with a wildcard
   and ``multi_last`` at 10^3 .. 10^6 stored messages (it should stay flat).
+* ``connections``: 500 fresh connections at once, each 20 Direct Gets and 5 acknowledged
+  publishes (``benchmarks/connections.py``): wall time and errors.
 * ``startup``: an in-process ``jsemu.Server`` to its first PONG and to a created stream,
   against spawning ``nats-server``.
 
@@ -46,6 +48,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 from conftest import RealServer, nats_server_binary
 
 from benchmarks.client import Conn, build_frames, rss_bytes
+from benchmarks.connections import CONNECTIONS, GETS, PUBS, many_connections
+from benchmarks.connections import prepare as prepare_connections
 from benchmarks.consumers import consumers
 
 KINDS = ("real", "jsemu")
@@ -450,6 +454,21 @@ def _real_startup() -> tuple[float, float]:
         shutil.rmtree(store, ignore_errors=True)
 
 
+def connections(kind: str, rows: dict[str, Row]) -> None:
+    server = start(kind)
+    try:
+        conn = Conn(server.port)
+        prepare_connections(conn)
+        wall, errors = many_connections(server.port)
+    finally:
+        server.stop()
+    name = f"{CONNECTIONS} fresh, each {GETS} gets + {PUBS} acked pubs"
+    rows.setdefault("connections/wall", Row("connections", name, "ms", False)).values[kind] = wall * 1e3
+    rows.setdefault("connections/errors", Row("connections", "  errors (must be 0)", "count", False)).values[kind] = (
+        errors
+    )
+
+
 def startup(sizes: Sizes, rows: dict[str, Row]) -> None:
     emu = [asyncio.run(_jsemu_startup()) for _ in range(sizes.startups)]
     real = [_real_startup() for _ in range(sizes.spawns)]
@@ -496,7 +515,7 @@ def table(rows: dict[str, Row]) -> str:
     return "\n".join(out)
 
 
-SECTIONS = ("directget", "directget16", "ingest", "consumers", "scaling", "startup")
+SECTIONS = ("directget", "directget16", "ingest", "consumers", "scaling", "connections", "startup")
 
 
 def run(only: list[str], sizes: Sizes) -> dict[str, Row]:
@@ -518,6 +537,8 @@ def run(only: list[str], sizes: Sizes) -> dict[str, Row]:
                     consumers(kind, sizes, rows, start, fill, create)
                 elif section == "scaling":
                     scaling(kind, sizes, rows)
+                elif section == "connections":
+                    connections(kind, rows)
             except (OSError, RuntimeError) as exc:  # TimeoutError is an OSError
                 print(f"  {kind} {section} failed: {exc!r}", file=sys.stderr)
     return rows
