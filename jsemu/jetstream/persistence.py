@@ -100,7 +100,7 @@ class StreamFiles:
         the log is reported (one line) and the records before it are kept."""
         contents = read_log(self.dir / _WAL)
         if contents.damage:
-            log.warning("Stream '$G > %s': %s", stream.name, contents.damage)
+            log.warning("Stream '%s > %s': %s", stream.js.account.name, stream.name, contents.damage)
         count = 0
         for record in contents.records:
             for peer in stream.replicas.peers:

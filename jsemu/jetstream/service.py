@@ -284,14 +284,20 @@ class JetStream:
                 files.replay_into(stream)
             except Exception as exc:  # noqa: BLE001 - one line per stream, never a traceback
                 log.warning(
-                    "Error recovering stream '$G > %s': %s: %s", cfg.name, type(exc).__name__, exc, extra=_NATS_ERR
+                    "Error recovering stream '%s > %s': %s: %s",
+                    self.account.name,
+                    cfg.name,
+                    type(exc).__name__,
+                    exc,
+                    extra=_NATS_ERR,
                 )
                 continue
             stream.replicas.wal = files.open_wal(stream)
             rebuild_dedup(stream)
             log.info(
-                "  Restored %d messages for stream '$G > %s' in %dms",
+                "  Restored %d messages for stream '%s > %s' in %dms",
                 stream.store.msgs,
+                self.account.name,
                 cfg.name,
                 (time.monotonic() - started) * 1000,
             )
