@@ -9,7 +9,7 @@ tests run in parallel under pytest-xdist):
 * ``jsemu_thread_server``: a :class:`jsemu.ThreadedServer` for synchronous tests (its
   ``control`` runs each call on the server's thread);
 * ``jsemu_factory``: ``await jsemu_factory(streams=[...], kv=[...], frozen_clock=ns,
-  cluster_size=3, seed=7, users={...}, nkeys=[...], tls=True, **ServerOptions)`` for servers
+  cluster_size=3, seed=7, users={...}, nkeys=[...], accounts={...}, tls=True, **ServerOptions)`` for servers
   set up in one line.
 
 For a session-scoped server, :func:`reset_server` empties it cheaply between tests.
@@ -30,6 +30,7 @@ from typing import Any
 import pytest
 
 from ..app import Server, ThreadedServer
+from ..server.accounts import AccountConfig
 from ..server.auth import Auth, User
 from ..server.nkeys import is_valid_user_key
 from ..server.options import ServerOptions
@@ -189,6 +190,17 @@ def jsemu_thread_server(request: pytest.FixtureRequest) -> Iterator[ThreadedServ
         threaded.stop()
 
 
+def _account_users(accounts: dict[str, dict[str, Any]]) -> list[User]:
+    """The users of ``accounts={"A": {"users": {"a": "pw"}, "jetstream": True}}``."""
+    users = []
+    for name, spec in accounts.items():
+        unknown = set(spec) - {"users", "jetstream"}
+        if unknown:
+            raise ValueError(f"account {name!r}: unknown keys {sorted(unknown)} (users, jetstream)")
+        users += [User(user, password, account=name) for user, password in spec.get("users", {}).items()]
+    return users
+
+
 @_async_fixture  # type: ignore[untyped-decorator]
 async def jsemu_factory(request: pytest.FixtureRequest) -> AsyncIterator[Callable[..., Awaitable[Server]]]:
     """``await jsemu_factory(**options)``: started servers, stopped after the test.
@@ -196,7 +208,9 @@ async def jsemu_factory(request: pytest.FixtureRequest) -> AsyncIterator[Callabl
     Options are :class:`ServerOptions` fields (``cluster_size``, ``domain``, ``auth``, ...) plus
     ``streams``, ``kv``, ``frozen_clock`` and ``seed`` (see :func:`prepare_server`), and
     ``users={"alice": "secret"}``, ``nkeys=["U..."]`` (public user nkeys) or ``token="..."``
-    for a server that requires them. ``tls=True`` (``"verify"``: client certificates
+    for a server that requires them. ``accounts={"A": {"users": {"a": "pw"}, "jetstream": True}}``
+    adds accounts (each its own subjects and JetStream) with their users, as an ``accounts``
+    block does; ``streams``/``kv`` set-up reaches only ``$G``. ``tls=True`` (``"verify"``: client certificates
     required; ``"handshake_first"``) serves TLS with certificates generated for the test:
     ``server.url`` is ``tls://...`` and ``server.client_tls.context()`` is the client's
     ``ssl.SSLContext`` (its ``ca_file``, ``cert_file``, ``key_file`` for other clients)."""
@@ -209,12 +223,22 @@ async def jsemu_factory(request: pytest.FixtureRequest) -> AsyncIterator[Callabl
         nkeys: list[str] | None = options.pop("nkeys", None)
         token: str | None = options.pop("token", None)
         tls: bool | str = options.pop("tls", False)
-        if (users or nkeys) and token:
+        accounts: dict[str, dict[str, Any]] | None = options.pop("accounts", None)
+        account_users = _account_users(accounts or {})
+        if (users or nkeys or account_users) and token:
             raise ValueError("Can not have a token and a users array")
-        if users is not None or token is not None or nkeys is not None:
+        if users is not None or token is not None or nkeys is not None or accounts is not None:
             auth = Auth(
                 token=token or "", users={name: User(name, password) for name, password in (users or {}).items()}
             )
+            for user in account_users:
+                if user.name in auth.users:
+                    raise ValueError(f"Duplicate user {user.name!r}")
+                auth.users[user.name] = user
+            options["accounts"] = [
+                AccountConfig(name, jetstream=bool(spec.get("jetstream", False)))
+                for name, spec in (accounts or {}).items()
+            ]
             for key in nkeys or ():
                 if not is_valid_user_key(key):
                     raise ValueError(f"Not a valid public nkey for a user: {key!r}")
