@@ -93,11 +93,16 @@ class NatsClient:
 
     def next_frame(self) -> tuple[bytes, int, bytes]:
         """The next MSG/HMSG: (subject, header length or -1, payload incl. headers)."""
+        frame = self.next_msg()
+        hlen = len(frame.header) if frame.op == b"HMSG" else -1
+        return frame.subject, hlen, frame.header + frame.payload
+
+    def next_msg(self) -> Frame:
+        """The next MSG/HMSG frame (PINGs answered, ``-ERR`` raised)."""
         while True:
             frame = self._next()
             if frame.is_msg:
-                hlen = len(frame.header) if frame.op == b"HMSG" else -1
-                return frame.subject, hlen, frame.header + frame.payload
+                return frame
             if frame.op == b"PING":
                 self.sock.sendall(b"PONG\r\n")
             elif frame.op == b"-ERR":

@@ -58,13 +58,24 @@ def _strings(values: list[bytes]) -> pa.Array:
 class Columns:
     """The columns of the messages read so far (cleared by ``batch``)."""
 
-    __slots__ = ("data", "hdr_keys", "hdr_offsets", "hdr_values", "seqs", "stamps", "streams", "subjects")
+    __slots__ = (
+        "data",
+        "hdr_keys",
+        "hdr_offsets",
+        "hdr_values",
+        "seqs",
+        "stamps",
+        "streams",
+        "subjects",
+        "times_ns",
+    )
 
     def __init__(self) -> None:
         self.streams: list[bytes] = []
         self.subjects: list[bytes] = []
         self.seqs: list[int] = []
-        self.stamps: list[bytes] = []
+        self.stamps: list[bytes] = []  # RFC 3339 (Direct Get) ...
+        self.times_ns: list[int] = []  # ... or nanoseconds (a consumer's ack subject): one of the two
         self.data: list[bytes] = []
         self.hdr_offsets: list[int] = [0]
         self.hdr_keys: list[bytes] = []
@@ -83,13 +94,16 @@ class Columns:
 
     def truncate(self, n: int) -> None:
         """Keep the first ``n`` messages."""
-        del self.streams[n:], self.subjects[n:], self.seqs[n:], self.stamps[n:], self.data[n:]
+        del self.streams[n:], self.subjects[n:], self.seqs[n:], self.stamps[n:], self.times_ns[n:], self.data[n:]
         del self.hdr_offsets[n + 1 :]
         del self.hdr_keys[self.hdr_offsets[-1] :], self.hdr_values[self.hdr_offsets[-1] :]
 
     def batch(self) -> pa.RecordBatch:
         """The messages as a RecordBatch of ``ARROW_SCHEMA``; the columns start empty again."""
-        stamps = pa.array(self.stamps, pa.binary()).cast(pa.string()).cast(pa.timestamp("ns", tz="UTC"))
+        if self.times_ns:
+            stamps = pa.array(self.times_ns, pa.int64()).cast(pa.timestamp("ns", tz="UTC"))
+        else:
+            stamps = pa.array(self.stamps, pa.binary()).cast(pa.string()).cast(pa.timestamp("ns", tz="UTC"))
         entries = pa.StructArray.from_arrays(
             [
                 _strings(self.hdr_keys),

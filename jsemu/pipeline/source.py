@@ -9,9 +9,11 @@ record batches), in one go or as a stream; write rows as acknowledged publishes.
 Read options: ``url``, ``stream`` (required); ``subject`` (a filter with ``next_by_subj``
 semantics, wildcards allowed); ``start_seq`` or ``start_time`` (RFC 3339 with a zone);
 ``batch`` (messages per Direct Get request, default 10000); ``max_bytes``; ``partitions``
-(default: one per 100k sequences, at most 64). A batch read fixes the last sequence when it is
-planned. The stream is checked when the read is planned (it exists, it allows Direct Get), so
-a mistake is one line before any task starts.
+(default: one per 100k sequences, at most 64); ``read_path`` (``auto``, the default: Direct
+Get when the stream has ``allow_direct``, else an ephemeral pull consumer per task, see
+``consumer_read``; ``direct`` or ``consumer`` to insist). The choice is logged on the
+``jsemu.pipeline`` logger. A batch read fixes the last sequence when it is planned. The stream
+is checked when the read is planned, so a mistake is one line before any task starts.
 
 Streaming reads take the same options plus ``max_per_trigger`` (sequences per micro-batch).
 Offsets are ``{"seq": next sequence to read}``, so a query restarted from its checkpoint goes
@@ -27,6 +29,7 @@ deduplicated within the stream's duplicate window.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -47,6 +50,7 @@ from pyspark.sql.types import StructType
 from ..timefmt import format_ns, parse_rfc3339_ns
 from .client import JetStreamError, NatsClient
 from .columns import Columns, read_batch
+from .consumer_read import ConsumerRange, first_seq_at
 
 __all__ = ["SCHEMA", "JetStreamDataSource"]
 
@@ -57,6 +61,11 @@ SCHEMA = (
 _PER_PARTITION = 100_000
 _MAX_PARTITIONS = 64
 _ROWS_PER_RECORD_BATCH = 20_000
+_PATHS = {
+    "direct": "through Direct Get batches",
+    "consumer": "through an ephemeral pull consumer per task (ack none, by start sequence): allow_direct is off",
+}
+_log = logging.getLogger("jsemu.pipeline")
 
 
 @dataclass(frozen=True)
@@ -65,6 +74,7 @@ class SeqRange(InputPartition):
 
     first: int
     last: int
+    path: str = "direct"  # or "consumer": how the task reads (``StreamPlan.info`` chose)
 
 
 def _option(options: dict[str, str], name: str) -> str:
@@ -107,6 +117,12 @@ class StreamPlan:
                     f"(e.g. 2026-01-02T03:04:05Z), not {self.start_time!r}"
                 ) from None
         self.partition_count = _int_option(options, "partitions", 0)
+        self.read_path = options.get("read_path") or "auto"
+        if self.read_path not in ("auto", *_PATHS):
+            raise ValueError(
+                f"the jetstream option 'read_path' must be 'auto', 'direct' or 'consumer', not {self.read_path!r}"
+            )
+        self.path = ""  # the path ``info`` chose: "direct" or "consumer"
 
     def connect(self) -> NatsClient:
         """A connection, or one line saying which server could not be reached and why."""
@@ -129,12 +145,18 @@ class StreamPlan:
                     "(a KV bucket 'b' is the stream 'KV_b', an object store 'o' is 'OBJ_o')"
                 ) from None
             raise JetStreamError(f"stream {self.stream!r} on {self.url}: STREAM.INFO failed: {e}") from None
-        if not info.get("config", {}).get("allow_direct"):
+        direct = bool(info.get("config", {}).get("allow_direct"))
+        if self.read_path == "direct" and not direct:
             raise JetStreamError(
                 f"stream {self.stream!r} on {self.url} does not allow Direct Get (allow_direct is off, as in "
-                "KV buckets made with client defaults), which the jetstream data source reads through: turn it "
-                f"on with 'nats stream edit {self.stream} --allow-direct' or a STREAM.UPDATE with allow_direct true"
+                "KV buckets made with client defaults), and the read asks for read_path 'direct': leave "
+                f"read_path at 'auto' to read through a consumer, or turn Direct Get on with "
+                f"'nats stream edit {self.stream} --allow-direct'"
             )
+        path = self.read_path if self.read_path != "auto" else ("direct" if direct else "consumer")
+        if path != self.path:
+            self.path = path
+            _log.info("stream %r on %s: read %s", self.stream, self.url, _PATHS[path])
         return info
 
     def check(self) -> dict[str, Any]:
@@ -148,6 +170,8 @@ class StreamPlan:
         if self.start_time:
             # The first sequence at or after the time, as the server finds it.
             when = format_ns(parse_rfc3339_ns(self.start_time))
+            if self.path == "consumer":
+                return max(first, first_seq_at(nc, self.stream, when, int(state["last_seq"]) + 1))
             found = list(nc.direct_batch(self.stream, {"start_time": when, "batch": 1}))
             first = max(first, found[0].seq if found else int(state["last_seq"]) + 1)
         return first
@@ -157,10 +181,12 @@ class StreamPlan:
         span = last - first + 1
         if span <= 0:
             return []
+        if not self.path:  # a restarted streaming query may plan before it asks for offsets
+            self.check()
         count = self.partition_count or min(_MAX_PARTITIONS, max(1, -(-span // _PER_PARTITION)))
         count = max(1, min(count, span))
         step = -(-span // count)
-        return [SeqRange(s, min(last, s + step - 1)) for s in range(first, last + 1, step)]
+        return [SeqRange(s, min(last, s + step - 1), self.path) for s in range(first, last + 1, step)]
 
     def read(self, partition: InputPartition) -> Iterator[pa.RecordBatch]:
         """The messages of a ``SeqRange`` as record batches of ``columns.ARROW_SCHEMA``."""
@@ -169,6 +195,9 @@ class StreamPlan:
         if seq > last:
             return
         cols = Columns()
+        if partition.path == "consumer":
+            yield from self._read_consumer(seq, last, cols)
+            return
         with NatsClient(self.url) as nc:
             while seq <= last:
                 request: dict[str, Any] = {"seq": seq, "batch": min(self.batch, last - seq + 1)}
@@ -191,6 +220,17 @@ class StreamPlan:
         if len(cols):
             yield cols.batch()
 
+    def _read_consumer(self, first: int, last: int, cols: Columns) -> Iterator[pa.RecordBatch]:
+        """``first..last`` through an ephemeral pull consumer (``consumer_read``)."""
+        with NatsClient(self.url) as nc, ConsumerRange(nc, self.stream, first, self.subject) as consumer:
+            more = consumer.pending > 0
+            while more:
+                more = consumer.read_to(cols, last, self.batch, self.max_bytes)
+                if len(cols) >= _ROWS_PER_RECORD_BATCH:
+                    yield cols.batch()
+        if len(cols):
+            yield cols.batch()
+
 
 class JetStreamReader(DataSourceReader):
     def __init__(self, options: dict[str, str]) -> None:
@@ -202,8 +242,8 @@ class JetStreamReader(DataSourceReader):
             state = plan.info(nc)["state"]
             first, last = plan.first_seq(nc, state), int(state["last_seq"])
         if int(state["messages"]) == 0:
-            return [SeqRange(1, 0)]
-        return plan.split(first, last) or [SeqRange(1, 0)]
+            return [SeqRange(1, 0, plan.path)]
+        return plan.split(first, last) or [SeqRange(1, 0, plan.path)]
 
     def read(self, partition: InputPartition) -> Iterator[pa.RecordBatch]:
         return self.plan.read(partition)
