@@ -1,17 +1,15 @@
 """Mistakes are one clear line, raised when the read is planned (before Spark starts a task):
-a stream without Direct Get (a KV bucket made with nats-py's defaults), a missing stream, no
-server; a naive ``up_to_time`` is refused rather than read in the machine's zone."""
+a missing stream, no server, a bad option (a stream without Direct Get is read through a
+consumer: ``test_consumer_path``); a naive ``up_to_time`` is refused rather than read in the machine's zone."""
 
 from __future__ import annotations
 
-import asyncio
 import os
 import shutil
 import socket
 import sys
 from datetime import UTC, datetime
 
-import nats
 import pytest
 
 pyspark = pytest.importorskip(
@@ -33,23 +31,6 @@ def _error_of(spark: SparkSession, url: str, stream: str) -> str:
     # Planned, not run: a task failure reads "Job aborted due to stage failure ... Task".
     assert "stage failure" not in text and "TaskSetManager" not in text
     return text
-
-
-def test_a_kv_bucket_made_with_client_defaults_is_named_with_the_fix(spark: SparkSession, emu: str) -> None:
-    async def make_bucket() -> bool:
-        nc = await nats.connect(emu)
-        try:
-            js = nc.jetstream()
-            await js.create_key_value(bucket="plain")
-            await (await js.key_value("plain")).put("a", b"1")
-            return bool((await js.stream_info("KV_plain")).config.allow_direct)
-        finally:
-            await nc.close()
-
-    assert asyncio.run(make_bucket()) is False  # nats-py leaves allow_direct off
-    text = _error_of(spark, emu, "KV_plain")
-    line = next(line for line in text.splitlines() if "does not allow Direct Get" in line)
-    assert "'KV_plain'" in line and "allow_direct is off" in line and "nats stream edit KV_plain --allow-direct" in line
 
 
 def test_a_missing_stream_is_named(spark: SparkSession, emu: str) -> None:
