@@ -1,0 +1,118 @@
+"""Where a Spark read of a stream spends its time: the Python worker side (one reader task
+alone, yielding Arrow record batches, through Direct Get or a consumer) against the JVM side
+(the same read into Spark with ``df.count()`` and with ``write.format("noop")``), varying the
+partitions, ``spark.sql.execution.arrow.maxRecordsPerBatch``, the messages per Direct Get
+request and the master (``local[*]`` or ``local[2]``).
+
+    python -m benchmarks.pipeline_profile [--messages 1000000] [--real] [--quick]
+
+One server process (``jsemu serve``, or ``nats-server -js`` with ``--real``), filled once;
+each Spark configuration gets a fresh session. Prints rows/s per row and the load average.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import time
+from typing import Any
+
+from benchmarks.client import Conn
+from benchmarks.suite import RealServer, create, fill_acked
+
+
+def _reader_alone(url: str, total: int, **options: str) -> float:
+    """Seconds for one task's code (no Spark) to yield every message as record batches."""
+    from jsemu.pipeline.source import StreamPlan
+
+    plan = StreamPlan({"url": url, "stream": "P", **options})
+    plan.check()
+    t0 = time.perf_counter()
+    rows = sum(b.num_rows for b in plan.read(plan.split(1, total)[0]))
+    seconds = time.perf_counter() - t0
+    if rows != total:
+        raise RuntimeError(f"read {rows} of {total}")
+    return seconds
+
+
+def _spark_read(
+    url: str, total: int, master: str, action: str, partitions: int, arrow_batch: int, **options: str
+) -> float:
+    from pyspark.sql import SparkSession
+
+    from jsemu.pipeline import register
+
+    builder = SparkSession.builder.master(master).config("spark.ui.enabled", "false")
+    builder = builder.config("spark.ui.showConsoleProgress", "false")
+    if arrow_batch:
+        builder = builder.config("spark.sql.execution.arrow.maxRecordsPerBatch", str(arrow_batch))
+    spark = builder.getOrCreate()
+    try:
+        spark.sparkContext.setLogLevel("ERROR")
+        register(spark)
+        reader = spark.read.format("jetstream").option("url", url).option("stream", "P")
+        reader = reader.option("partitions", str(partitions))
+        for key, value in options.items():
+            reader = reader.option(key, value)
+        df: Any = reader.load()
+        t0 = time.perf_counter()
+        if action == "count":
+            rows = df.count()
+        else:
+            df.write.format("noop").mode("overwrite").save()
+            rows = total
+        seconds = time.perf_counter() - t0
+    finally:
+        spark.stop()
+    if rows != total:
+        raise RuntimeError(f"read {rows} of {total}")
+    return seconds
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--messages", type=int, default=1_000_000)
+    parser.add_argument("--real", action="store_true", help="read from nats-server instead of jsemu")
+    parser.add_argument("--quick", action="store_true", help="only the reader rows and one Spark row")
+    args = parser.parse_args()
+    n = args.messages
+    server = RealServer(jsemu_process=not args.real)
+    rows: list[tuple[str, float]] = []
+
+    def row(name: str, seconds: float) -> None:
+        rows.append((name, seconds))
+        print(f"{name:<64}{seconds:>9.1f}{n / seconds:>12,.0f}   load {os.getloadavg()[0]:.1f}", flush=True)
+
+    try:
+        conn = Conn(server.port)
+        create(conn, "P", ["p.>"])
+        fill_acked(conn, "P", (b"p.%d" % (i % 10_000) for i in range(n)), n)
+        url = f"nats://127.0.0.1:{server.port}"
+        print(f"{'step':<64}{'seconds':>9}{'rows/s':>12}")
+        for batch in ("1000", "10000", "50000"):
+            row(f"reader alone, Direct Get, batch {batch}", _reader_alone(url, n, batch=batch))
+        row("reader alone, consumer, batch 10000", _reader_alone(url, n, read_path="consumer"))
+        spark_rows: list[tuple[str, str, int, int, dict[str, str]]] = [
+            ("local[*]", "count", 4, 0, {}),
+            ("local[*]", "noop", 4, 0, {}),
+        ]
+        if not args.quick:
+            spark_rows += [
+                ("local[*]", "noop", 2, 0, {}),
+                ("local[*]", "noop", 8, 0, {}),
+                ("local[*]", "noop", 4, 100_000, {}),
+                ("local[*]", "noop", 4, 0, {"batch": "50000"}),
+                ("local[2]", "noop", 4, 0, {}),
+                ("local[*]", "noop", 4, 0, {"read_path": "consumer"}),
+            ]
+        for master, action, parts, arrow_batch, options in spark_rows:
+            extra = "".join(f", {k} {v}" for k, v in options.items())
+            arrow = f", arrow batch {arrow_batch}" if arrow_batch else ""
+            name = f"Spark {master} {action}, {parts} partitions{arrow}{extra}"
+            row(name, _spark_read(url, n, master, action, parts, arrow_batch, **options))
+    finally:
+        server.stop()
+
+
+if __name__ == "__main__":
+    main()
