@@ -1,6 +1,7 @@
 """Spark over a stream: read N messages through the ``jetstream`` data source (a batch read
-and a streaming read with ``availableNow``), the end-to-end latency of a new message through
-a running streaming query, then a point-in-time view (``last_per_subject`` at half the
+through Direct Get and one through a pull consumer, ``read_path=consumer``, and a streaming
+read with ``availableNow``), the end-to-end latency of a new message through a running
+streaming query, then a point-in-time view (``last_per_subject`` at half the
 stream), rows per second for each.
 
     python -m benchmarks.pipeline [--messages 1000000] [--subjects 10000] [--partitions 4] [--real]
@@ -45,6 +46,7 @@ def main() -> None:
         url = f"nats://127.0.0.1:{server.port}"
         served_s = _served(server.port, args.messages)
         parsed_s = _parsed(url, args.messages)
+        consumer_parsed_s = _parsed(url, args.messages, read_path="consumer")
         spark = (
             SparkSession.builder.master("local[*]")
             .config("spark.ui.enabled", "false")
@@ -58,6 +60,12 @@ def main() -> None:
         t0 = time.perf_counter()
         read = df.count()
         read_s = time.perf_counter() - t0
+        by_consumer = spark.read.format("jetstream").option("url", url).option("stream", "P")
+        by_consumer = by_consumer.option("partitions", str(args.partitions)).option("read_path", "consumer").load()
+        t0 = time.perf_counter()
+        consumer_read = by_consumer.cache().count()
+        consumer_read_s = time.perf_counter() - t0
+        by_consumer.unpersist()
         t0 = time.perf_counter()
         view = last_per_subject(df, ["p.>"], up_to_seq=args.messages // 2).count()
         view_s = time.perf_counter() - t0
@@ -75,7 +83,12 @@ def main() -> None:
     n = args.messages
     print(f"{'server alone (batches of 10k, raw count)':<40}{n:>12,}{served_s:>10.1f}{n / served_s:>12,.0f}")
     print(f"{'one reader task, no Spark (Arrow)':<40}{n:>12,}{parsed_s:>10.1f}{n / parsed_s:>12,.0f}")
+    print(
+        f"{'one reader task, no Spark (consumer)':<40}{n:>12,}{consumer_parsed_s:>10.1f}{n / consumer_parsed_s:>12,.0f}"
+    )
     print(f"{'read into Spark (Direct Get batches)':<40}{read:>12,}{read_s:>10.1f}{read / read_s:>12,.0f}")
+    cr, crs = consumer_read, consumer_read_s
+    print(f"{'read into Spark (pull consumer)':<40}{cr:>12,}{crs:>10.1f}{cr / crs:>12,.0f}")
     print(f"{'streaming read (availableNow)':<40}{stream_rows:>12,}{stream_s:>10.1f}{stream_rows / stream_s:>12,.0f}")
     print(f"{'last_per_subject at seq N/2':<40}{view:>12,}{view_s:>10.1f}{read / view_s:>12,.0f}")
     print(
@@ -104,12 +117,13 @@ def _served(port: int, total: int) -> float:
     return seconds
 
 
-def _parsed(url: str, total: int) -> float:
-    """Seconds for one reader task's code (Direct Get batches into Arrow) without Spark."""
+def _parsed(url: str, total: int, read_path: str = "direct") -> float:
+    """Seconds for one reader task's code (Direct Get batches, or a pull consumer, into
+    Arrow) without Spark."""
     from jsemu.pipeline.source import SeqRange, StreamPlan
 
     t0 = time.perf_counter()
-    rows = sum(b.num_rows for b in StreamPlan({"url": url, "stream": "P"}).read(SeqRange(1, total)))
+    rows = sum(b.num_rows for b in StreamPlan({"url": url, "stream": "P"}).read(SeqRange(1, total, read_path)))
     if rows != total:
         raise RuntimeError(f"read {rows} of {total}")
     return time.perf_counter() - t0
