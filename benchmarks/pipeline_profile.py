@@ -23,12 +23,12 @@ from benchmarks.suite import RealServer, create, fill_acked
 
 def _reader_alone(url: str, total: int, **options: str) -> float:
     """Seconds for one task's code (no Spark) to yield every message as record batches."""
-    from jsemu.pipeline.source import StreamPlan
+    from jsemu.pipeline.source import SeqRange, StreamPlan
 
     plan = StreamPlan({"url": url, "stream": "P", **options})
     plan.check()
     t0 = time.perf_counter()
-    rows = sum(b.num_rows for b in plan.read(plan.split(1, total)[0]))
+    rows = sum(b.num_rows for b in plan.read(SeqRange(1, total, plan.path)))
     seconds = time.perf_counter() - t0
     if rows != total:
         raise RuntimeError(f"read {rows} of {total}")
