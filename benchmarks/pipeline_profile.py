@@ -35,9 +35,42 @@ def _reader_alone(url: str, total: int, **options: str) -> float:
     return seconds
 
 
+_TICK = os.sysconf("SC_CLK_TCK")
+
+
+def _cpu(pid: int, reaped: bool = True) -> float:
+    """CPU seconds of a process (and its reaped children), from ``/proc/<pid>/stat``; 0 once gone."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return sum(int(v) for v in fields[11 : 15 if reaped else 13]) / _TICK
+
+
+def _tree(root: int) -> list[int]:
+    """``root`` and every process below it (Spark's Python daemon and workers under the JVM)."""
+    parents: dict[int, int] = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as f:
+                    parents[int(entry)] = int(f.read().rsplit(")", 1)[1].split()[1])
+            except OSError:
+                pass
+    out, todo = [], [root]
+    while todo:
+        pid = todo.pop()
+        out.append(pid)
+        todo += [child for child, parent in parents.items() if parent == pid]
+    return out
+
+
 def _spark_read(
-    url: str, total: int, master: str, action: str, partitions: int, arrow_batch: int, **options: str
-) -> float:
+    url: str, server_pid: int, total: int, master: str, action: str, partitions: int, arrow_batch: int, **options: str
+) -> tuple[float, float, float, float]:
+    """Seconds of the read, and the CPU seconds it took in the server, the JVM and Spark's
+    Python workers."""
     from pyspark.sql import SparkSession
 
     from jsemu.pipeline import register
@@ -55,6 +88,14 @@ def _spark_read(
         for key, value in options.items():
             reader = reader.option(key, value)
         df: Any = reader.load()
+        jvm = spark.sparkContext._gateway.proc.pid  # type: ignore[union-attr]
+        df.limit(1).collect()  # start the Python daemon, so it is in the tree
+
+        def used() -> tuple[float, float, float]:
+            workers = sum(_cpu(p) for p in _tree(jvm) if p != jvm)  # the daemon has reaped ended ones
+            return _cpu(server_pid), _cpu(jvm, reaped=False), workers
+
+        before = used()
         t0 = time.perf_counter()
         if action == "count":
             rows = df.count()
@@ -62,11 +103,13 @@ def _spark_read(
             df.write.format("noop").mode("overwrite").save()
             rows = total
         seconds = time.perf_counter() - t0
+        after = used()
     finally:
         spark.stop()
     if rows != total:
         raise RuntimeError(f"read {rows} of {total}")
-    return seconds
+    server, java, python = (a - b for a, b in zip(after, before))
+    return seconds, server, java, python
 
 
 def main() -> None:
@@ -77,22 +120,23 @@ def main() -> None:
     args = parser.parse_args()
     n = args.messages
     server = RealServer(jsemu_process=not args.real)
-    rows: list[tuple[str, float]] = []
 
-    def row(name: str, seconds: float) -> None:
-        rows.append((name, seconds))
-        print(f"{name:<64}{seconds:>9.1f}{n / seconds:>12,.0f}   load {os.getloadavg()[0]:.1f}", flush=True)
+    def row(name: str, seconds: float, cpu: tuple[float, ...] = ()) -> None:
+        used = "".join(f"{c:>8.1f}" for c in cpu) if cpu else f"{'':>8}{'':>8}{'':>8}"
+        print(f"{name:<56}{seconds:>8.1f}{n / seconds:>10,.0f}{used}{os.getloadavg()[0]:>6.1f}", flush=True)
 
     try:
         conn = Conn(server.port)
         create(conn, "P", ["p.>"])
         fill_acked(conn, "P", (b"p.%d" % (i % 10_000) for i in range(n)), n)
         url = f"nats://127.0.0.1:{server.port}"
-        print(f"{'step':<64}{'seconds':>9}{'rows/s':>12}")
+        print(f"{'step (CPU seconds: server, JVM, Python workers)':<56}{'s':>8}{'rows/s':>10}", end="")
+        print(f"{'server':>8}{'JVM':>8}{'Python':>8}{'load':>6}")
         for batch in ("1000", "10000", "50000"):
             row(f"reader alone, Direct Get, batch {batch}", _reader_alone(url, n, batch=batch))
         row("reader alone, consumer, batch 10000", _reader_alone(url, n, read_path="consumer"))
         spark_rows: list[tuple[str, str, int, int, dict[str, str]]] = [
+            ("local[*]", "noop", 4, 0, {}),  # the first session warms the JVM up
             ("local[*]", "count", 4, 0, {}),
             ("local[*]", "noop", 4, 0, {}),
         ]
@@ -109,7 +153,8 @@ def main() -> None:
             extra = "".join(f", {k} {v}" for k, v in options.items())
             arrow = f", arrow batch {arrow_batch}" if arrow_batch else ""
             name = f"Spark {master} {action}, {parts} partitions{arrow}{extra}"
-            row(name, _spark_read(url, n, master, action, parts, arrow_batch, **options))
+            seconds, *cpu = _spark_read(url, server.proc.pid, n, master, action, parts, arrow_batch, **options)
+            row(name, seconds, tuple(cpu))
     finally:
         server.stop()
 
