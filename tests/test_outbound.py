@@ -87,3 +87,35 @@ async def test_a_direct_get_reply_is_one_call_to_the_outbound_path(srv: jsemu.Se
     await asyncio.sleep(0)
     assert frames and counting.calls and len(counting.calls) == 1, counting.calls
     client.writer.close()
+
+
+@pytest.mark.parametrize("push", [False, True])
+async def test_a_consumer_delivery_run_is_one_call_to_the_outbound_path(srv: jsemu.Server, push: bool) -> None:
+    """A pull batch (or what a bound push consumer has to send) leaves in one
+    ``Sender.deliver`` call: MSG and HMSG frames with their own subjects and ack replies."""
+    js = srv.jetstream
+    assert js is not None
+    js.api_call("$JS.API.STREAM.CREATE.C", {"name": "C", "subjects": ["c.>"], "storage": "memory"})
+    for i in range(20):
+        js.streams["C"].publish(b"c.%d" % i, None, *((-1, b"m") if i % 2 else (12, b"NATS/1.0\r\n\r\nh")))
+    counting = _Counting(js.out)
+    js.out = counting  # type: ignore[assignment]
+    client = await RawClient.connect(srv.port, CONNECT)
+    cfg: dict[str, Any] = {"durable_name": "D", "ack_policy": "explicit"}
+    if push:
+        cfg["deliver_subject"] = "_INBOX.c"
+    assert await client.exchange(b"SUB _INBOX.c 1\r\n") == []
+    assert "error" not in js.api_call("$JS.API.CONSUMER.CREATE.C.D", {"stream_name": "C", "config": cfg})
+    counting.calls.clear()
+    if not push:
+        client.send(b"PUB $JS.API.CONSUMER.MSG.NEXT.C.D _INBOX.c 2\r\n20\r\n")
+    frames: list[bytes] = []
+    while len(frames) < 20:
+        frame = await client.next_frame(5.0)
+        assert frame is not None, frames
+        frames.append(frame)
+    assert counting.calls.count("deliver") == 1, counting.calls
+    assert frames[0].startswith(b"HMSG c.0 1 $JS.ACK.C.D.1.1.1.") and frames[1].startswith(
+        b"MSG c.1 1 $JS.ACK.C.D.1.2.2."
+    )
+    client.writer.close()

@@ -7,38 +7,44 @@ ack kinds of ``processAck``, and the state its consumer store reports in the inf
 (``UpdateDelivered`` / ``UpdateAcks``). Every timer runs on the server's clock
 (:mod:`.clock_timers`). State changes go through a few named methods (``_record_delivery``,
 ``_record_ack``, ``_record_nak``, ``_expire_pending``), so they can become records later.
-Messages and statuses leave through :func:`send_to_inbox`, the one place that talks to the
-server's outbound path.
+Everything a consumer sends leaves through the server's outbound path (``Sender.deliver``,
+the deliver-subject rewrite): the messages of one delivery run to one subject in one call
+(``_emit`` gathers them, ``_flush_run`` sends them; a status flushes the run before it, so
+frames keep the server's order), statuses and heartbeats one call each. Acks arrive in runs
+(``process_acks``, from the server's ack lane) and wake delivery once per run.
 """
 
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from itertools import repeat
+from typing import TYPE_CHECKING, Any, cast
 
 from ..protocol import texts
+from ..protocol.encoder import Delivery
 from ..protocol.go_duration import parse_duration
 from ..protocol.gojson import T_DURATION, GoJSONError, GoStruct
 from ..store import StoredMsg
 from ..timefmt import format_ns
 from . import advisories
+from .clock_timers import Timer
 from .consumer_cluster import ConsumerGroup
 from .consumer_config import ConsumerConfig, config_json, filters_of
 from .consumer_pause import is_paused, pause_remaining, send_pause_advisory
 from .priority_groups import ADMIT, DROPPED, PriorityGroups
 from .pull_request import PullRequest, check_request_limits, parse_next_request
+from .rate_limit import NEVER, TokenBucket
 from .requests import decode_request
 from .retention import ack_msg
 
 if TYPE_CHECKING:
-    from .clock_timers import Timer
     from .consumer_faults import ConsumerFaults
     from .service import JetStream
     from .stream import Stream
 
-__all__ = ["Consumer", "send_to_inbox"]
+__all__ = ["Consumer"]
 
 _ACK_ACK = b"+ACK"
 _ACK_OK = b"+OK"
@@ -48,36 +54,14 @@ _ACK_NEXT = b"+NXT"
 _ACK_TERM = b"+TERM"
 _NAK_OPTIONS = GoStruct("ConsumerNakOptions", {"delay": T_DURATION})
 _REPLAY_MIN_DELAY = 1_000_000  # a shorter gap between stored times is not waited for
+#: Messages a delivery run reads from the store at a time (without a filter).
+_READ_AHEAD = 128
 _INACTIVE_JITTER = 100_000_000  # the smallest jitter the server adds to inactive_threshold
 #: Flow control: the window starts at 2 MiB (``JsFlowControlMaxPending`` / 16) and doubles
 #: with each answered request up to 32 MiB; a request goes out past half the window.
 _FC_WINDOW = 2 * 1024 * 1024
 _FC_LIMIT = 32 * 1024 * 1024
 _FC_CHARS = b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-
-
-def send_to_inbox(js: JetStream, inbox: bytes, subject: bytes, reply: bytes | None, hdr: int, msg: bytes) -> bool:
-    """Deliver one message to the subscribers of ``inbox``, shown with ``subject`` and
-    ``reply`` (the server's ``deliver`` subject rewrite); False when nobody listens."""
-    server = js.account
-    result = server.sublist.match(inbox)
-    delivered = False
-    for sub in result.psubs:
-        if server._deliver(sub, subject, reply, hdr, msg):
-            delivered = True
-    for group in result.qsubs:
-        n = len(group)
-        start = server.rng.randrange(n) if n > 1 else 0
-        for i in range(n):
-            if server._deliver(group[(start + i) % n], subject, reply, hdr, msg):
-                delivered = True
-                break
-    return delivered
-
-
-def has_interest(js: JetStream, inbox: bytes) -> bool:
-    result = js.account.sublist.match(inbox)
-    return bool(result.psubs or result.qsubs)
 
 
 def _nothing() -> None:
@@ -141,10 +125,25 @@ class Consumer:
         self._subject_prefix = f"$JS.ACK.{stream.name}.{self.name}.".encode()
         self.push = bool(config.deliver_subject)
         self._deliver_to = config.deliver_subject.encode()
+        #: With ``deliver_group``, only a member of that queue group makes a push consumer
+        #: active (the server registers a queue notification for it).
+        self._deliver_group = config.deliver_group.encode() or None
+        #: Messages read ahead in this run (``_read_ahead``), last first, and the sequence
+        #: they start after.
+        self._ahead: list[tuple[int, bytes, bytes | tuple[bytes, bytes], int]] = []
+        self._ahead_at = 0
+        #: The pull request whose inbox was found to have interest in this run.
+        self._checked: PullRequest | None = None
+        #: The delivery run being gathered (``_emit``): its subject and its messages.
+        self._run_to = b""
+        self._run: list[Delivery] = []
+        #: Acks of one run are being processed: delivery waits for the end of the run.
+        self._holding = False
+        self._wake = False
         #: Push mode: the deliver subject has interest (``push_bound`` in the info).
         self.active = False
         if self.push:
-            self.active = has_interest(js, self._deliver_to)
+            self.active = self._has_push_interest()
         #: Flow control (push): bytes sent since the last answered request, the window,
         #: and the outstanding request (its reply subject and the bytes it covers).
         self.pbytes = 0
@@ -171,6 +170,12 @@ class Consumer:
         self._replay_released = False
         #: sample_freq as a percentage (``o.sfreq``): the share of acks sampled.
         self._sample_freq = _sample_freq(config.sample_freq)
+        #: ``rate_limit_bps`` (push): the limiter, the wait for the next message's
+        #: reservation, and whether that message's bytes are reserved already.
+        self._bucket: TokenBucket | None = None
+        self._rl_timer: Timer | None = None
+        self._rl_paid = False
+        self._set_rate_limit()
         self._select_start()
         self._arm_inactive()
         self._update_pause_state()
@@ -188,13 +193,16 @@ class Consumer:
         self._sample_freq = _sample_freq(config.sample_freq)
         if filters_of(config) != filters_of(old):
             self.filters = [f.encode() for f in filters_of(config)]
-        if config.deliver_subject != old.deliver_subject:  # another push subject
+        if config.deliver_subject != old.deliver_subject or config.deliver_group != old.deliver_group:
             # The server looks at the new subject's interest after its reply.
             self._deliver_to = config.deliver_subject.encode()
+            self._deliver_group = config.deliver_group.encode() or None
             self.active = False
             self.js.server.loop.call_soon(self._recheck_interest)
         if config.inactive_threshold != old.inactive_threshold:
             self._arm_inactive()
+        if config.rate_limit_bps != old.rate_limit_bps:
+            self._set_rate_limit()
         if config.priority_policy != old.priority_policy:
             if self.priority is not None:
                 self.priority.unassign()
@@ -403,7 +411,7 @@ class Consumer:
                 if not wr.expires or wr.d > 0:
                     self._send_status(wr.reply, texts.PULL_NO_MESSAGES)
                     continue
-            if not has_interest(self.js, wr.reply):
+            if not self.js.out.has_interest(wr.reply):
                 continue
             batch_pending += wr.n
             kept.append(wr)
@@ -414,11 +422,11 @@ class Consumer:
             self.on_waiting()
         return batch_pending
 
-    def _next_waiting(self, size: int, npc: int) -> PullRequest | None:
+    def _next_waiting(self, size: int, npc: int, now: int) -> PullRequest | None:
         """``nextWaiting``: the first live request that can take a message of ``size`` bytes
         (``npc`` still pending after it); with priority groups, requests that must wait
-        are cycled to the back and stale pins refused."""
-        now = self.js.clock.now_ns()
+        are cycled to the back and stale pins refused. Interest in a request's inbox is
+        checked once per run (nothing subscribes or unsubscribes while a run is gathered)."""
         pgs = self.priority
         need_new_pin = pgs is not None and pgs.needs_pin()
         cycled = 0
@@ -450,7 +458,8 @@ class Consumer:
                     if assigned and pgs is not None:
                         pgs.unassign()
                     continue
-            if has_interest(self.js, wr.reply):
+            if wr is self._checked or self.js.out.has_interest(wr.reply):
+                self._checked = wr
                 return wr
             self.waiting.popleft()
         return None
@@ -458,7 +467,7 @@ class Consumer:
     def update_interest(self) -> None:
         """``updateDeliveryInterest``: a subscription came or went; deliver once bound, and
         an ephemeral without interest goes after its inactive threshold."""
-        active = has_interest(self.js, self._deliver_to)
+        active = self._has_push_interest()
         if active == self.active:
             return
         self.active = active
@@ -469,6 +478,11 @@ class Consumer:
         if active:
             self.deliver_push()
 
+    def _has_push_interest(self) -> bool:
+        """``hasDeliveryInterest``: a subscriber of the deliver subject, or with a
+        ``deliver_group`` a member of that queue group."""
+        return self.js.out.has_interest(self._deliver_to, self._deliver_group)
+
     def _recheck_interest(self) -> None:
         if not self.closed:
             self.update_interest()
@@ -476,12 +490,29 @@ class Consumer:
 
     def deliver_push(self) -> None:
         """``loopAndGatherMsgs`` for push mode: everything there is, while bound."""
+        if self._holding:
+            self._wake = True
+            return
+        self._ahead = []
+        try:
+            self._push_run()
+        finally:
+            self._ahead = []
+            self._flush_run()
+
+    def _push_run(self) -> None:
         npc = -1
         if self.paused:
             return
+        now = self.js.clock.now_ns()
+        to = self._deliver_to
+        sent = False
+        bucket = self._bucket
         while self.active and not self.closed:
             if self.maxpb and self.pbytes > self.maxpb:
                 break  # stalled until the flow control request is answered
+            if self._rl_timer is not None:
+                break  # waiting for the rate limit
             found = self._get_next()
             if found is None:
                 break
@@ -494,15 +525,65 @@ class Consumer:
             elif dc == 1:
                 npc -= 1
             reply = self._subject_prefix + b"%d.%d.%d.%d.%d" % (dc, sm.seq, self.dseq, sm.ts, npc)
-            self._record_delivery(self.dseq, sm.seq, dc)
+            if bucket is not None:
+                if not self._rl_paid:
+                    delay = bucket.reserve(now, self._wire_size(sm, reply))
+                    if delay:
+                        self._wait_rate_limit(now, delay)
+                        self._unget(sm.seq, dc)
+                        break
+                self._rl_paid = False
+            self._record_delivery(self.dseq, sm.seq, dc, now)
             if self.faults is None or not self.faults.take_skip():
-                self._send(self._deliver_to, sm, reply)
+                self._send(to, sm, reply)
+            sent = True
             if self.maxpb:
-                self.pbytes += len(self._deliver_to) + len(reply) + len(sm.hdr) + len(sm.data)
+                self.pbytes += len(to) + len(reply) + len(sm.hdr) + len(sm.data)
                 if not self.fcid and self.pbytes > self.maxpb // 2:
                     self._send_flow_control()
-            if self.config.idle_heartbeat:
-                self._arm_heartbeat()
+        if sent and self.config.idle_heartbeat:  # due ``idle_heartbeat`` after the last message
+            self._arm_heartbeat()
+
+    # --- rate limit (push) -------------------------------------------------------------
+
+    def _set_rate_limit(self) -> None:
+        """``setRateLimit``: bytes per second, the burst the stream's ``max_msg_size`` (else
+        the server's ``max_payload``); a new limiter on every change."""
+        bps = self.config.rate_limit_bps
+        if self._rl_timer is not None:
+            self._rl_timer.cancel()
+        self._rl_timer, self._rl_paid = None, False
+        if not bps:
+            self._bucket = None
+            return
+        burst = self.stream.config.max_msg_size
+        if burst <= 0:
+            burst = self.js.server.options.max_payload
+        self._bucket = TokenBucket(bps, burst)
+
+    def _wire_size(self, sm: StoredMsg, reply: bytes) -> int:
+        """``sz``: what the limiter counts for a message (subject, ack reply, headers and
+        payload; a headers-only consumer's header block and no payload)."""
+        if self.config.headers_only:
+            hdr = len(sm.hdr) if sm.hdr else len(b"NATS/1.0\r\n\r\n")
+            return len(sm.subject) + len(reply) + hdr + len(b"Nats-Msg-Size: %d\r\n" % len(sm.data))
+        return len(sm.subject) + len(reply) + len(sm.hdr) + len(sm.data)
+
+    def _wait_rate_limit(self, now: int, delay: int) -> None:
+        """The next message is reserved: it goes ``delay`` from now (never, for a message
+        bigger than the burst, as the server's sleep of ``InfDuration``)."""
+        self._rl_paid = True
+        if delay == NEVER:
+            self._rl_timer = Timer(now, self._on_rate_limit)  # never scheduled: never fires
+        else:
+            self._rl_timer = self.js.timers.at(now + delay, self._on_rate_limit)
+
+    def _on_rate_limit(self) -> None:
+        self._rl_timer = None
+        if self.closed:
+            return
+        self.deliver_push()
+        self.js.server.flush()
 
     # --- flow control and heartbeats (push) --------------------------------------------
 
@@ -511,14 +592,8 @@ class Consumer:
         rng = self.js.server.rng
         self.fcid = self._fc_prefix + bytes(_FC_CHARS[rng.randrange(62)] for _ in range(4))
         self.fcsz = self.pbytes
-        send_to_inbox(
-            self.js,
-            self._deliver_to,
-            self._deliver_to,
-            self.fcid,
-            len(texts.FLOW_CONTROL_REQUEST),
-            texts.FLOW_CONTROL_REQUEST,
-        )
+        to = self._deliver_to
+        self._emit(to, (to, self.fcid, len(texts.FLOW_CONTROL_REQUEST), texts.FLOW_CONTROL_REQUEST))
 
     def process_flow_control(self, subject: bytes) -> None:
         """``processFlowControl``: the latest request was answered; widen the window."""
@@ -561,7 +636,7 @@ class Consumer:
         if self.fcid:
             hdr += b"Nats-Consumer-Stalled: " + self.fcid + b"\r\n"
         hdr += b"\r\n"
-        send_to_inbox(self.js, to, to, None, len(hdr), hdr)
+        self._send_status(to, hdr)
 
     def _arm_heartbeat(self) -> None:
         self._hb_due = self.js.clock.now_ns() + self.config.idle_heartbeat
@@ -588,13 +663,26 @@ class Consumer:
         """``loopAndGatherMsgs`` for pull mode: hand messages to waiting requests in order."""
         if self.closed:
             return
+        if self._holding:
+            self._wake = True
+            return
         if self.push:
             self.deliver_push()
             return
         if self.paused:  # straight to waiting: no-wait requests end, the others expire
             self._process_waiting(eos=True)
             return
+        self._ahead = []
+        try:
+            self._pull_run()
+        finally:
+            self._ahead = []
+            self._flush_run()
+
+    def _pull_run(self) -> None:
         npc = -1
+        now = self.js.clock.now_ns()
+        self._checked = None
         while self.waiting:
             found = self._get_next()
             if found is None:
@@ -612,14 +700,14 @@ class Consumer:
                 npc -= 1
             reply = self._subject_prefix + b"%d.%d.%d.%d.%d" % (dc, sm.seq, self.dseq, sm.ts, npc)
             # The size a request's max_bytes counts includes the ack subject (``loopAndGatherMsgs``).
-            wr = self._next_waiting(len(sm.subject) + len(reply) + len(sm.hdr) + len(sm.data), npc)
+            wr = self._next_waiting(len(sm.subject) + len(reply) + len(sm.hdr) + len(sm.data), npc, now)
             if wr is None:
                 self._unget(sm.seq, dc)
                 self._process_waiting(eos=True)  # ``waitForMsgs``: requests left all had to wait
                 break
-            self._deliver(wr, sm, dc, reply)
+            self._deliver(wr, sm, dc, reply, now)
             if wr.hb:
-                wr.hbt = self.js.clock.now_ns() + wr.hb
+                wr.hbt = now + wr.hb
             self._pop(wr)
         if not self.waiting:
             self._arm_inactive()
@@ -701,7 +789,7 @@ class Consumer:
             sm = store.load(seq)
             self.sseq += 1
             return (sm, 1) if sm is not None else self._get_next()
-        sm = self._load_next(self.sseq)
+        sm = self._read_ahead() if not self.filters else self._load_next(self.sseq)
         if sm is None:
             last = store.last_seq
             if last >= self.sseq:
@@ -709,6 +797,23 @@ class Consumer:
             return None
         self.sseq = sm.seq + 1
         return sm, 1
+
+    def _read_ahead(self) -> StoredMsg | None:
+        """``load_next`` without a filter, from the run's read-ahead: one ``live_entries``
+        call per chunk. Valid only while the position is where the chunk left it (an
+        ``_unget`` moves it back) and within one run (the store may change between runs)."""
+        ahead = self._ahead
+        if not ahead or self._ahead_at != self.sseq:
+            ahead = self._ahead = self.stream.store.live_entries(self.sseq, _READ_AHEAD)
+            if not ahead:
+                return None
+            ahead.reverse()
+        seq, subject, body, ts = ahead.pop()
+        self._ahead_at = seq + 1
+        if type(body) is bytes:
+            return StoredMsg(subject, b"", body, seq, ts)
+        hdr, data = cast(tuple[bytes, bytes], body)
+        return StoredMsg(subject, hdr, data, seq, ts)
 
     def _load_next(self, start: int) -> StoredMsg | None:
         store = self.stream.store
@@ -731,8 +836,8 @@ class Consumer:
         elif self.lss is None:
             self.sseq = seq
 
-    def _deliver(self, wr: PullRequest, sm: StoredMsg, dc: int, reply: bytes) -> None:
-        self._record_delivery(self.dseq, sm.seq, dc)
+    def _deliver(self, wr: PullRequest, sm: StoredMsg, dc: int, reply: bytes, now: int) -> None:
+        self._record_delivery(self.dseq, sm.seq, dc, now)
         if self.faults is not None and self.faults.take_skip():
             return
         pgs = self.priority
@@ -748,26 +853,41 @@ class Consumer:
             hdr = (hdr[:-2] if hdr else b"NATS/1.0\r\n") + b"Nats-Msg-Size: %d\r\n\r\n" % len(data)
             data = b""
         hdr = pgs.pin_header(hdr)
-        send_to_inbox(self.js, to, sm.subject, reply, len(hdr), hdr + data)
+        self._emit(to, (sm.subject, reply, len(hdr), hdr + data))
 
     def _send(self, to: bytes, sm: StoredMsg, reply: bytes) -> None:
         if self.config.headers_only:  # the headers, with the size of the payload left out
             hdr = (sm.hdr[:-2] if sm.hdr else b"NATS/1.0\r\n") + b"Nats-Msg-Size: %d\r\n\r\n" % len(sm.data)
-            send_to_inbox(self.js, to, sm.subject, reply, len(hdr), hdr)
+            self._emit(to, (sm.subject, reply, len(hdr), hdr))
         elif sm.hdr:
-            send_to_inbox(self.js, to, sm.subject, reply, len(sm.hdr), sm.hdr + sm.data)
+            self._emit(to, (sm.subject, reply, len(sm.hdr), sm.hdr + sm.data))
         else:
-            send_to_inbox(self.js, to, sm.subject, reply, -1, sm.data)
+            self._emit(to, (sm.subject, reply, -1, sm.data))
+
+    def _emit(self, to: bytes, item: Delivery) -> None:
+        """Add a message to the delivery run (a run goes to one subject)."""
+        if to != self._run_to:
+            self._flush_run()
+            self._run_to = to
+        self._run.append(item)
+
+    def _flush_run(self) -> None:
+        """Send the gathered run: one call to the outbound path."""
+        if self._run:
+            run, self._run = self._run, []
+            self.js.out.deliver(self._run_to, run)
 
     def _send_status(self, reply: bytes, hdr: bytes) -> None:
-        send_to_inbox(self.js, reply, reply, None, len(hdr), hdr)
+        """A status (or heartbeat) on its own, after whatever the run holds."""
+        self._flush_run()
+        self.js.out.deliver(reply, ((reply, None, len(hdr), hdr),))
 
     # --- state changes ----------------------------------------------------------------
 
-    def _record_delivery(self, dseq: int, sseq: int, dc: int) -> None:
-        """``deliverMsg`` + ``updateDelivered``: one message handed out."""
+    def _record_delivery(self, dseq: int, sseq: int, dc: int, now: int) -> None:
+        """``deliverMsg`` + ``updateDelivered``: one message handed out (at ``now``: one
+        reading of the clock per delivery run)."""
         self.on_change()
-        now = self.js.clock.now_ns()
         self.dseq = dseq + 1
         self.last_delivered_ns = now
         self.waiting_last_ns = now
@@ -785,7 +905,10 @@ class Consumer:
         else:
             self.pending[sseq] = [dseq, now]
         self.delivered = (max(dseq, self.delivered[0]), max(sseq, self.delivered[1]))
-        self._arm_ack_timer(now + (self._wait_for(sseq) if self.config.backoff else self.config.ack_wait))
+        wait = self._wait_for(sseq) if self.config.backoff else self.config.ack_wait
+        timer = self._ack_timer
+        if timer is None or timer.cancelled or timer.deadline > now + wait:
+            self._arm_ack_timer(now + wait)
 
     def _record_ack(self, sseq: int, dseq: int, sample_dc: int = 0) -> None:
         """``processAckMsg`` + ``UpdateAcks`` for ack explicit / all; a client's ack
@@ -978,10 +1101,32 @@ class Consumer:
     def _remove_rdq(self, seq: int) -> None:
         """The redelivery queue is in the order messages became due (``addToRedeliverQueue``
         appends; only each batch of expired ones is sorted)."""
-        if seq in self.rdq:
+        if self.rdq and seq in self.rdq:
             self.rdq.remove(seq)
 
     # --- acks -------------------------------------------------------------------------
+
+    def process_acks(
+        self,
+        subjects: Sequence[bytes],
+        replies: Sequence[bytes | None],
+        hdrs: Sequence[int] | None,
+        msgs: Sequence[bytes],
+    ) -> None:
+        """A run of acks (the ack lane's handler): each processed in order, and delivery
+        (room under ``max_ack_pending``, naks, ``+NXT``) woken once at the end."""
+        if len(subjects) == 1:
+            self.process_ack(subjects[0], replies[0], hdrs[0] if hdrs else -1, msgs[0])
+            return
+        self._holding = True
+        try:
+            for subject, reply, hdr, msg in zip(subjects, replies, hdrs or repeat(-1), msgs):
+                self.process_ack(subject, reply, hdr, msg)
+        finally:
+            self._holding = False
+        if self._wake:
+            self._wake = False
+            self.deliver_waiting()
 
     def process_ack(self, subject: bytes, reply: bytes | None, hdr: int, msg: bytes) -> None:
         """``processAck``: the body of a message sent to one of our ack subjects."""
@@ -1030,7 +1175,7 @@ class Consumer:
                 ),
             )
         if reply and not skip_reply:
-            send_to_inbox(self.js, reply, reply, None, -1, b"")
+            self.js.out.send(reply, -1, b"")
 
     def _now(self) -> int:
         return self.js.clock.now_ns()
@@ -1038,8 +1183,9 @@ class Consumer:
     def _advise(self, prefix: str, payload: bytes) -> None:
         """``sendAdvisory``: publish ``<prefix>.<stream>.<consumer>`` while someone listens."""
         subject = f"{prefix}.{self.stream.name}.{self.name}".encode()
-        if has_interest(self.js, subject):
-            send_to_inbox(self.js, subject, subject, None, -1, payload)
+        out = self.js.out
+        if out.has_interest(subject):
+            out.send(subject, -1, payload)
 
     def _sample_ack(self, sseq: int, dseq: int, dc: int, delivered_ns: int) -> None:
         """``sampleAck``: the ack metric for ``sample_freq`` percent of explicit acks."""
@@ -1139,7 +1285,7 @@ class Consumer:
         timers = (self._ack_timer, self._expiry_timer, self._inactive_timer, self._hb_timer, self._pull_hb_timer)
         if self.priority is not None:
             self.priority.unassign()
-        for t in (*timers, self._pause_timer, self._replay_timer):
+        for t in (*timers, self._pause_timer, self._replay_timer, self._rl_timer):
             if t is not None:
                 t.cancel()
         self.waiting.clear()

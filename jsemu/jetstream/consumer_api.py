@@ -34,7 +34,7 @@ from .consumer_config import (
 )
 from .consumer_pause import send_pause_advisory
 from .errors import ApiError, ApiErrors, api_error
-from .internal import InternalSubscriber, each_message
+from .internal import InternalSubscriber
 from .retention import check_work_queue
 from .stream_config import is_valid_asset_name
 
@@ -71,19 +71,20 @@ class ConsumerSet:
         tail = self.stream.name.encode() + b"." + consumer.name.encode()
         nxt = b"$JS.API.CONSUMER.MSG.NEXT." + tail
         subs = [Subscription(InternalSubscriber(self._pull_handler(consumer)), nxt, None, b"$JS.NEXT")]
+        ack_sub: Subscription | None = None
         if consumer.config.ack_policy != "none":
             # ``ackSubjOld``: exactly the five tokens of the ack subject the server hands out.
             acks = b"$JS.ACK." + tail + b".*.*.*.*.*"
-            # ``fast``: runs of acks from a connection's fast lane skip ``route`` (every ack
-            # subject is new to the match cache).
-            on_ack = self._ack_handler(consumer)
-            handler = InternalSubscriber(on_ack, fast_batch=each_message(on_ack))
-            subs.append(Subscription(handler, acks, None, b"$JS.ACK"))
+            ack_sub = Subscription(InternalSubscriber(self._ack_handler(consumer)), acks, None, b"$JS.ACK")
+            subs.append(ack_sub)
         if consumer.config.flow_control:
             fc = b"$JS.FC." + tail + b".*"
             subs.append(Subscription(InternalSubscriber(self._fc_handler(consumer)), fc, None, b"$JS.FC"))
-        sublist = self.js.account.sublist
-        self._subs[consumer.name] = [sub for sub in subs if sublist.insert(sub)]
+        account = self.js.account
+        self._subs[consumer.name] = [sub for sub in subs if account.sublist.insert(sub)]
+        if ack_sub is not None and ack_sub in self._subs[consumer.name]:
+            # Acks come by the account's ack lane, in runs, while nothing else listens there.
+            account.ack_lane.add(ack_sub, consumer.process_acks)
         consumer.on_waiting = self.watch
         if consumer.push:
             self._listen()
@@ -152,6 +153,7 @@ class ConsumerSet:
             del self.by_name[consumer.name]
         for sub in self._subs.pop(consumer.name, []):
             sub.closed = True
+            self.js.account.ack_lane.remove(sub)
             self.js.account.sublist.remove(sub)
         self._listen()
         self.watch()

@@ -446,7 +446,6 @@ def _check_start(cfg: ConsumerConfig) -> None:
 
 #: Config fields jsemu's consumers do not implement yet, with the value that means "unset".
 _UNSUPPORTED: tuple[tuple[str, Any, str], ...] = (
-    ("rate_limit_bps", 0, "rate_limit_bps"),
     ("direct", False, "direct"),
     ("sourcing", False, "sourcing"),
 )

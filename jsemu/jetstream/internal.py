@@ -3,33 +3,19 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Sequence
-from itertools import repeat
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from ..server.sublist import Subscription
     from ..server.subscriber import FastBatch, SkipFn
 
-__all__ = ["DeliverFn", "InternalSubscriber", "each_message"]
+__all__ = ["DeliverFn", "InternalSubscriber"]
 
 log = logging.getLogger("jsemu.jetstream")
 
 #: (subject, reply, header length or -1, message); may return False for "not mine".
 DeliverFn = Callable[[bytes, bytes | None, int, bytes], bool | None]
-
-
-def each_message(fn: DeliverFn) -> FastBatch:
-    """A ``fast_batch`` that hands each publish of a run to ``fn``, in order: for an ``fn``
-    that never declines a message and gains nothing from seeing the run whole."""
-
-    def batch(
-        subjects: Sequence[bytes], replies: Sequence[bytes | None], hdrs: Sequence[int] | None, msgs: Sequence[bytes]
-    ) -> None:
-        for subject, reply, hdr, msg in zip(subjects, replies, hdrs or repeat(-1), msgs):
-            fn(subject, reply, hdr, msg)
-
-    return batch
 
 
 class InternalSubscriber:

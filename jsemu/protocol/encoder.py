@@ -22,6 +22,7 @@ __all__ = [
     "OK",
     "PING",
     "PONG",
+    "delivery_frames",
     "encode_err",
     "encode_hmsg",
     "encode_info",
@@ -108,6 +109,32 @@ def message_frames(hmsg: bytes, pmsg: bytes, headers: bool, items: Sequence[tupl
             for h, m in items
         ]
     return [b"%b%d\r\n%b\r\n" % (pmsg, len(m) - max(h, 0), m[max(h, 0) :]) for h, m in items]
+
+
+#: A consumer's delivery: (subject shown, reply or None, header length or -1, message).
+Delivery = tuple[bytes, bytes | None, int, bytes]
+
+
+def delivery_frames(sid: bytes, headers: bool, items: Sequence[Delivery]) -> bytes:
+    """Frames to subscription ``sid`` for messages that each show their own subject and
+    reply (a consumer delivers a stored message with its original subject and its
+    ``$JS.ACK`` reply to the deliver subject's subscribers), as one buffer. A subscriber
+    without header support gets the payload alone, as from nats-server."""
+    out = []
+    for subject, reply, hdr, msg in items:
+        if hdr <= 0:
+            if reply:
+                out.append(b"MSG %b %b %b %d\r\n%b\r\n" % (subject, sid, reply, len(msg), msg))
+            else:
+                out.append(b"MSG %b %b %d\r\n%b\r\n" % (subject, sid, len(msg), msg))
+        elif headers:
+            if reply:
+                out.append(b"HMSG %b %b %b %d %d\r\n%b\r\n" % (subject, sid, reply, hdr, len(msg), msg))
+            else:
+                out.append(b"HMSG %b %b %d %d\r\n%b\r\n" % (subject, sid, hdr, len(msg), msg))
+        else:
+            out.append(encode_msg(subject, sid, reply, msg[hdr:]))
+    return b"".join(out)
 
 
 def payload_frames(pmsg: bytes, payloads: Iterable[bytes]) -> list[bytes]:

@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from .ack_lane import AckLane
 from .imports import Export, Import, wire_imports
 from .outbound import Outbound
 from .routing import GLOBAL_ACCOUNT, Router
@@ -46,7 +47,8 @@ class Account(Router):
         self.sublist = Sublist()
         self.learned_routes = {}
         self.sublist.derive(self.learned_routes)
-        self.outbound = Outbound(self.sublist, self.route)
+        self.ack_lane = AckLane(self.sublist)
+        self.outbound = Outbound(self.sublist, self.route, self.route_shown)
         self.domain_api = server.domain_api
         self.rng = server.rng
         self.queue_policies = server.queue_policies

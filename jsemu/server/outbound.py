@@ -1,8 +1,10 @@
 """The one outbound path for what the server itself sends to a subject.
 
-API replies, PubAcks, Direct Get answers and statuses (and, next, consumer deliveries)
-all go to a subject through :class:`Outbound`. JetStream code sees it only as a
-:class:`Sender`: "send these messages to this subject".
+API replies, PubAcks, Direct Get answers, statuses and consumer deliveries all go to a
+subject through :class:`Outbound`. JetStream code sees it only as a :class:`Sender`:
+"send these messages to this subject" (``send*``), or, for a consumer, "deliver these
+messages to this subject, each shown with its own subject and reply" (``deliver``: the
+server's deliver-subject rewrite, a whole delivery run in one call).
 
 A subject is resolved once to a *plan*: the subscriptions that take it when they are all
 plain client subscriptions (no queue group, no ``UNSUB`` limit), with the head of their
@@ -19,6 +21,8 @@ from collections.abc import Callable, Sequence
 from typing import Protocol
 
 from ..protocol.encoder import (
+    Delivery,
+    delivery_frames,
     frame_heads,
     join_tails,
     message_frame,
@@ -39,6 +43,9 @@ _Target = tuple[Subscription, ClientConnection, bytes, bytes]
 
 #: ``Server.route``: (producer, subject, reply, header length, message) -> delivered.
 RouteFn = Callable[[object, bytes, bytes | None, int, bytes], bool]
+
+#: ``Server.route_shown``: (subject, subject shown, reply, header length, message) -> delivered.
+RouteShownFn = Callable[[bytes, bytes, bytes | None, int, bytes], bool]
 
 
 class Sender(Protocol):
@@ -62,6 +69,17 @@ class Sender(Protocol):
         header-capable subscription, else re-framed for each."""
         ...
 
+    def deliver(self, subject: bytes, items: Sequence[Delivery]) -> bool:
+        """A consumer's delivery run to the subscribers of ``subject`` (a pull request's
+        inbox, a push consumer's deliver subject): each item ``(subject shown, reply,
+        header length or -1, message)``, in order. False when nobody listens."""
+        ...
+
+    def has_interest(self, subject: bytes, group: bytes | None = None) -> bool:
+        """Whether anybody listens on ``subject`` (with ``group``: a member of that queue
+        group does)."""
+        ...
+
     def pending_bytes(self, subject: bytes) -> int:
         """The most output bytes any client listening on ``subject`` has not yet had
         written to its socket: what a deliverer consults before sending more."""
@@ -71,11 +89,12 @@ class Sender(Protocol):
 class Outbound:
     """The :class:`Sender` of one server."""
 
-    __slots__ = ("_plans", "_route", "_sublist")
+    __slots__ = ("_plans", "_route", "_route_shown", "_sublist")
 
-    def __init__(self, sublist: Sublist, route: RouteFn) -> None:
+    def __init__(self, sublist: Sublist, route: RouteFn, route_shown: RouteShownFn) -> None:
         self._sublist = sublist
         self._route = route
+        self._route_shown = route_shown
         #: subject -> its plan; () when messages to it must be routed.
         self._plans: dict[bytes, tuple[_Target, ...]] = {}
         sublist.derive(self._plans)
@@ -164,6 +183,36 @@ class Outbound:
                 return
         # Somebody unusual listens (or lacks header support): frame each message for it.
         self.send_messages(subject, [split_tail(tail) for tail in tails])
+
+    def deliver(self, subject: bytes, items: Sequence[Delivery]) -> bool:
+        plan = self._plans.get(subject)  # inlined ``plan``: every consumer delivery comes here
+        if plan is None:
+            plan = self._make_plan(subject)
+        if not plan:  # nobody, or somebody unusual: routed one message at a time
+            delivered = False
+            route_shown = self._route_shown
+            for shown, reply, hdr, msg in items:
+                if route_shown(subject, shown, reply, hdr, msg):
+                    delivered = True
+            return delivered
+        count = len(items)
+        size = sum(len(item[3]) for item in items)
+        delivered = False
+        for sub, conn, _, _ in plan:
+            if conn.closed:
+                continue
+            sub.nm += count
+            conn.queue(delivery_frames(sub.sid, conn.headers, items), count, size)
+            delivered = True
+        return delivered
+
+    def has_interest(self, subject: bytes, group: bytes | None = None) -> bool:
+        if group is None:
+            if self._plans.get(subject):
+                return True
+            result = self._sublist.match(subject)
+            return bool(result.psubs or result.qsubs)
+        return any(members[0].queue == group for members in self._sublist.match(subject).qsubs)
 
     def pending_bytes(self, subject: bytes) -> int:
         result = self._sublist.match(subject)

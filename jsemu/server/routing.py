@@ -14,9 +14,11 @@ from collections import deque
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from .ack_lane import ACK_PREFIX
 from .subscriber import FastBatch
 
 if TYPE_CHECKING:
+    from .ack_lane import AckLane
     from .faults import FaultInjector
     from .outbound import Outbound
     from .queue_policy import QueuePolicies
@@ -50,6 +52,9 @@ class Router:
     learned_routes: dict[bytes, FastBatch | bool]
     #: Everything the server itself sends to a subject of this account.
     outbound: Outbound
+    #: The direct route of this account's JetStream acks (``server/ack_lane.py``): it
+    #: knows only this account's consumers, so an ack never crosses accounts.
+    ack_lane: AckLane
     #: With a JetStream domain, the prefix of subjects mapped onto the local JetStream API.
     domain_api: bytes | None
     rng: random.Random
@@ -80,6 +85,8 @@ class Router:
     def route(self, producer: object, subject: bytes, reply: bytes | None, hdr: int, msg: bytes) -> bool:
         """Deliver one message to every matching subscription and one member per queue
         group. Returns whether anybody received it (for no-responders)."""
+        if subject[:8] == ACK_PREFIX and self.ack_lane.deliver(subject, reply, hdr, msg):
+            return True
         result = self.sublist.match(subject)
         delivered = False
         no_echo = producer is not None and not getattr(producer, "echo", True)
@@ -94,10 +101,7 @@ class Router:
                 delivered = True
         for group in result.qsubs:
             n = len(group)
-            if self.queue_policies.rules:
-                start = self.queue_policies.start(subject, group)
-            else:
-                start = self.rng.randrange(n) if n > 1 else 0
+            start = self._queue_start(subject, group)
             for i in range(n):
                 sub = group[(start + i) % n]
                 if no_echo and (sub.client is producer or _owner(sub) is producer):
@@ -107,22 +111,55 @@ class Router:
                     break
         return delivered
 
+    def route_shown(self, subject: bytes, shown: bytes, reply: bytes | None, hdr: int, msg: bytes) -> bool:
+        """``route`` for a message the server itself sends to ``subject`` but shows with
+        another subject (a consumer's delivery: the stored message's own subject); no
+        producer, so no echo rule."""
+        result = self.sublist.match(subject)
+        delivered = False
+        for sub in result.psubs:
+            if self._deliver(sub, shown, reply, hdr, msg):
+                delivered = True
+        for group in result.qsubs:
+            n = len(group)
+            start = self._queue_start(subject, group)
+            for i in range(n):
+                if self._deliver(group[(start + i) % n], shown, reply, hdr, msg):
+                    delivered = True
+                    break
+        return delivered
+
+    def _queue_start(self, subject: bytes, group: list[Subscription]) -> int:
+        """The member of a queue group tried first (random, unless a queue policy says)."""
+        if self.queue_policies.rules:
+            return self.queue_policies.start(subject, group)
+        n = len(group)
+        start = self.rng.randrange(n) if n > 1 else 0
+        return start
+
     def learn_route(self, subject: bytes) -> FastBatch | bool:
         """Whether client publishes on ``subject`` can skip ``route``, and to which
         ``fast_batch``: when exactly one internal subscriber with one takes them (a stream,
         a single Direct Get responder), other internal subscribers only pass (``skips``),
         and no fault rule, trace or queue policy is in play (the contract is in
         ``server/subscriber.py``). Kept in ``learned_routes`` until the next ``Change``."""
+        if subject[:8] == ACK_PREFIX:  # one-off subjects: the ack lane's, never cached
+            lane = self.ack_lane
+            if lane.target(subject) is not None and self._fast_lane_free():
+                return lane.fast_batch
+            return False
         routes = self.learned_routes
         if len(routes) >= _LEARNED_ROUTES_MAX:
             routes.clear()
         batch = routes[subject] = self._fast_batch_for(subject) or False
         return batch
 
+    def _fast_lane_free(self) -> bool:
+        """No fault rule, trace, queue policy or domain mapping in play."""
+        return not (self.faults.rules or self.trace is not None or self.queue_policies.rules or self.domain_api)
+
     def _fast_batch_for(self, subject: bytes) -> FastBatch | None:
-        if self.faults.rules or self.trace is not None or self.queue_policies.rules or subject[:5] == b"$NRG.":
-            return None
-        if self.domain_api is not None:
+        if not self._fast_lane_free() or subject[:5] == b"$NRG.":
             return None
         result = self.sublist.match_uncached(subject)
         target: Subscription | None = None

@@ -16,6 +16,7 @@ from typing import Any, Protocol, Self
 from ..store.clock import Clock, SystemClock
 from ..version import API_LEVEL, NATS_VERSION, PROTO_VERSION, __version__
 from .accounts import AccountSpace
+from .ack_lane import AckLane
 from .connection import ClientConnection
 from .faults import FaultInjector
 from .monitor import JetStreamReport, Monitor
@@ -72,8 +73,10 @@ class Server(Router):
         #: connections' fast lane: the learned routes of ``learn_route``.
         self.learned_routes: dict[bytes, FastBatch | bool] = {}
         self.sublist.derive(self.learned_routes)
+        #: The direct route of JetStream acks (``server/ack_lane.py``).
+        self.ack_lane = AckLane(self.sublist)
         #: Everything the server itself sends to a subject (replies, acks, Direct Get).
-        self.outbound = Outbound(self.sublist, self.route)
+        self.outbound = Outbound(self.sublist, self.route, self.route_shown)
         #: The last client ops and API calls (``start_trace``); None while not tracing.
         self.trace: deque[tuple[Any, ...]] | None = None
         #: Rules that drop, delay or answer client messages instead of routing them.

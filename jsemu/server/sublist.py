@@ -209,6 +209,14 @@ class Sublist:
                 del level.nodes[token]
         return True
 
+    def reaching(self, prefix: list[bytes]) -> list[Subscription]:
+        """Every subscription that matches some subject made of the literal tokens
+        ``prefix`` and at least one more (``foo.>``, ``*.bar.baz``, ``>`` all reach
+        ``[b"foo", b"bar"]``): who could take a message under that prefix."""
+        found: list[Subscription] = []
+        _reach(self._root, prefix, 0, found)
+        return found
+
     def match_uncached(self, subject: bytes) -> MatchResult:
         """``match`` without touching the cache: for callers that keep what they derive."""
         result = self._cache.get(subject)
@@ -261,3 +269,34 @@ def _match_level(
         result._add_node(node, qindex)
     if pwc is not None:
         result._add_node(pwc, qindex)
+
+
+def _reach(level: _Level | None, prefix: list[bytes], i: int, found: list[Subscription]) -> None:
+    if level is None:
+        return
+    if level.fwc is not None:
+        _collect(level.fwc, found)
+    if i == len(prefix):  # anything from here down matches a longer subject
+        for node in (level.pwc, *level.nodes.values()):
+            if node is not None:
+                _collect_tree(node, found)
+        return
+    for node in (level.pwc, level.nodes.get(prefix[i])):
+        if node is not None:
+            _reach(node.next, prefix, i + 1, found)
+
+
+def _collect(node: _Node, found: list[Subscription]) -> None:
+    found.extend(node.psubs)
+    for members in node.qsubs.values():
+        found.extend(members)
+
+
+def _collect_tree(node: _Node, found: list[Subscription]) -> None:
+    _collect(node, found)
+    level = node.next
+    if level is None:
+        return
+    for child in (level.fwc, level.pwc, *level.nodes.values()):
+        if child is not None:
+            _collect_tree(child, found)

@@ -30,6 +30,12 @@ runs straight to the learned ``fast_batch``, skipping per message:
 The lane still checks, per message, the reserved reply prefixes (``_R_.``, ``$JS.ACK.``,
 ``$GNR.``), and ``$NRG.`` subjects are never learned.
 
+The *ack lane* (``server/ack_lane.py``) is the one other declared entry: a consumer's ack
+subscription declares the handler of a run of its acks, and ``learn_route`` returns the
+lane's ``fast_batch`` for an ack subject it resolves (never cached: every ack subject is
+new). It holds while nothing but declared ack subscriptions can receive a ``$JS.ACK.``
+subject; that is worked out once per ``invalidate`` like every other derived cache.
+
 ``skips``: an internal subscriber may declare ``skips(subject) -> bool``, the subjects
 it always declines (its ``deliver`` returns False and does nothing else). It is then no
 reason to leave the lane. The JetStream API import (``$JS.API.>``) skips

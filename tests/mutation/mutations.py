@@ -378,4 +378,23 @@ MUTATIONS: list[Mutation] = [
         ("tests/jsapi/test_consumer_policies.py::test_term_max_deliveries_advisories_and_ack_metric",),
         "a message at max_deliver leaves pending at its ack wait, not at the next look",
     ),
+    # --- consumers: the ack lane and push interest ---------------------------------------------
+    Mutation(
+        "ack_lane_ignores_other_subscribers",
+        "server",
+        "jsemu/server/ack_lane.py",
+        'state = self._state[b"open"] = all(sub in own for sub in self._sublist.reaching(_ACK_TOKENS))',
+        'state = self._state[b"open"] = True',
+        ("tests/jsapi/test_ack_routing.py", "tests/test_ack_lane.py"),
+        "acks bypass routing while a client subscribed to $JS.ACK.> should see them",
+    ),
+    Mutation(
+        "deliver_group_any_interest",
+        "jetstream",
+        "jsemu/jetstream/consumer.py",
+        "return self.js.out.has_interest(self._deliver_to, self._deliver_group)",
+        "return self.js.out.has_interest(self._deliver_to)",
+        ("tests/jsapi/test_ack_routing.py::test_deliver_group_needs_a_member_of_that_group",),
+        "a deliver_group consumer binds to any subscriber of its deliver subject",
+    ),
 ]
