@@ -389,6 +389,15 @@ MUTATIONS: list[Mutation] = [
         "acks bypass routing while a client subscribed to $JS.ACK.> should see them",
     ),
     Mutation(
+        "ack_lane_shared_by_accounts",
+        "server",
+        "jsemu/server/accounts.py",
+        "self.ack_lane = AckLane(self.sublist)",
+        "self.ack_lane = server.ack_lane",
+        ("tests/test_account_acks.py",),
+        "an ack published in one account reaches another account's consumer of the same name",
+    ),
+    Mutation(
         "deliver_group_any_interest",
         "jetstream",
         "jsemu/jetstream/consumer.py",
