@@ -221,13 +221,3 @@ async def test_update_deliver_subject(pair: Pair) -> None:
     got = await _both(subs, 1)
     assert got[0].startswith("s.5 ")
     await pair.same("$JS.API.CONSUMER.INFO.S.U")
-
-
-async def test_unimplemented_push_fields_refused(pair: Pair) -> None:
-    """What jsemu does not do yet is refused at create, never accepted and ignored."""
-    await _stream_with(pair, 1)
-    for field, value in (("direct", True),):
-        emu, real = await pair.each(f"{CREATE}.R", _push("R", **{field: value, "max_deliver": 3}))
-        assert emu["error"]["err_code"] == 10012 and "jsemu does not support" in emu["error"]["description"]
-        assert "error" not in real, real
-        await pair.each("$JS.API.CONSUMER.DELETE.S.R")
