@@ -30,12 +30,16 @@ async def _run(port: int) -> list[Any]:
         await api("$JS.API.STREAM.CREATE.D", {"name": "D", "subjects": ["d"]}),
         await api("$JS.API.STREAM.CREATE.N", {"name": "N", "subjects": ["n"], "storage": "memory"}),
     ]
+    interest = await api("$JS.API.STREAM.CREATE.I", {"name": "I", "subjects": ["i"], "retention": "interest"})
     for subject in ("d", "n"):
         for i in range(200):
             reply = json.loads((await nc.request(subject, b"x" * 1000, timeout=5)).data)
             if "error" in reply:
                 seen.append((subject, i, reply))
                 break
+    # A full store refuses a publish to an interest stream nobody listens to: the storage check
+    # comes before the no-interest skip (checked on the binary: 10023, not a PubAck).
+    seen.append((interest, json.loads((await nc.request("i", b"y", timeout=5)).data)))
     info = json.loads((await nc.request("$JS.API.INFO", b"", timeout=5)).data)
     seen.append({k: info[k] for k in ("memory", "storage", "reserved_memory", "reserved_storage", "streams")})
     await nc.close()
@@ -57,3 +61,4 @@ async def test_storage_limits_like_nats_server(tmp_path: Path) -> None:
     assert [s.get("err_code") for s in seen[:6]] == [10047, 10028, None, 10047, None, None]
     assert seen[6][:2] == ("d", 97) and seen[6][2]["error"]["err_code"] == 10023
     assert seen[7][:2] == ("n", 50)
+    assert seen[8][0] == {"did_create": True} and seen[8][1]["error"]["err_code"] == 10023
