@@ -154,6 +154,8 @@ async def test_nats_py_with_nkey_seed(tmp_path: Path) -> None:
         (f"{{nkey: {SEED1}}}", "col"),
         (f"{{nkey: {KEY1}, bogus: 1}}", "col"),
     ],
+    # Stable ids: the keys are random per process, and pytest-xdist workers must collect the same ids.
+    ids=["bad-key", "key-and-password", "duplicate", "number", "seed-not-key", "unknown-field"],
 )
 def test_nkey_config_errors_as_nats_server(entry: str, where: str, tmp_path: Path) -> None:
     conf = tmp_path / "server.conf"

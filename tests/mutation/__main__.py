@@ -83,7 +83,7 @@ def run_one(m: Mutation, verbose: bool = False) -> tuple[str, str, float]:
         )
         if not check.stdout.startswith(str(dest)):
             return "ERROR", f"the copy is not what gets imported: {check.stdout.strip()}", 0.0
-        cmd = [sys.executable, "-m", "pytest", "-x", "-q", "-rfE", "-p", "no:cacheprovider", *m.tests]
+        cmd = [sys.executable, "-m", "pytest", "-n", "0", "-x", "-q", "-rfE", "-p", "no:cacheprovider", *m.tests]
         try:
             proc = subprocess.run(cmd, cwd=dest, env=env, capture_output=True, text=True, timeout=TIMEOUT, check=False)
         except subprocess.TimeoutExpired:
