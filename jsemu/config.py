@@ -19,6 +19,7 @@ from typing import Any
 
 from .conf_parser import ConfigError, Positions, parse_file, parse_text
 from .config_tls import TlsConfigError, parse_tls
+from .protocol.go_duration import parse_duration
 from .server.accounts import AccountConfig, Export, Import
 from .server.auth import Auth, User
 from .server.nkeys import is_valid_user_key
@@ -33,7 +34,6 @@ from .subjects import (
     subject_is_subset_match,
     subjects_collide,
 )
-from .timefmt import go_duration_ns
 
 __all__ = ["ConfigError", "apply_config", "load_config", "parse_config"]
 
@@ -304,7 +304,7 @@ def _allow_responses(value: Any, path: tuple[str, ...], pos: Positions) -> Respo
             if not isinstance(item, str):
                 raise _at(pos, where, "error parsing expires, not a duration string")
             try:
-                expires_ns = go_duration_ns(item) or expires_ns
+                expires_ns = parse_duration(item) or expires_ns
             except ValueError as exc:
                 raise _at(pos, where, f"error parsing expires: {exc}") from None
         else:

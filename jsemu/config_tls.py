@@ -12,8 +12,8 @@ import os
 import ssl
 from typing import Any
 
+from .protocol.go_duration import parse_duration
 from .server.tls import TlsOptions, server_context
-from .timefmt import go_duration_ns
 
 __all__ = ["TlsConfigError", "check_files", "parse_tls"]
 
@@ -103,7 +103,7 @@ def _timeout(key: str, value: Any) -> float:
         return float(value)
     if isinstance(value, str):
         try:
-            return go_duration_ns(value) / 1e9
+            return parse_duration(value) / 1e9
         except ValueError as exc:
             raise TlsConfigError(key, f"error parsing tls config, 'timeout' {exc}") from None
     raise TlsConfigError(key, "error parsing tls config, 'timeout' wrong type")

@@ -81,36 +81,3 @@ def go_unix_nano(ns: int) -> int:
     """``time.Time.UnixNano`` wraps outside 1678..2262; requests far in the future or past
     (including Go's zero time) come out as the wrapped int64 the server compares with."""
     return ((ns + (1 << 63)) % (1 << 64)) - (1 << 63)
-
-
-_DURATION_UNITS_NS = {"ns": 1, "us": 1_000, "µs": 1_000, "μs": 1_000, "ms": 1_000_000, "s": 10**9, "m": 60 * 10**9}
-_DURATION_UNITS_NS["h"] = 3600 * 10**9
-_DURATION_PART = re.compile(r"(\d*)(?:\.(\d*))?([^\d.]*)")
-
-
-def go_duration_ns(text: str) -> int:
-    """Go's ``time.ParseDuration`` (``1m30s``, ``-1.5h``, ``0``) in nanoseconds; ``ValueError``
-    with Go's message (``time: invalid duration "zz"``)."""
-    quoted = '"' + text + '"'
-    rest = text[1:] if text[:1] in "+-" else text
-    if rest == "0":
-        return 0
-    if not rest:
-        raise ValueError(f"time: invalid duration {quoted}")
-    total = 0
-    while rest:
-        m = _DURATION_PART.match(rest)
-        whole, frac, unit = (m.group(1), m.group(2), m.group(3)) if m else ("", None, "")
-        if not whole and not frac:
-            raise ValueError(f"time: invalid duration {quoted}")
-        if not unit:
-            raise ValueError(f"time: missing unit in duration {quoted}")
-        if unit not in _DURATION_UNITS_NS:
-            raise ValueError(f'time: unknown unit "{unit}" in duration {quoted}')
-        scale = _DURATION_UNITS_NS[unit]
-        total += int(whole or "0") * scale
-        if frac:
-            total += int(frac) * scale // 10 ** len(frac)
-        assert m is not None
-        rest = rest[m.end() :]
-    return -total if text[:1] == "-" else total

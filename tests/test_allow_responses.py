@@ -15,10 +15,10 @@ from test_auth import _pair
 from test_cli_errors import _assert_one_line, _jsemu, _real
 
 import jsemu
+from jsemu.protocol.go_duration import parse_duration
 from jsemu.server.auth import Auth, User
 from jsemu.server.permissions import Permissions, SubjectRules
 from jsemu.server.responses import ResponsePermission
-from jsemu.timefmt import go_duration_ns
 
 CONF = """authorization {
   users: [
@@ -128,10 +128,21 @@ def test_bad_allow_responses_refused_as_nats_server(name: str, tmp_path: Path) -
     [("0", 0), ("1s", 10**9), ("1m30s", 90 * 10**9), ("-1.5h", -5400 * 10**9), ("300ms", 3 * 10**8), (".5us", 500)],
 )
 def test_go_durations(text: str, ns: int) -> None:
-    assert go_duration_ns(text) == ns
+    assert parse_duration(text) == ns
 
 
 @pytest.mark.parametrize(("text", "error"), [("zz", "invalid duration"), ("1", "missing unit"), ("1x", "unknown")])
 def test_go_duration_errors(text: str, error: str) -> None:
     with pytest.raises(ValueError, match=error):
-        go_duration_ns(text)
+        parse_duration(text)
+
+
+@pytest.mark.parametrize(
+    ("seconds", "text"),
+    [(0.000806123, "806µs"), (0.001234567, "1.234567ms"), (0.0000005, "500ns"), (75.5, "1m15.5s"), (0, "0s")],
+)
+def test_connz_rtt_is_go_duration_string_after_get_rtt_truncation(seconds: float, text: str) -> None:
+    """nats-server's ``getRTT`` keeps whole µs below 1ms, then ``time.Duration.String`` (no rounding)."""
+    from jsemu.server.monitor import go_duration
+
+    assert go_duration(seconds) == text

@@ -17,7 +17,6 @@ _UNITS = {
     "m": 60 * 10**9,
     "h": 3600 * 10**9,
 }
-_PART = re.compile(r"(\d*)(?:\.(\d*))?(ns|us|µs|μs|ms|s|m|h)")
 
 
 def _frac(value: int, prec: int) -> str:
@@ -48,26 +47,33 @@ def format_duration(ns: int) -> str:
     return sign + text
 
 
+_PART_ANY_UNIT = re.compile(r"(\d*)(?:\.(\d*))?([^\d.]*)")
+
+
 def parse_duration(text: str) -> int:
-    """``time.ParseDuration``; ValueError for what Go rejects."""
-    s = text
-    sign = 1
-    if s[:1] in ("-", "+"):
-        sign = -1 if s[0] == "-" else 1
-        s = s[1:]
-    if s == "0":
+    """``time.ParseDuration`` (``1m30s``, ``-1.5h``, ``0``) in nanoseconds; ``ValueError`` with Go's
+    message (``time: invalid duration "zz"``, ``time: missing unit ...``, ``time: unknown unit ...``),
+    which config errors quote verbatim."""
+    quoted = '"' + text + '"'
+    rest = text[1:] if text[:1] in "+-" else text
+    if rest == "0":
         return 0
-    if not s:
-        raise ValueError(f"time: invalid duration {text!r}")
+    if not rest:
+        raise ValueError(f"time: invalid duration {quoted}")
     total = 0
-    pos = 0
-    while pos < len(s):
-        m = _PART.match(s, pos)
-        if m is None or (not m.group(1) and not m.group(2)):
-            raise ValueError(f"time: invalid duration {text!r}")
-        unit = _UNITS[m.group(3)]
-        total += int(m.group(1) or "0") * unit
-        if m.group(2):
-            total += int(m.group(2)) * unit // 10 ** len(m.group(2))
-        pos = m.end()
-    return sign * total
+    while rest:
+        m = _PART_ANY_UNIT.match(rest)
+        whole, frac, unit = (m.group(1), m.group(2), m.group(3)) if m else ("", None, "")
+        if not whole and not frac:
+            raise ValueError(f"time: invalid duration {quoted}")
+        if not unit:
+            raise ValueError(f"time: missing unit in duration {quoted}")
+        if unit not in _UNITS:
+            raise ValueError(f'time: unknown unit "{unit}" in duration {quoted}')
+        scale = _UNITS[unit]
+        total += int(whole or "0") * scale
+        if frac:
+            total += int(frac) * scale // 10 ** len(frac)
+        assert m is not None
+        rest = rest[m.end() :]
+    return -total if text[:1] == "-" else total

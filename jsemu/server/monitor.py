@@ -28,6 +28,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 from urllib.parse import parse_qs, urlsplit
 
+from ..protocol.go_duration import format_duration
 from ..timefmt import format_ns
 from ..version import NATS_VERSION, PROTO_VERSION, __version__
 
@@ -62,21 +63,12 @@ def uptime(seconds: float) -> str:
 
 
 def go_duration(seconds: float) -> str:
-    """Go's ``time.Duration.String`` for the short durations /connz shows (``806µs``)."""
+    """A connection's ``rtt`` as /connz shows it: nats-server's ``getRTT`` truncates to whole
+    microseconds between 1µs and 1ms, then Go's ``time.Duration.String`` (``806µs``, ``1.234567ms``)."""
     ns = int(seconds * 1e9)
-    if ns == 0:
-        return "0s"
-    if ns < 1_000:
-        return f"{ns}ns"
-    if ns < 1_000_000:
-        return f"{_trim(ns / 1_000)}µs"
-    if ns < 1_000_000_000:
-        return f"{_trim(ns / 1_000_000)}ms"
-    return f"{_trim(ns / 1_000_000_000)}s"
-
-
-def _trim(value: float) -> str:
-    return f"{value:.3f}".rstrip("0").rstrip(".")
+    if 1_000 < ns < 1_000_000:
+        ns -= ns % 1_000
+    return format_duration(ns)
 
 
 class JetStreamReport(Protocol):
