@@ -302,6 +302,9 @@ def _advise_paused(consumer: Consumer) -> None:
         consumer.js.server.flush()
 
 
+EPHEMERAL_INACTIVE_NS = 5_000_000_000  # JsDeleteWaitTimeDefault, stamped on ephemerals
+
+
 def _add(js: JetStream, stream: Stream, consumers: ConsumerSet, cfg: Any, action: str, pedantic: bool) -> Consumer:
     """``addConsumerWithAssignment`` for a standalone server."""
     scfg = stream.config
@@ -319,6 +322,8 @@ def _add(js: JetStream, stream: Stream, consumers: ConsumerSet, cfg: Any, action
             if existing.active and cfg.deliver_subject != existing.config.deliver_subject:
                 raise api_error(ApiErrors.JSConsumerNameExistErr)  # push bound: in use
             check_update(existing.config, cfg)
+            if not cfg.durable_name and cfg.inactive_threshold <= 0:
+                cfg.inactive_threshold = EPHEMERAL_INACTIVE_NS  # an update re-stamps it (after the create check)
             existing.update_config(cfg)
             js.consumer_store.created(existing)
             return existing
@@ -335,7 +340,7 @@ def _add(js: JetStream, stream: Stream, consumers: ConsumerSet, cfg: Any, action
         raise api_error(ApiErrors.JSConsumerBadDurableNameErr)
     refuse_unsupported(cfg, scfg)
     if not cfg.durable_name and cfg.inactive_threshold <= 0:
-        cfg.inactive_threshold = 5_000_000_000  # JsDeleteWaitTimeDefault, stamped on ephemerals
+        cfg.inactive_threshold = EPHEMERAL_INACTIVE_NS
     consumer = Consumer(js, stream, cfg, name, js.clock.now_ns())
     consumers.add(consumer)
     js.consumer_store.created(consumer)

@@ -162,6 +162,20 @@ BAD_CONFIGS: list[tuple[str, Any]] = [
 ]
 
 
+async def test_named_ephemeral_update_keeps_the_default_inactive_threshold(pair: Pair) -> None:
+    """nats-server 2.15.1: an update of a named ephemeral without ``inactive_threshold`` echoes the 5 s
+    default again, while ``action: create`` compares the request *before* that default (so the same
+    request again is 10148, and only one naming 5 s passes)."""
+    await _stream_with(pair, 0)
+    base = {"name": "E", "ack_policy": "explicit"}
+    await pair.same(f"{CREATE}.E", _req(base))
+    await pair.same(f"{CREATE}.E", _req(base, action="create"))
+    await pair.same(f"{CREATE}.E", _req({**base, "inactive_threshold": 5_000_000_000}, action="create"))
+    await pair.same(f"{CREATE}.E", _req({**base, "max_deliver": 5}))
+    await pair.same(f"{CREATE}.E", _req({**base, "max_deliver": 5}, action="create"))
+    await pair.same("$JS.API.CONSUMER.INFO.S.E")
+
+
 async def test_config_errors(pair: Pair) -> None:
     await _stream_with(pair, 1)
     for subject, payload in BAD_CONFIGS:
