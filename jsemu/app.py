@@ -50,6 +50,7 @@ class Server(CoreServer):
                     else:
                         self.timers = js.timers  # the control plane runs them after each clock step
                     self.account_jetstreams[name] = js
+                    js.all_jetstreams = self.account_jetstreams
                     self.services.append(js)
                 else:  # $G too, once accounts are configured
                     self.services.append(NotEnabledApi(router, space.service_imports(router)))

@@ -26,6 +26,7 @@ from .app import Server
 from .config import ConfigError, load_config
 from .config_tls import check_files
 from .conformance import command as conformance_command
+from .jetstream.storage_limits import accounts_fit
 from .pipeline import command as pipeline_command
 from .server.auth import Auth, User
 from .server.options import NATS_VERSION, ServerOptions
@@ -313,6 +314,13 @@ def serve_options(args: argparse.Namespace) -> ServerOptions:
         raise StartupError(str(exc), fatal=False) from None
     if options.jetstream and options.store_dir:
         check_store_dir(options.store_dir)
+    if options.jetstream:
+        no_room = accounts_fit(options)
+        if no_room is not None:
+            raise StartupError(
+                "Can't start JetStream: Error enabling jetstream on configured accounts: "
+                f"{no_room.description} ({no_room.err_code})"
+            )
     return options
 
 

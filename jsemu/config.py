@@ -18,10 +18,12 @@ from pathlib import Path
 from typing import Any
 
 from .conf_parser import ConfigError, Positions, parse_file, parse_text
+from .config_js_limits import JsLimitsError, parse_account_jetstream
 from .config_tls import TlsConfigError, parse_tls
 from .protocol.go_duration import parse_duration
 from .server.accounts import AccountConfig, Export, Import
 from .server.auth import Auth, User
+from .server.js_limits import UNLIMITED
 from .server.nkeys import is_valid_user_key
 from .server.options import ServerOptions
 from .server.permissions import Permissions, SubjectRules
@@ -330,9 +332,7 @@ def _add_user(
     if "permissions" in entry:
         perms = _permissions(entry["permissions"], (*where, "permissions"), pos)
     if "nkey" in entry:
-        if account != GLOBAL_ACCOUNT:
-            raise _at(pos, (*where, "nkey"), '"nkey": nkey users in accounts are not supported by jsemu yet')
-        _nkey_user(auth, entry, perms, where, pos)
+        _nkey_user(auth, entry, perms, where, pos, account)
         return
     try:
         name = _str(entry.get("user", entry.get("username", "")))
@@ -357,16 +357,14 @@ def _accounts(block: Any, pos: Positions, auth: Auth) -> list[AccountConfig]:
         if not isinstance(entry, dict):
             raise _at(pos, path, f'"{name}": an account must be a map (users, jetstream) in jsemu')
         _check_keys(entry, _BLOCK_KEYS["account"], path, pos)
-        jetstream = False
+        jetstream, limits = False, UNLIMITED
         if "jetstream" in entry:
-            if isinstance(entry["jetstream"], dict):
-                raise _at(
-                    pos, (*path, "jetstream"), '"jetstream": account JetStream limits are not supported by jsemu yet'
-                )
             try:
-                jetstream = _enabled(entry["jetstream"])
-            except ConfigError as exc:
-                raise _at(pos, (*path, "jetstream"), exc) from None
+                jetstream, limits = parse_account_jetstream(entry["jetstream"])
+            except JsLimitsError as exc:
+                if exc.key is None:
+                    raise ConfigError(exc.message) from None  # nats-server gives no position here
+                raise _at(pos, (*path, "jetstream", exc.key), exc.message) from None
         users = entry.get("users", [])
         if not isinstance(users, list):
             raise _at(pos, (*path, "users"), f"Expected users field to be an array, got {users}")
@@ -384,7 +382,7 @@ def _accounts(block: Any, pos: Positions, auth: Auth) -> list[AccountConfig]:
                 (*path, "imports"),
                 '"imports": the JetStream API imported into an account with JetStream is not supported by jsemu yet',
             )
-        configs.append(AccountConfig(name, jetstream, exports, imports))
+        configs.append(AccountConfig(name, jetstream, limits, exports, imports))
     _check_imports(configs, pos)
     return configs
 
@@ -510,7 +508,12 @@ def _auth(block: dict[str, Any], pos: Positions, no_auth_user: str) -> Auth | No
 
 
 def _nkey_user(
-    auth: Auth, entry: dict[str, Any], perms: Permissions | None, where: tuple[str, ...], pos: Positions
+    auth: Auth,
+    entry: dict[str, Any],
+    perms: Permissions | None,
+    where: tuple[str, ...],
+    pos: Positions,
+    account: str = GLOBAL_ACCOUNT,
 ) -> None:
     """A ``{nkey: U..., permissions: ...}`` entry, checked as ``parseUsers`` does. Its errors
     sit at the entry's last key (Go reports the last key of its map walk)."""
@@ -525,7 +528,7 @@ def _nkey_user(
         raise _at(pos, last, "Not a valid public nkey for a user")
     if key in auth.nkeys:
         raise _at(pos, where[:1], f'Duplicate nkey "{key}" detected')
-    auth.nkeys[key] = User(key, "", perms)
+    auth.nkeys[key] = User(key, "", perms, account)
 
 
 def apply_config(
@@ -599,7 +602,7 @@ def apply_config(
     if "accounts" in conf:
         auth = options.auth or Auth(no_auth_user=no_auth_user)
         options.accounts = _accounts(conf["accounts"], pos, auth)
-        if auth.users or auth.token or auth.user is not None or auth.no_auth_user:
+        if auth.users or auth.nkeys or auth.token or auth.user is not None or auth.no_auth_user:
             options.auth = auth
     return options
 

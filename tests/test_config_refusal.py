@@ -82,12 +82,6 @@ NOT_YET = {
         21,
         '"accounts": not supported in account exports by jsemu yet',
     ),
-    "account-js-limits": (
-        "accounts {\n  A: {\n    jetstream: { max_mem: 1M }\n  }\n}\n",
-        3,
-        5,
-        "account JetStream limits are not supported by jsemu yet",
-    ),
     "js-api-import-into-jetstream-account": (
         "accounts {\n  A: { exports: [ {service: $JS.API.>} ] }\n"
         "  B: {\n    jetstream: enabled\n    imports: [ {service: {account: A, subject: $JS.API.>}} ]\n  }\n}\n",

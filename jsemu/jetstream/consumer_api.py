@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from ..protocol.gojson import T_INT, GoStruct
 from ..server.sublist import Subscription
 from ..subjects import subject_is_subset_match
+from .account_limits import consumer_limit
 from .api import ApiRequest, api, error_response, is_empty_request, is_json_object_or_array, response_type
 from .consumer import Consumer
 from .consumer_config import (
@@ -308,8 +309,8 @@ EPHEMERAL_INACTIVE_NS = 5_000_000_000  # JsDeleteWaitTimeDefault, stamped on eph
 def _add(js: JetStream, stream: Stream, consumers: ConsumerSet, cfg: Any, action: str, pedantic: bool) -> Consumer:
     """``addConsumerWithAssignment`` for a standalone server."""
     scfg = stream.config
-    set_defaults(cfg, scfg, pedantic)
-    check_config(cfg, scfg)
+    set_defaults(cfg, scfg, pedantic, js.limits.max_ack_pending)
+    check_config(cfg, scfg, js.limits.max_ack_pending)
     name = cfg.durable_name or cfg.name
     if name:
         existing = consumers.by_name.get(name)
@@ -329,7 +330,8 @@ def _add(js: JetStream, stream: Stream, consumers: ConsumerSet, cfg: Any, action
             return existing
     if action == "update":
         raise api_error(ApiErrors.JSConsumerDoesNotExist)
-    if scfg.max_consumers > 0 and len(consumers.by_name) >= scfg.max_consumers:
+    most = consumer_limit(js, scfg.max_consumers)
+    if most > 0 and len(consumers.by_name) >= most:
         raise api_error(ApiErrors.JSMaximumConsumersLimitErr)
     if scfg.retention == "workqueue":
         check_work_queue(stream, cfg, cfg.durable_name or cfg.name, filters_of(cfg))

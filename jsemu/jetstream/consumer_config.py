@@ -226,7 +226,7 @@ def _pedantic(text: str) -> ApiError:
     return api_error(ApiErrors.JSPedanticErrF, err=text)
 
 
-def set_defaults(cfg: ConsumerConfig, stream: StreamConfig, pedantic: bool) -> None:
+def set_defaults(cfg: ConsumerConfig, stream: StreamConfig, pedantic: bool, account_max_ack: int = -1) -> None:
     """``setConsumerConfigDefaults`` (no server or account limits are configured in jsemu)."""
     if cfg.max_deliver == 0 or cfg.max_deliver < -1:
         if pedantic and cfg.max_deliver < -1:
@@ -275,7 +275,10 @@ def set_defaults(cfg: ConsumerConfig, stream: StreamConfig, pedantic: bool) -> N
             raise _pedantic("inactive_threshold must be set if it's configured in stream limits")
         cfg.inactive_threshold = stream_inactive
     if cfg.max_ack_pending == 0 and cfg.ack_policy != "none":
-        cfg.max_ack_pending = MAX_ACK_PENDING_DEFAULT
+        # The account's max_ack_pending, when lower, is the default (Go ``setConsumerConfigDefaults``).
+        cfg.max_ack_pending = (
+            min(MAX_ACK_PENDING_DEFAULT, account_max_ack) if account_max_ack > 0 else MAX_ACK_PENDING_DEFAULT
+        )
     if cfg.priority_policy == "pinned_client" and cfg.priority_timeout == 0:
         cfg.priority_timeout = 120_000_000_000
     if cfg.ack_policy == "flow_control" and not pedantic:
@@ -296,7 +299,7 @@ def _policy(text: str) -> ApiError:
     return api_error(ApiErrors.JSConsumerInvalidPolicyErrF, err=text)
 
 
-def check_config(cfg: ConsumerConfig, stream: StreamConfig) -> None:
+def check_config(cfg: ConsumerConfig, stream: StreamConfig, account_max_ack: int = -1) -> None:
     """``checkConsumerCfg`` for a standalone server without configured limits."""
     if cfg.name and not is_valid_asset_name(cfg.name):
         raise _invalid("consumer name can not contain '.', '*', '>', '\\', '/'")
@@ -360,6 +363,8 @@ def check_config(cfg: ConsumerConfig, stream: StreamConfig) -> None:
     limits = stream.consumer_limits or {}
     stream_max_ack = int(limits.get("max_ack_pending") or 0)
     stream_inactive = int(limits.get("inactive_threshold") or 0)
+    if account_max_ack > 0 and cfg.max_ack_pending > account_max_ack:
+        raise api_error(ApiErrors.JSConsumerMaxPendingAckExcessErrF, limit=account_max_ack)
     if stream_max_ack > 0 and cfg.max_ack_pending > stream_max_ack:
         raise api_error(ApiErrors.JSConsumerMaxPendingAckExcessErrF, limit=stream_max_ack)
     if stream_inactive > 0 and cfg.inactive_threshold > stream_inactive:

@@ -15,6 +15,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..protocol.gojson import dumps
+from ..server.accounts import Account
+from ..server.js_limits import UNLIMITED, JetStreamLimits
 from ..server.sublist import Subscription
 from ..store import Clock, ControlledClock
 from ..subject_transform import SubjectTransform, TransformError
@@ -26,6 +28,7 @@ from . import consumer_pause as _consumer_pause  # noqa: F401 - registers the ha
 from . import priority_groups as _priority_groups  # noqa: F401 - registers the handler
 from . import snapshot_api as _snapshot_api  # noqa: F401 - registers the handlers
 from . import stream_api as _stream_api  # noqa: F401 - registers the handlers
+from .account_limits import stream_limits_error
 from .api import API_PREFIX, ApiRequest, QuietError, find_handler
 from .clock_timers import ClockTimers
 from .consumer import Consumer
@@ -40,7 +43,6 @@ from .persistence import MetaError, StreamFiles, saved_streams
 from .replicas import Peer
 from .retention import check_interest_state, consumer_deleted
 from .sources import SourceLink
-from .storage_limits import create_error as storage_create_error
 from .stream import Stream
 from .stream_config import StreamConfig, check_stream_config, compose_iname, copy_metadata
 from .stream_refusals import refuse_unsupported
@@ -84,6 +86,11 @@ class JetStream:
         self.server = server
         #: The account whose streams these are: its subjects, its outbound path (``$G``: the server).
         self.account: Router = account if account is not None else server
+        #: The account's JetStream limits (``$G``'s: none).
+        self.limits: JetStreamLimits = account.config.limits if isinstance(account, Account) else UNLIMITED
+        #: Every account's JetStream on this server, this one included (the server's storage
+        #: limits hold for them all); ``app.Server`` shares one dict among them.
+        self.all_jetstreams: dict[str, JetStream] = {self.account.name: self}
         #: How replies, acks and Direct Get answers leave: the account's one outbound path.
         self.out: Sender = self.account.outbound
         self.clock: Clock = clock or ControlledClock()
@@ -214,17 +221,19 @@ class JetStream:
     def add_stream(self, config: StreamConfig, pedantic: bool = False, start_links: bool = True) -> Stream:
         """``addStreamWithAssignment``; a mirror or the sources start copying at once unless
         ``start_links`` is False (then :meth:`start_links` does it)."""
-        cfg = check_stream_config(config, self.lookup_config, pedantic)
+        cfg = check_stream_config(config, self.lookup_config, pedantic, self.limits)
         self._check_replicas(cfg)
+        # The limits come before the name check (Go ``jsNonClusteredStreamLimitsCheck``): a
+        # repeated create is refused when the server's storage has no room for it again.
+        over = stream_limits_error(self, cfg)
+        if over is not None:
+            raise over
         existing = self.streams.get(cfg.name)
         if existing is not None:
             copy_metadata(cfg, existing.config)
             if cfg == existing.config:
                 return existing
             raise api_error(ApiErrors.JSStreamNameExistErr)
-        no_room = storage_create_error(self, cfg)
-        if no_room is not None:
-            raise no_room
         for other in self.streams.values():
             if any(subjects_collide(a, b) for a in cfg.subjects or [] for b in other.config.subjects or []):
                 raise api_error(ApiErrors.JSStreamSubjectOverlapErr)
@@ -380,6 +389,9 @@ class JetStream:
                 continue
             if any(subjects_collide(a, b) for a in cfg.subjects or [] for b in other.config.subjects or []):
                 raise api_error(ApiErrors.JSStreamSubjectOverlapErr)
+        over = stream_limits_error(self, cfg, old)
+        if over is not None:
+            raise over
         _check_transform(cfg)
         refuse_unsupported(cfg)
         stream.update_config(cfg)

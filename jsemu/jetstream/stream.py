@@ -24,7 +24,7 @@ from .gohash import go_hash
 from .replicas import Peer, ReplicaSet, replicated_store
 from .republish import Republisher
 from .retention import has_interest
-from .storage_limits import limit_for, publish_error
+from .storage_limits import checks_publish, publish_error
 from .stream_config import StreamConfig, config_json
 
 if TYPE_CHECKING:
@@ -146,7 +146,7 @@ class Stream:
             and cfg.retention != "interest"
             and self.markers is None
             and self.republisher is None
-            and limit_for(self.js, cfg.storage or "file") < 0  # a storage limit is checked per message
+            and not checks_publish(self.js, cfg.storage or "file")  # a storage limit is checked per message
         )
         return plain, cfg.max_msg_size if cfg.max_msg_size >= 0 else 1 << 62
 
@@ -359,7 +359,7 @@ class Stream:
         if len(hdr) > MAX_HEADER_SIZE:
             return self._error_ack(api_error(ApiErrors.JSStreamHeaderExceedsMaximumErr))
         if not self._plain:
-            full = publish_error(self.js, cfg.storage or "file")
+            full = publish_error(self.js, self, subject, hdr, payload)
             if full is not None:
                 return self._error_ack(full)
         # No consumer wants it: the sequence is used up, nothing stored (``SkipMsgNoInterest``).

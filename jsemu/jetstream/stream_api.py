@@ -64,16 +64,7 @@ def account_info(js: JetStream, req: ApiRequest) -> dict[str, Any]:
         "reserved_storage": reserved_storage,
         "streams": len(js.streams),
         "consumers": js.num_consumers(),
-        "limits": {
-            "max_memory": -1,
-            "max_storage": -1,
-            "max_streams": -1,
-            "max_consumers": -1,
-            "max_ack_pending": -1,
-            "memory_max_stream_bytes": -1,
-            "storage_max_stream_bytes": -1,
-            "max_bytes_required": False,
-        },
+        "limits": js.limits.to_json(),
     }
     if js.domain:
         out["domain"] = js.domain
@@ -123,7 +114,7 @@ def stream_update(js: JetStream, req: ApiRequest) -> dict[str, Any]:
         req.check_api_level()
         values = req.decode(STREAM_CONFIG_REQUEST)
         ncfg, pedantic = config_from_request(values)
-        cfg = check_stream_config(ncfg, js.lookup_config, pedantic)
+        cfg = check_stream_config(ncfg, js.lookup_config, pedantic, js.limits)
         name = req.token(5)
         if name != cfg.name:
             raise api_error(ApiErrors.JSStreamMismatchErr)

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..server.js_limits import UNLIMITED, JetStreamLimits
 from ..subject_transform import SubjectTransform, TransformError
 from ..subjects import (
     is_valid_literal_subject,
@@ -264,9 +265,11 @@ def check_stream_config(
     config: StreamConfig,
     lookup: Callable[[str], StreamConfig | None],
     pedantic: bool = False,
+    limits: JetStreamLimits = UNLIMITED,
 ) -> StreamConfig:
     """Defaults and validation as ``checkStreamCfgLocked``; ``lookup`` finds other streams'
-    configs by name (for mirrors and sources). Raises :class:`ApiError`."""
+    configs by name (for mirrors and sources), ``limits`` are the account's JetStream limits.
+    Raises :class:`ApiError`."""
     if not is_valid_asset_name(config.name):
         raise _invalid("stream name is required and can not contain '.', '*', '>', '\\', '/'")
     if len(config.name.encode()) > MAX_NAME_LEN:
@@ -371,6 +374,10 @@ def check_stream_config(
 
     if not cfg.subjects and not cfg.sources and cfg.mirror is None:
         raise _invalid("stream needs at least one configured subject or be a source/mirror")
+    if limits.max_bytes_required and cfg.max_bytes <= 0:
+        raise api_error(ApiErrors.JSStreamMaxBytesRequired)
+    if 0 < limits.max_stream_bytes(cfg.storage) < cfg.max_bytes:
+        raise api_error(ApiErrors.JSStreamMaxStreamBytesExceeded)
 
     if cfg.subject_transform is not None:
         src = cfg.subject_transform.get("src", "")

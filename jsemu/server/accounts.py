@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from .ack_lane import AckLane
 from .imports import Export, Import, wire_imports
+from .js_limits import UNLIMITED, JetStreamLimits
 from .outbound import Outbound
 from .routing import GLOBAL_ACCOUNT, Router
 from .sublist import Sublist
@@ -34,6 +35,8 @@ class AccountConfig:
     name: str
     #: ``jetstream: enabled`` in the account's block.
     jetstream: bool = False
+    #: The account's JetStream limits (``jetstream: { max_mem: ..., ... }``); unlimited by default.
+    limits: JetStreamLimits = UNLIMITED
     exports: tuple[Export, ...] = field(default=())
     imports: tuple[Import, ...] = field(default=())
 
