@@ -14,6 +14,7 @@ from .control import ControlApi, ControlPlane
 from .jetstream.monitoring import JetStreamMonitoring
 from .jetstream.not_enabled import NotEnabledApi
 from .jetstream.service import JetStream
+from .jetstream.storage_limits import accounts_fit
 from .server.options import ServerOptions
 from .server.routing import GLOBAL_ACCOUNT
 from .server.server import Server as CoreServer
@@ -42,6 +43,9 @@ class Server(CoreServer):
         #: Every account's JetStream service, by account name (one clock and one set of timers for all).
         self.account_jetstreams: dict[str, JetStream] = {}
         if self.options.jetstream:
+            no_room = accounts_fit(self.options)
+            if no_room is not None:
+                raise ValueError(f"Error enabling jetstream on configured accounts: {no_room.description}")
             for name, router in space.by_name.items():
                 if space.jetstream_enabled(router):
                     js = JetStream(self, self.clock, router)

@@ -12,7 +12,9 @@ and ``tests/test_account_js_limits.py``):
 * at publish, a storage of the server already holding more bytes than its limit refuses the
   message with 10023 ``insufficient resources`` (Go ``limitsExceeded``: the last message
   stored may pass the limit); then an account whose usage plus this message would pass its
-  limit refuses it with 10002 (Go ``wouldExceedLimits``).
+  limit refuses it with 10002 (Go ``wouldExceedLimits``). The account's
+  ``*_max_stream_bytes`` hold only for a stream's ``max_bytes`` (``stream_config.py``): on
+  the binary, a stream without ``max_bytes`` grows past them.
 
 A limit of -1 (the server's default: 75% of memory or disk in nats-server) is not enforced.
 """
@@ -42,8 +44,7 @@ def limit_for(js: JetStream, storage: str) -> int:
 def checks_publish(js: JetStream, storage: str) -> bool:
     """Whether a publish to a stream of ``storage`` must be checked against a limit (a stream
     without one keeps the fast path)."""
-    limits = js.limits
-    return limit_for(js, storage) >= 0 or limits.max_bytes(storage) >= 0 or limits.max_stream_bytes(storage) > 0
+    return limit_for(js, storage) >= 0 or js.limits.max_bytes(storage) >= 0
 
 
 def _storage(cfg: StreamConfig) -> str:
@@ -90,14 +91,11 @@ def publish_error(js: JetStream, stream: Stream, subject: bytes, hdr: bytes, dat
     limit = limit_for(js, storage)
     if limit >= 0 and sum(_used(j, storage) for j in js.all_jetstreams.values()) > limit:
         return api_error(ApiErrors.JSInsufficientResourcesErr)
-    limits = js.limits
-    account_limit, stream_limit = limits.max_bytes(storage), limits.max_stream_bytes(storage)
-    if account_limit < 0 and stream_limit <= 0:
+    account_limit = js.limits.max_bytes(storage)
+    if account_limit < 0:
         return None
     total = _used(js, storage) + stream.store.msg_size(subject, hdr, data) * max(1, stream.config.num_replicas)
-    if 0 < stream_limit < total or 0 <= account_limit < total:
-        return api_error(ApiErrors.JSAccountResourcesExceededErr)
-    return None
+    return api_error(ApiErrors.JSAccountResourcesExceededErr) if total > account_limit else None
 
 
 def accounts_fit(options: ServerOptions) -> ApiError | None:
