@@ -332,7 +332,7 @@ def _add_user(
     if "permissions" in entry:
         perms = _permissions(entry["permissions"], (*where, "permissions"), pos)
     if "nkey" in entry:
-        _nkey_user(auth, entry, perms, where, pos, account)
+        _nkey_user(auth, entry, perms, where, pos, account, dup_at)
         return
     try:
         name = _str(entry.get("user", entry.get("username", "")))
@@ -513,7 +513,8 @@ def _nkey_user(
     perms: Permissions | None,
     where: tuple[str, ...],
     pos: Positions,
-    account: str = GLOBAL_ACCOUNT,
+    account: str,
+    dup_at: tuple[str, ...],
 ) -> None:
     """A ``{nkey: U..., permissions: ...}`` entry, checked as ``parseUsers`` does. Its errors
     sit at the entry's last key (Go reports the last key of its map walk)."""
@@ -527,7 +528,7 @@ def _nkey_user(
     if not is_valid_user_key(key):
         raise _at(pos, last, "Not a valid public nkey for a user")
     if key in auth.nkeys:
-        raise _at(pos, where[:1], f'Duplicate nkey "{key}" detected')
+        raise _at(pos, dup_at, f'Duplicate nkey "{key}" detected')
     auth.nkeys[key] = User(key, "", perms, account)
 
 

@@ -9,7 +9,6 @@ when the accounts' limits do not fit the server's."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -18,7 +17,7 @@ from typing import Any
 import pytest
 from rawclient import RawClient
 from test_auth import Pair, _RealWithConfig
-from test_cli_errors import _assert_one_line, _jsemu, _real
+from test_cli_errors import _assert_one_line, _fatal, _jsemu, _real
 
 import jsemu
 from jsemu.config import load_config
@@ -180,3 +179,75 @@ async def test_account_limits_as_nats_server(tmp_path: Path) -> None:
         assert code in codes, code
     for index, (want, have) in enumerate(zip(real, got["jsemu"], strict=True)):
         assert have == want, (index, SCRIPT[index][:2])
+
+
+@pytest.mark.parametrize(
+    "block",
+    [
+        "{ bogus: 1 }",
+        '{ max_streams: "x" }',
+        "{ max_mem: 1.5 }",
+        "{ Disk: true }",
+        "{ max_bytes_required: 1 }",
+        "{ cluster_traffic: nope }",
+        "{ cluster_traffic: 1 }",
+        "maybe",
+        "5",
+    ],
+)
+def test_account_jetstream_errors_as_nats_server(block: str, tmp_path: Path) -> None:
+    conf = tmp_path / "server.conf"
+    conf.write_text(f"accounts {{\n  A: {{\n    jetstream: {block}\n  }}\n}}\n")
+    real, emu = _real("-c", str(conf)), _jsemu("-c", str(conf))
+    assert (real.returncode, emu.returncode) == (1, 1), real.stderr
+    assert _assert_one_line(emu) == real.stderr.strip().splitlines()[0]
+
+
+def test_accepted_account_jetstream_forms(tmp_path: Path) -> None:
+    """Every key nats-server 2.15.1 takes (its aliases, any case) sets its limit."""
+    conf = tmp_path / "server.conf"
+    conf.write_text(
+        "accounts {\n  A: { jetstream: { MEM: 1K, store: 2K, Streams: 3, consumers: 4, max_ack_pending: 5,\n"
+        "    max_stream_bytes: true, memory_max_stream_bytes: 6, disk_max_stream_bytes: 7,"
+        " cluster_traffic: owner } }\n"
+        "  B: { jetstream: {} }\n  C: { jetstream: disabled }\n}\n"
+    )
+    real = _real("-c", str(conf), "-t")
+    assert real.returncode == 0, real.stderr
+    options = load_config(conf, jsemu.ServerOptions())
+    a, b, c = options.accounts
+    assert a.limits.to_json() == {
+        "max_memory": 1024,
+        "max_storage": 2048,
+        "max_streams": 3,
+        "max_consumers": 4,
+        "max_ack_pending": 5,
+        "memory_max_stream_bytes": 6,
+        "storage_max_stream_bytes": 7,
+        "max_bytes_required": True,
+    }
+    assert (a.jetstream, b.jetstream, c.jetstream) == (True, True, False)
+    assert b.limits.max_memory == -1 and not b.limits.max_bytes_required
+
+
+@pytest.mark.parametrize(
+    ("server", "accounts"),
+    [
+        ("max_mem: 300", "A: { jetstream: { max_mem: 200 } }, B: { jetstream: { max_mem: 200 } }"),
+        (
+            "max_mem: 300, max_file: 1000",
+            "A: { jetstream: { max_mem: 200, max_file: 2000 } }, B: { jetstream: enabled }",
+        ),
+    ],
+    ids=["memory", "file"],
+)
+def test_accounts_that_do_not_fit_the_server_do_not_start(server: str, accounts: str, tmp_path: Path) -> None:
+    """nats-server adds the accounts' limits up as it enables them, memory before file."""
+    conf = tmp_path / "server.conf"
+    conf.write_text(f'jetstream {{ store_dir: "{tmp_path / "store"}", {server} }}\naccounts {{ {accounts} }}\n')
+    real, emu = _real("-c", str(conf), "-p", "-1"), _jsemu("-c", str(conf), "-p", "-1")
+    assert (real.returncode, emu.returncode) == (1, 1), real.stderr
+    assert _fatal(emu) == _fatal(real)
+    with pytest.raises(ValueError, match="insufficient"):
+        options = load_config(conf, jsemu.ServerOptions())
+        jsemu.Server(options)
