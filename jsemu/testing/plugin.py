@@ -30,6 +30,7 @@ from typing import Any
 import pytest
 
 from ..app import Server, ThreadedServer
+from ..config_js_limits import JsLimitsError, parse_account_jetstream
 from ..server.accounts import AccountConfig
 from ..server.auth import Auth, User
 from ..server.nkeys import is_valid_user_key
@@ -201,6 +202,16 @@ def _account_users(accounts: dict[str, dict[str, Any]]) -> list[User]:
     return users
 
 
+def _account(name: str, spec: dict[str, Any]) -> AccountConfig:
+    """``"jetstream"``: ``True``, ``"enabled"`` or a map of limits (``{"max_mem": 1024}``), read
+    as the configuration file's account ``jetstream`` (``config_js_limits``)."""
+    try:
+        jetstream, limits = parse_account_jetstream(spec.get("jetstream", False))
+    except JsLimitsError as exc:
+        raise ValueError(f"account {name!r}: {exc.message}") from None
+    return AccountConfig(name, jetstream=jetstream, limits=limits)
+
+
 @_async_fixture  # type: ignore[untyped-decorator]
 async def jsemu_factory(request: pytest.FixtureRequest) -> AsyncIterator[Callable[..., Awaitable[Server]]]:
     """``await jsemu_factory(**options)``: started servers, stopped after the test.
@@ -209,8 +220,8 @@ async def jsemu_factory(request: pytest.FixtureRequest) -> AsyncIterator[Callabl
     ``streams``, ``kv``, ``frozen_clock`` and ``seed`` (see :func:`prepare_server`), and
     ``users={"alice": "secret"}``, ``nkeys=["U..."]`` (public user nkeys) or ``token="..."``
     for a server that requires them. ``accounts={"A": {"users": {"a": "pw"}, "jetstream": True}}``
-    adds accounts (each its own subjects and JetStream) with their users, as an ``accounts``
-    block does; ``streams``/``kv`` set-up reaches only ``$G``. ``tls=True`` (``"verify"``: client certificates
+    adds accounts (each its own subjects and JetStream, ``"jetstream": {"max_mem": 1024, ...}`` for
+    its limits) with their users, as an ``accounts`` block does; ``streams``/``kv`` set-up reaches only ``$G``. ``tls=True`` (``"verify"``: client certificates
     required; ``"handshake_first"``) serves TLS with certificates generated for the test:
     ``server.url`` is ``tls://...`` and ``server.client_tls.context()`` is the client's
     ``ssl.SSLContext`` (its ``ca_file``, ``cert_file``, ``key_file`` for other clients)."""
@@ -235,10 +246,7 @@ async def jsemu_factory(request: pytest.FixtureRequest) -> AsyncIterator[Callabl
                 if user.name in auth.users:
                     raise ValueError(f"Duplicate user {user.name!r}")
                 auth.users[user.name] = user
-            options["accounts"] = [
-                AccountConfig(name, jetstream=bool(spec.get("jetstream", False)))
-                for name, spec in (accounts or {}).items()
-            ]
+            options["accounts"] = [_account(name, spec) for name, spec in (accounts or {}).items()]
             for key in nkeys or ():
                 if not is_valid_user_key(key):
                     raise ValueError(f"Not a valid public nkey for a user: {key!r}")

@@ -47,3 +47,18 @@ async def test_factory_accounts_bad_arguments(jsemu_factory: Callable[..., Await
         await jsemu_factory(accounts={"A": {"users": {"a": "pa"}}}, users={"a": "x"})
     with pytest.raises(ValueError, match="token"):
         await jsemu_factory(accounts={"A": {"users": {"a": "pa"}}}, token="t")
+
+
+async def test_factory_account_jetstream_limits(jsemu_factory: Callable[..., Awaitable[Server]]) -> None:
+    """``"jetstream": {limits}`` sets the account's limits, as the file's account block does."""
+    srv = await jsemu_factory(accounts={"A": {"users": {"a": "pa"}, "jetstream": {"max_streams": 1, "max_mem": 1024}}})
+    a = await nats.connect(f"nats://a:pa@{srv.url.removeprefix('nats://')}", allow_reconnect=False)
+    js = a.jetstream()
+    info = await js.account_info()
+    assert (info.limits.max_streams, info.limits.max_memory) == (1, 1024)
+    await js.add_stream(name="S", subjects=["s"])
+    with pytest.raises(nats.js.errors.APIError, match="maximum number of streams reached"):
+        await js.add_stream(name="T", subjects=["t"])
+    await a.close()
+    with pytest.raises(ValueError, match='parseable size for "max_mem"'):
+        await jsemu_factory(accounts={"A": {"users": {"a": "pa"}, "jetstream": {"max_mem": "x"}}})
