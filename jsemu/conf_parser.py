@@ -20,9 +20,13 @@ __all__ = ["ConfigError", "Positions", "parse_file", "parse_text", "scalar"]
 #: Where each key was read: key path (list items by index) -> (file, line, column).
 Positions = dict[tuple[str, ...], tuple[str, int, int]]
 
-_SIZE = re.compile(r"^(\d+)\s*(k|kb|m|mb|g|gb)$", re.IGNORECASE)
+_SIZE = re.compile(r"^(\d+)\s*([kmgtpe](?:b|i|ib)?)$", re.IGNORECASE)
 _FLOAT = re.compile(r"^-?\d+\.\d*(?:[eE][-+]?\d+)?$")
-_SIZE_UNITS = {"k": 1 << 10, "kb": 1 << 10, "m": 1 << 20, "mb": 1 << 20, "g": 1 << 30, "gb": 1 << 30}
+#: nats-server's size suffixes: ``K`` is 1000, ``KB`` / ``KI`` / ``KIB`` 1024 (any case), up to ``E``.
+_SIZE_UNITS = {
+    **{unit: 1000 ** (power + 1) for power, unit in enumerate("kmgtpe")},
+    **{unit + tail: 1024 ** (power + 1) for power, unit in enumerate("kmgtpe") for tail in ("b", "i", "ib")},
+}
 _KEY = re.compile(r"[A-Za-z_$][\w\-.$]*|\"[^\"\n]*\"|'[^'\n]*'")
 _BARE_END = ",;}]\n#"
 

@@ -219,8 +219,8 @@ def test_accepted_account_jetstream_forms(tmp_path: Path) -> None:
     options = load_config(conf, jsemu.ServerOptions())
     a, b, c = options.accounts
     assert a.limits.to_json() == {
-        "max_memory": 1024,
-        "max_storage": 2048,
+        "max_memory": 1000,
+        "max_storage": 2000,
         "max_streams": 3,
         "max_consumers": 4,
         "max_ack_pending": 5,
@@ -258,3 +258,20 @@ def test_accounts_that_do_not_fit_the_server_do_not_start(server: str, accounts:
     emu = _jsemu("-c", str(conf), "-p", "-1")
     assert emu.returncode == 1
     assert _fatal(emu) == _fatal(real)
+
+
+async def test_size_units_as_nats_server(tmp_path: Path) -> None:
+    """nats-server's size suffixes: ``K`` is 1000, ``KB`` / ``Ki`` / ``KiB`` 1024, and so on up."""
+    conf = (
+        'jetstream {{ store_dir: "{store}", max_mem: 1G }}\n'
+        "accounts {{ A: {{ users: [ {{user: a, password: a}} ], jetstream: {{ max_mem: 1MiB, max_file: 3ki,"
+        " max_consumers: 2Mb, max_streams: 2k, max_ack_pending: 1K, memory_max_stream_bytes: 1m }} }} }}\n"
+    )
+    got = {}
+    async for pair in _pair(tmp_path, conf):
+        for kind, port in pair.ports.items():
+            session = await Session.login(port, "a")
+            got[kind] = (await session.request("$JS.API.INFO"))["limits"]
+            await session.client.close()
+    assert got["real"]["max_memory"] == 1 << 20 and got["real"]["max_ack_pending"] == 1000
+    assert got["jsemu"] == got["real"]
