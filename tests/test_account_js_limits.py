@@ -275,3 +275,33 @@ async def test_size_units_as_nats_server(tmp_path: Path) -> None:
             await session.client.close()
     assert got["real"]["max_memory"] == 1 << 20 and got["real"]["max_ack_pending"] == 1000
     assert got["jsemu"] == got["real"]
+
+
+async def test_jsz_account_details_reserve_the_account_limits(tmp_path: Path) -> None:
+    """/jsz?accounts=true: each account's ``reserved_memory`` / ``reserved_storage`` are its
+    ``max_mem`` / ``max_file`` (no limit: Go's uint64 of -1)."""
+    from test_accounts import _real_with_monitor
+    from test_monitoring import _fetch
+
+    conf = tmp_path / "server.conf"
+    conf.write_text(
+        f'jetstream {{ store_dir: "{tmp_path / "real-store"}" }}\nhttp_port: -1\n'
+        "accounts { A: { jetstream: { max_mem: 1M, max_streams: 3 } }, B: { jetstream: { max_file: 5KB } } }\n"
+    )
+    real, _, real_http = _real_with_monitor(conf)
+    try:
+        options = load_config(conf, jsemu.ServerOptions())
+        options.host, options.port, options.store_dir, options.http_port = "127.0.0.1", 0, None, -1
+        async with jsemu.Server(options) as emu:
+            assert emu.monitor is not None
+            got = {}
+            for kind, http in (("real", real_http), ("jsemu", emu.monitor.port)):
+                jsz = json.loads((await _fetch(http, "/jsz?accounts=true"))[2])
+                got[kind] = sorted(
+                    (d["name"], d["reserved_memory"], d["reserved_storage"]) for d in jsz["account_details"]
+                )
+    finally:
+        real.terminate()
+        real.wait(10)
+    assert got["real"] == [("A", 1_000_000, (1 << 64) - 1), ("B", (1 << 64) - 1, 5120)]
+    assert got["jsemu"] == got["real"]

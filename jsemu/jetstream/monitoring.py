@@ -19,6 +19,8 @@ if TYPE_CHECKING:
 
 __all__ = ["JetStreamMonitoring"]
 
+_UINT64 = (1 << 64) - 1
+
 
 class JetStreamMonitoring:
     """Reads the :class:`JetStream` services of every account (one without accounts) for the
@@ -64,6 +66,13 @@ class JetStreamMonitoring:
     def api_counts(self) -> tuple[int, int]:
         jetstreams = self.jetstreams.values()
         return sum(js.api_total for js in jetstreams), sum(js.api_errors for js in jetstreams)
+
+    def account_reservations(self) -> tuple[int, int]:
+        """The account's ``max_mem`` and ``max_file`` as Go's uint64 (-1, no limit, is 2**64 - 1)."""
+        memory = storage = -1
+        for js in self.jetstreams.values():  # one account's report holds one service
+            memory, storage = js.limits.max_memory, js.limits.max_storage
+        return memory & _UINT64, storage & _UINT64
 
     def consumers(self) -> int:
         return sum(js.num_consumers() for js in self.jetstreams.values())

@@ -100,6 +100,11 @@ class JetStreamReport(Protocol):
         """Each account with JetStream and its own figures, by name."""
         ...
 
+    def account_reservations(self) -> tuple[int, int]:
+        """One account's ``max_mem`` and ``max_file`` as ``account_details`` shows them (Go's
+        uint64: no limit is 2**64 - 1)."""
+        ...
+
 
 class Monitor:
     """Serves the monitoring endpoints of one server."""
@@ -290,13 +295,14 @@ class Monitor:
             for name, account in js.accounts():
                 stats = account.stats()
                 api_total, api_errors = account.api_counts()
+                reserved_memory, reserved_storage = account.account_reservations()
                 detail: dict[str, Any] = {
                     "name": name,
                     "id": name,
                     "memory": stats["memory"],
                     "storage": stats["storage"],
-                    "reserved_memory": 18446744073709551615,
-                    "reserved_storage": 18446744073709551615,
+                    "reserved_memory": reserved_memory,
+                    "reserved_storage": reserved_storage,
                     "accounts": 0,
                     "ha_assets": 0,
                     "api": {"level": 0, "total": api_total, "errors": api_errors},

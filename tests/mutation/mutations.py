@@ -506,4 +506,22 @@ MUTATIONS: list[Mutation] = [
         ("tests/test_account_nkeys.py",),
         "an nkey user of an account logs in to $G",
     ),
+    Mutation(
+        "config_k_is_1024",
+        "config",
+        "jsemu/conf_parser.py",
+        '**{unit: 1000 ** (power + 1) for power, unit in enumerate("kmgtpe")},',
+        '**{unit: 1024 ** (power + 1) for power, unit in enumerate("kmgtpe")},',
+        ("tests/test_account_js_limits.py::test_size_units_as_nats_server",),
+        "a configuration size 1K reads as 1024 where nats-server reads 1000",
+    ),
+    Mutation(
+        "jsz_account_reserves_nothing",
+        "jetstream",
+        "jsemu/jetstream/monitoring.py",
+        "memory, storage = js.limits.max_memory, js.limits.max_storage",
+        "memory, storage = -1, -1",
+        ("tests/test_account_js_limits.py::test_jsz_account_details_reserve_the_account_limits",),
+        "/jsz account_details do not show the account's max_mem / max_file as its reservations",
+    ),
 ]
