@@ -20,6 +20,8 @@ from ..subjects import subject_is_subset_match
 from .account_limits import consumer_limit
 from .api import ApiRequest, api, error_response, is_empty_request, is_json_object_or_array, response_type
 from .consumer import Consumer
+from .consumer_advisories import CREATE as CONSUMER_CREATED
+from .consumer_advisories import send_consumer_action
 from .consumer_config import (
     CREATE_CONSUMER_REQUEST,
     MAX_NAME_LEN,
@@ -346,6 +348,7 @@ def _add(js: JetStream, stream: Stream, consumers: ConsumerSet, cfg: Any, action
     consumer = Consumer(js, stream, cfg, name, js.clock.now_ns())
     consumers.add(consumer)
     js.consumer_store.created(consumer)
+    send_consumer_action(js, stream.name, name, CONSUMER_CREATED)
     return consumer
 
 

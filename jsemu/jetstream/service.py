@@ -32,6 +32,8 @@ from .account_limits import stream_limits_error
 from .api import API_PREFIX, ApiRequest, QuietError, find_handler
 from .clock_timers import ClockTimers
 from .consumer import Consumer
+from .consumer_advisories import DELETE as CONSUMER_DELETED
+from .consumer_advisories import send_consumer_action
 from .consumer_api import ConsumerSet
 from .consumer_store import ConsumerStore
 from .dedup_rebuild import rebuild_dedup
@@ -431,6 +433,7 @@ class JetStream:
             cs.remove(consumer)
             consumer_deleted(consumer.stream, consumer)
         self.consumer_store.deleted(consumer)
+        send_consumer_action(self, consumer.stream.name, consumer.name, CONSUMER_DELETED)
 
     def num_consumers(self) -> int:
         return sum(len(cs.by_name) for cs in self._consumer_sets.values())
@@ -438,6 +441,8 @@ class JetStream:
     def delete_stream(self, stream: Stream) -> None:
         cs = self._consumer_sets.get(stream.name)
         if cs is not None and cs.stream is stream:
+            for name in list(cs.by_name):
+                send_consumer_action(self, stream.name, name, CONSUMER_DELETED)
             cs.clear()
             del self._consumer_sets[stream.name]
         self._unsubscribe(stream)

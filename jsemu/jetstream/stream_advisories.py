@@ -3,7 +3,8 @@
 nats-server 2.15.1 sends ``io.nats.jetstream.advisory.v1.stream_action`` (``JSStreamActionAdvisory``:
 type, id, timestamp, stream, action) after a stream is created (not when a create finds the same
 stream already there), after every successful update (even one that changes nothing) and after
-a delete; a failed request sends none.
+a delete; a failed request sends none. ``domain`` follows ``action`` when the server has one.
+Like ``sendAdvisory``, nothing is encoded while nobody listens.
 """
 
 from __future__ import annotations
@@ -33,6 +34,10 @@ _PREFIX = {
 
 def send_stream_action(js: JetStream, stream: str, action: str) -> None:
     """``sendCreateAdvisory`` / ``sendUpdateAdvisoryLocked`` / ``sendDeleteAdvisoryLocked``."""
+    subject = f"{_PREFIX[action]}{stream}".encode()
+    out = js.out
+    if not out.has_interest(subject):
+        return
     event = {
         "type": _TYPE,
         "id": new_event_id(),
@@ -40,4 +45,6 @@ def send_stream_action(js: JetStream, stream: str, action: str) -> None:
         "stream": stream,
         "action": action,
     }
-    js.out.send(f"{_PREFIX[action]}{stream}".encode(), -1, dumps(event).encode())
+    if js.domain:
+        event["domain"] = js.domain
+    out.send(subject, -1, dumps(event).encode())
