@@ -30,6 +30,7 @@ from . import snapshot_api as _snapshot_api  # noqa: F401 - registers the handle
 from . import stream_api as _stream_api  # noqa: F401 - registers the handlers
 from .account_limits import stream_limits_error
 from .api import API_PREFIX, ApiRequest, QuietError, find_handler
+from .api_audit import AUDIT_SUBJECT, send_api_audit
 from .clock_timers import ClockTimers
 from .consumer import Consumer
 from .consumer_advisories import DELETE as CONSUMER_DELETED
@@ -155,6 +156,9 @@ class JetStream:
         handler = find_handler(tokens[2:]) if text.startswith(API_PREFIX) else None
         if handler is None:
             return True  # taken (and dropped) by the API import, like the server
+        # Who asked, only while the audit advisory has a listener (read before the handler
+        # routes anything itself).
+        requester = self.account.requester() if self.out.has_interest(AUDIT_SUBJECT) else None
         if hdr > 0:
             headers, data = msg[:hdr], msg[hdr:]
         else:
@@ -164,6 +168,7 @@ class JetStream:
             return True
         if isinstance(response, bytes):  # sent directly, outside the API statistics
             body = response
+            requester = None  # and outside the audit
         else:
             self.api_total += 1
             if "error" in response and not isinstance(response, QuietError):
@@ -171,6 +176,8 @@ class JetStream:
             body = dumps(response).encode()
         if reply:
             self.send_reply(reply, body)
+        if requester is not None:
+            send_api_audit(self, requester, text, data, body)
         trace = self.server.trace
         if trace is not None:
             trace.append(("api", text, data, body))

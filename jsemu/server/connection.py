@@ -60,6 +60,7 @@ from ..protocol.texts import (
 )
 from ..subjects import is_valid_literal_subject
 from .auth import DEFAULT_AUTH_TIMEOUT, User
+from .client_info import ClientInfo
 from .nkeys import new_nonce
 from .permissions import DeliveryFilter, Permissions
 from .responses import ReplyPermits
@@ -461,6 +462,8 @@ class ClientConnection(asyncio.Protocol):
         self.headers = bool(opts.get("headers"))
         self.no_responders = bool(opts.get("no_responders"))
         self.parser.headers = self.headers
+        if not self.rtt:  # the server's first RTT: from its INFO to the client's CONNECT
+            self.rtt = max(time.time_ns() - self.start_ns, 1) / 1e9
         self._set_first_ping_timer()
         auth = self.server.options.auth
         if auth is not None:
@@ -629,6 +632,23 @@ class ClientConnection(asyncio.Protocol):
         if self.subs.get(sub.sid) is sub:
             del self.subs[sub.sid]
         self.account.sublist.remove(sub)
+
+    def client_record(self) -> ClientInfo:
+        """What the server's advisories say about this client (``Router.requester``)."""
+        opts = self.opts
+        user = self.user
+        return ClientInfo(
+            start_ns=self.start_ns,
+            host=self.client_ip,
+            cid=self.cid,
+            account=self.account.name,
+            user=user.name if user is not None else "",
+            name=str(opts.get("name") or ""),
+            lang=str(opts.get("lang") or ""),
+            version=str(opts.get("version") or ""),
+            rtt_ns=int(self.rtt * 1e9),
+            server=self.server.server_name,
+        )
 
     # --- output -----------------------------------------------------------------------
 

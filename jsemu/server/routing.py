@@ -19,6 +19,7 @@ from .subscriber import FastBatch
 
 if TYPE_CHECKING:
     from .ack_lane import AckLane
+    from .client_info import ClientInfo
     from .faults import FaultInjector
     from .outbound import Outbound
     from .queue_policy import QueuePolicies
@@ -61,6 +62,15 @@ class Router:
     queue_policies: QueuePolicies
     faults: FaultInjector
     trace: deque[tuple[Any, ...]] | None
+    #: The producer of the message ``route`` is handing out (None: the server itself); read
+    #: only through :meth:`requester`, at the start of an internal subscriber's ``deliver``.
+    origin: object = None
+
+    def requester(self) -> ClientInfo | None:
+        """The client whose message is being routed, as a record (``ClientInfo``), for the
+        JetStream API audit; None when the server itself published it."""
+        describe = getattr(self.origin, "client_record", None)
+        return describe() if describe is not None else None
 
     def map_domain(self, subject: bytes) -> bytes:
         """nats-server's JetStream domain mappings (``generateJSMappingTable``):
@@ -87,6 +97,7 @@ class Router:
         group. Returns whether anybody received it (for no-responders)."""
         if subject[:8] == ACK_PREFIX and self.ack_lane.deliver(subject, reply, hdr, msg):
             return True
+        self.origin = producer
         result = self.sublist.match(subject)
         delivered = False
         no_echo = producer is not None and not getattr(producer, "echo", True)
