@@ -535,6 +535,15 @@ MUTATIONS: list[Mutation] = [
         "a consumer delete advisory says create",
     ),
     Mutation(
+        "consumer_delete_advisory_missing",
+        "jetstream",
+        "jsemu/jetstream/service.py",
+        "        send_consumer_action(self, consumer.stream.name, consumer.name, CONSUMER_DELETED)\n",
+        "",
+        ("tests/jsapi/test_consumer_advisories.py::test_inactive_ephemeral_sends_delete",),
+        "an ephemeral that outlived its inactive threshold goes without a delete advisory",
+    ),
+    Mutation(
         "consumer_deletes_missing_on_stream_delete",
         "jetstream",
         "jsemu/jetstream/service.py",
