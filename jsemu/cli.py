@@ -29,7 +29,7 @@ from .conformance import command as conformance_command
 from .jetstream.storage_limits import accounts_fit
 from .pipeline import command as pipeline_command
 from .server.auth import Auth, User
-from .server.options import NATS_VERSION, ServerOptions
+from .server.options import NATS_VERSION, SYSTEM_JETSTREAM, ServerOptions
 from .server.tls import TlsOptions
 from .startup_errors import StartupError, check_store_dir, listen_error, monitor_error
 from .version import __version__
@@ -308,6 +308,8 @@ def serve_options(args: argparse.Namespace) -> ServerOptions:
         options.auth = auth
     if args.tls or args.tlsverify or args.tlscert or args.tlskey or args.tlscacert:
         options.tls = _tls_flags(args, options.tls)
+    if options.system_jetstream():
+        raise StartupError(SYSTEM_JETSTREAM)  # an [FTL] line, as nats-server's
     try:
         options.validate()
     except ValueError as exc:

@@ -142,8 +142,6 @@ _STORAGE: dict[str, tuple[str, str]] = {
 #: Keys nats-server knows that jsemu does not implement: refused (a server that ignored them
 #: would not be the server the file describes), as nats-server refuses keys it does not know.
 _NOT_YET = {
-    "system_account": "the system account is not supported by jsemu yet",
-    "system": "the system account is not supported by jsemu yet",
     "mappings": "subject mappings are not supported by jsemu yet",
     "limits": "account limits are not supported by jsemu yet",
     "operator": "operator mode (JWT accounts) is not supported by jsemu yet",
@@ -540,7 +538,10 @@ def apply_config(
     pos = positions or {}
     _check_keys(
         conf,
-        frozenset({*_TOP_LEVEL, *_LOGGING, "listen", "jetstream", "authorization", "no_auth_user", "tls", "accounts"}),
+        frozenset(
+            {*_TOP_LEVEL, *_LOGGING, *_SYSTEM_ACCOUNT, "listen", "jetstream", "authorization", "no_auth_user", "tls"}
+            | {"accounts"}
+        ),
         (),
         pos,
     )
@@ -605,7 +606,27 @@ def apply_config(
         options.accounts = _accounts(conf["accounts"], pos, auth)
         if auth.users or auth.nkeys or auth.token or auth.user is not None or auth.no_auth_user:
             options.auth = auth
+    _system_account(conf, options, pos)
     return options
+
+
+#: nats-server's two spellings of the system account key.
+_SYSTEM_ACCOUNT = ("system_account", "system")
+
+
+def _system_account(conf: dict[str, Any], options: ServerOptions, pos: Positions) -> None:
+    """``system_account: SYS``: an account of the file (nats-server's checks and words;
+    ``$SYS`` when not given). JetStream on it is refused at start (``ServerOptions``)."""
+    for key in _SYSTEM_ACCOUNT:
+        if key not in conf:
+            continue
+        name = conf[key]
+        if not isinstance(name, str):
+            raise _at(pos, (key,), "system account name must be a string")
+        account = next((a for a in options.accounts if a.name == name), None)
+        if account is None:
+            raise ConfigError("error resolving system account: account missing")
+        options.system_account = name
 
 
 def load_config(path: str | Path, options: ServerOptions) -> ServerOptions:

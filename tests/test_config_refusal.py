@@ -89,7 +89,6 @@ NOT_YET = {
         5,
         "the JetStream API imported into an account with JetStream is not supported by jsemu yet",
     ),
-    "system_account": ("accounts { S: {} }\nsystem_account: S\n", 2, 1, "the system account is not supported"),
     "single-user-permissions": (
         "authorization {\n  user: a\n  permissions: { publish: x }\n}\n",
         3,

@@ -127,6 +127,7 @@ def _is_reserved_reply(reply: bytes) -> bool:
 class ClientConnection(asyncio.Protocol):
     __slots__ = (
         "account",
+        "announced",
         "auth_timer",
         "awaiting_auth",
         "cid",
@@ -203,6 +204,8 @@ class ClientConnection(asyncio.Protocol):
         #: A TLS handshake is under way: output waits (server/tls.py).
         self.handshaking = False
         self.user: User | None = None
+        #: Its ``$SYS.ACCOUNT.<acc>.CONNECT`` event went out (the disconnect one follows).
+        self.announced = False
         #: The nonce an nkey user signs (in INFO when nkey users are configured).
         self.nonce = new_nonce() if server.options.auth is not None and server.options.auth.nkeys else ""
         #: The user's permissions (server/permissions.py); ``None``: no checks at all.
@@ -485,6 +488,10 @@ class ClientConnection(asyncio.Protocol):
             return
         if self.verbose:
             self.send(OK)
+        system = self.server.system
+        if system is not None and self.user is not None and not self.announced:
+            self.announced = True
+            system.client_connected(self)
 
     def _pub_run(self, run: PubRun, fast: bool) -> bool:
         """Hand a run of plain publishes to the one ``fast_batch`` of all its subjects, if
@@ -715,11 +722,11 @@ class ClientConnection(asyncio.Protocol):
         if error is not None:
             self.send(encode_err(error))
         self.flush()
-        self._teardown()
+        self._teardown(error)
         if self.transport is not None:
             self.transport.close()
 
-    def _teardown(self) -> None:
+    def _teardown(self, error: str | None = None) -> None:
         if self.closed:
             return
         self.closed = True
@@ -730,6 +737,8 @@ class ClientConnection(asyncio.Protocol):
             self.ping_handle = None
         self._remove_all_subs()
         self.server.remove_connection(self)
+        if self.announced and self.server.system is not None:
+            self.server.system.client_disconnected(self, error)
 
     def _remove_all_subs(self) -> None:
         sublist = self.account.sublist

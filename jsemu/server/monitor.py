@@ -265,7 +265,7 @@ class Monitor:
                 "config_load_time": format_ns(start),
                 "config_digest": "",
                 "feature_flags": dict(_FEATURE_FLAGS),
-                "system_account": "$SYS",
+                "system_account": opts.system_account,
                 "slow_consumer_stats": {"clients": 0, "routes": 0, "gateways": 0, "leafs": 0},
                 "stale_connection_stats": {"clients": 0, "routes": 0, "gateways": 0, "leafs": 0},
                 "disk_io_wait_stats": {"waiters": 0, "waits": 0, "wait_time": 0, "max_wait_time": 0},

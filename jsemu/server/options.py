@@ -10,7 +10,10 @@ from .accounts import AccountConfig
 from .auth import Auth
 from .tls import TlsOptions
 
-__all__ = ["API_LEVEL", "NATS_VERSION", "PROTO_VERSION", "ServerOptions"]
+__all__ = ["API_LEVEL", "NATS_VERSION", "PROTO_VERSION", "SYSTEM_JETSTREAM", "ServerOptions"]
+
+#: nats-server's fatal start-up line for ``jetstream: enabled`` on the system account.
+SYSTEM_JETSTREAM = "Not allowed to enable JetStream on the system account"
 
 
 @dataclass
@@ -51,6 +54,13 @@ class ServerOptions:
     tls: TlsOptions | None = None
     #: Configured accounts (``accounts { ... }``); users outside them are in ``$G``.
     accounts: list[AccountConfig] = field(default_factory=list)
+    #: The system account (``system_account``): its users may ask ``$SYS.REQ.SERVER...``
+    #: and hear ``$SYS.ACCOUNT...`` events (``server/system_account.py``).
+    system_account: str = "$SYS"
+
+    def system_jetstream(self) -> bool:
+        """Whether the system account's block enables JetStream (nats-server refuses to start)."""
+        return self.jetstream and any(a.name == self.system_account and a.jetstream for a in self.accounts)
 
     def validate(self) -> None:
         """Reject what nats-server rejects at start-up (same wording)."""
@@ -58,6 +68,8 @@ class ServerOptions:
             raise ValueError("cluster_size must be at least 1")
         if self.max_payload > self.max_pending:
             raise ValueError(f"max_payload ({self.max_payload}) cannot be higher than max_pending ({self.max_pending})")
+        if self.system_jetstream():
+            raise ValueError(SYSTEM_JETSTREAM)
         auth = self.auth
         if auth is not None and auth.no_auth_user:
             if not auth.users and not auth.nkeys:

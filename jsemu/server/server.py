@@ -26,6 +26,7 @@ from .queue_policy import QueuePolicies
 from .routing import GLOBAL_ACCOUNT, Router
 from .sublist import Sublist
 from .subscriber import Change, FastBatch
+from .system_account import SystemAccount
 from .timers import DeadlineTimers, LoopTimers
 from .tls import ClientTls, server_context
 
@@ -114,6 +115,13 @@ class Server(Router):
         self.name = GLOBAL_ACCOUNT
         #: The server is the router of ``$G``; each configured account has its own.
         self.account_space = AccountSpace(self, options.accounts)
+        #: ``$SYS.REQ.SERVER`` requests and connect events, when the system account has users
+        #: (``system_account``, or an account named ``$SYS``); None otherwise.
+        self.system: SystemAccount | None = None
+        system_router = self.account_space.by_name.get(options.system_account)
+        if system_router is not None and system_router is not self:
+            self.system = SystemAccount(self, system_router)
+            self.services.append(self.system)
 
     # --- lifecycle --------------------------------------------------------------------
 
