@@ -162,7 +162,16 @@ CONFIGS = {
     "jetstream-word": "jetstream: maybe\n",
     "jetstream-size": 'jetstream {\n  store_dir: "/tmp/x"\n  max_memory_store: "abc"\n}\n',
     "unclosed-block": "port: 4222\njetstream {\n",
+    "system-account-number": "port: -1\nsystem_account: 5\n",
+    "system-account-missing": "port: -1\naccounts { A: {} }\nsystem_account: NOPE\n",
+    "system-account-alias-missing": "port: -1\nsystem: NOPE\n",
 }
+
+
+def test_jetstream_on_the_system_account_is_fatal(tmp_path: Path) -> None:
+    conf = tmp_path / "server.conf"
+    conf.write_text("port: -1\njetstream: enabled\naccounts { SYS: { jetstream: enabled } }\nsystem_account: SYS\n")
+    assert _same_fatal("-c", str(conf)) == "Not allowed to enable JetStream on the system account"
 
 
 @pytest.mark.parametrize("name", sorted(CONFIGS))

@@ -111,7 +111,7 @@ class SystemAccount:
                 reply, {"name": self.server.server_name, "host": self.server.options.host, "id": self.server.server_id}
             )
             return True
-        query, problem = _query(body)
+        query, problem = _query(body, endpoint)
         if problem is None and endpoint in NOT_BUILT:
             problem = f"$SYS.REQ.SERVER.{tokens[3]}.{endpoint} is not implemented by jsemu"
         if problem is not None:
@@ -215,20 +215,29 @@ class SystemAccount:
         return out
 
 
-def _query(body: bytes) -> tuple[dict[str, str], str | None]:
-    """A request's options (``{"subs": true}``) as the monitor's query strings, or a problem."""
+_KINDS = {dict: "object", list: "array", str: "string", bool: "bool", int: "number", float: "number"}
+
+
+def _query(body: bytes, endpoint: str) -> tuple[dict[str, str], str | None]:
+    """A request's options (``{"subs": true}``) as the monitor's query strings, or the
+    problem as Go's ``json.Unmarshal`` into ``server.<Endpoint>EventOptions`` words it."""
     if not body.strip():
         return {}, None
     try:
-        for _ in scan_values(body):
-            pass
+        values = list(scan_values(body))
     except GoSyntaxError as exc:
-        return {}, exc.message  # Go's json.Unmarshal text, as the server replies it
-    except GoJSONError as exc:
-        return {}, str(exc)
+        return {}, exc.message
+    except GoJSONError:
+        return {}, "unexpected end of JSON input"
+    if len(values) > 1:
+        first = body[values[1][0] : values[1][0] + 1].decode("latin-1")
+        return {}, f"invalid character '{first}' after top-level value"
     value = json.loads(body)
+    if value is None:
+        return {}, None
     if not isinstance(value, dict):
-        return {}, "jsemu takes request options as a JSON object"
+        kind = _KINDS.get(type(value), "value")
+        return {}, f"json: cannot unmarshal {kind} into Go value of type server.{endpoint.title()}EventOptions"
     filters = sorted(_FILTERS & value.keys())
     if filters:
         return {}, f"server filters ({', '.join(filters)}) are not implemented by jsemu"
