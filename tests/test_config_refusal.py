@@ -1,7 +1,7 @@
 """A configuration key jsemu does not implement is refused at start, never ignored: a server
 that ignored ``authorization`` would be open while its user believes it locked. Keys nats-server
 does not know either fail with its very line (``FILE:LINE:COL: unknown field "..."``); keys it
-knows and jsemu does not (TLS, account exports, the system account, ...) fail with one line naming the key."""
+knows and jsemu does not (TLS, account limits, ...) fail with one line naming the key."""
 
 from __future__ import annotations
 
