@@ -597,4 +597,32 @@ MUTATIONS: list[Mutation] = [
         ("tests/jsapi/test_api_audit.py::test_api_audit_user_and_domain",),
         "stream advisories of a server with a JetStream domain leave it out",
     ),
+    # --- the system account ----------------------------------------------------------------
+    Mutation(
+        "sys_events_without_listener",
+        "server",
+        "jsemu/server/system_account.py",
+        '        if not self.router.outbound.has_interest(subject):\n            return\n        event = self._event("client_connect")',
+        '        event = self._event("client_connect")',
+        ("tests/test_system_account.py::test_events_are_built_only_for_a_listener",),
+        "every login builds a connect event even when nobody in the system account listens",
+    ),
+    Mutation(
+        "sys_requests_in_every_account",
+        "server",
+        "jsemu/server/server.py",
+        "system_router = self.account_space.by_name.get(options.system_account)",
+        'system_router = self.account_space.by_name.get("A")',
+        ("tests/test_system_account.py::test_other_accounts_do_not_see_the_system_account",),
+        "another account (A) is taken for the system account: it answers $SYS.REQ.SERVER.PING",
+    ),
+    Mutation(
+        "sys_disconnect_counts_swapped",
+        "server",
+        "jsemu/server/system_account.py",
+        'event["sent"] = {"msgs": conn.in_msgs, "bytes": conn.in_bytes}',
+        'event["sent"] = {"msgs": conn.out_msgs, "bytes": conn.out_bytes}',
+        ("tests/test_system_account.py::test_connect_and_disconnect_events_as_nats_server",),
+        "the disconnect event counts from the server's side instead of the client's",
+    ),
 ]
