@@ -28,7 +28,12 @@ if TYPE_CHECKING:
 
 __all__ = [
     "RECORDS",
+    "ROLLUP_ALL",
+    "ROLLUP_NONE",
+    "ROLLUP_SUBJECT",
     "Append",
+    "AppendBatch",
+    "BatchMessage",
     "Compact",
     "Purge",
     "PurgeEx",
@@ -49,6 +54,11 @@ _I64 = struct.Struct("<q")
 _U32 = struct.Struct("<I")
 _I32 = struct.Struct("<i")
 _APPEND_HEAD = struct.Struct("<BI")
+
+#: One message of an atomic batch: subject, header block, body and its rollup
+#: (:data:`ROLLUP_NONE`, :data:`ROLLUP_SUBJECT` or :data:`ROLLUP_ALL`).
+BatchMessage = tuple[bytes, bytes, bytes, int]
+ROLLUP_NONE, ROLLUP_SUBJECT, ROLLUP_ALL = 0, 1, 2
 
 # StoreLimits in the log: JSON with these keys, in the limits' field order. The keys are the
 # format; a renamed StoreLimits field keeps its key here.
@@ -83,6 +93,12 @@ def _put(kind: str, value: Any, out: list[bytes]) -> None:
             value = bytes(value)
             out.append(_I32.pack(len(value)))
             out.append(value)
+    elif kind == "M":  # a list of BatchMessage
+        out.append(_U32.pack(len(value)))
+        for subject, hdr, data, rollup in value:
+            for part in (subject, hdr, data):
+                _put("b", part, out)
+            out.append(bytes((rollup,)))
     else:  # "L": StoreLimits
         text = json.dumps(dict(zip(_LIMIT_KEYS, astuple(value), strict=True)), separators=(",", ":"))
         _put("b", text.encode(), out)
@@ -107,6 +123,17 @@ def _get(kind: str, data: bytes, pos: int) -> tuple[Any, int]:
         if pos + n > len(data):
             raise ValueError("truncated record")
         return data[pos : pos + n], pos + n
+    if kind == "M":
+        (count,) = _U32.unpack_from(data, pos)
+        pos += 4
+        messages: list[BatchMessage] = []
+        for _ in range(count):
+            subject, pos = _get("b", data, pos)
+            hdr, pos = _get("b", data, pos)
+            body, pos = _get("b", data, pos)
+            messages.append((subject, hdr, body, data[pos]))
+            pos += 1
+        return messages, pos
     raw, pos = _get("b", data, pos)
     values = json.loads(raw)
     return StoreLimits(*(values[k] if k in values else _LIMIT_DEFAULTS[k] for k in _LIMIT_KEYS)), pos
@@ -238,9 +265,27 @@ class UpdateLimits(Record):
     limits: StoreLimits
 
 
+@dataclass(frozen=True, slots=True)
+class AppendBatch(Record):
+    """A committed atomic batch (``allow_atomic``): all its messages in one record, so a
+    follower or a replayed log stores the whole batch or none of it. ``ts`` is the leader's
+    timestamp of every message of the batch once logged."""
+
+    CODE: ClassVar[int] = 9
+    LAYOUT: ClassVar[str] = "Mq"
+    METHOD: ClassVar[str] = "append_batch"
+    messages: list[BatchMessage]
+    ts: int = 0
+
+    @classmethod
+    def of_call(cls, result: Any, messages: list[BatchMessage], ts: int = 0) -> Record:
+        """Followers store the leader's timestamp (``result`` is ``(last seq, ts)``)."""
+        return cls(list(messages), result[1])
+
+
 #: Record type by code, for decoding the log.
 RECORDS: dict[int, type[Record]] = {
-    cls.CODE: cls for cls in (Append, Skip, SkipMany, Remove, Purge, PurgeEx, Compact, UpdateLimits)
+    cls.CODE: cls for cls in (Append, Skip, SkipMany, Remove, Purge, PurgeEx, Compact, UpdateLimits, AppendBatch)
 }
 
 
@@ -279,7 +324,15 @@ def decode(data: bytes) -> Record:
         for kind in cls.LAYOUT:
             value, pos = _get(kind, data, pos)
             values.append(value)
-    except (struct.error, IndexError, KeyError, TypeError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+    except (
+        struct.error,
+        IndexError,
+        KeyError,
+        TypeError,
+        ValueError,
+        UnicodeDecodeError,
+        json.JSONDecodeError,
+    ) as exc:
         raise ValueError(f"bad {cls.__name__} record") from exc
     if pos != len(data):
         raise ValueError(f"bad {cls.__name__} record: {len(data) - pos} bytes left over")

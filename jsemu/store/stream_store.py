@@ -47,7 +47,11 @@ from .errors import (
 from .go_stree import match_keys
 from .limits import StoreLimits
 from .records import (
+    ROLLUP_ALL,
+    ROLLUP_SUBJECT,
     Append,
+    AppendBatch,
+    BatchMessage,
     Compact,
     Purge,
     PurgeEx,
@@ -835,6 +839,24 @@ class StreamStore:
             return
         while self._bytes > lim.max_bytes and self._msgs:
             self._remove_one(self._first)
+
+    @mutator(AppendBatch)
+    def append_batch(self, messages: list[BatchMessage], ts: int = 0) -> tuple[int, int]:
+        """A committed atomic batch as one mutation (one record for a log), each message
+        stored like :meth:`append` and then its rollup applied, as nats-server's commit
+        loop does. The publish path checked every limit for the whole batch first.
+
+        Returns (last seq, ts); ``ts`` is every message's timestamp (0 means now)."""
+        if not ts:
+            ts = self._clock.now_ns()
+        seq = self._last
+        for subject, hdr, data, rollup in messages:
+            seq = self.append(subject, hdr, data, ts)[0]
+            if rollup == ROLLUP_SUBJECT:
+                self.purge_ex(subject, 0, 1)
+            elif rollup == ROLLUP_ALL:
+                self.purge_ex(None, 0, 1)
+        return seq, ts
 
     @mutator(Skip)
     def skip_msg(self, seq: int = 0, no_interest: bool = False) -> int:
