@@ -31,6 +31,7 @@ from . import stream_api as _stream_api  # noqa: F401 - registers the handlers
 from .account_limits import stream_limits_error
 from .api import API_PREFIX, ApiRequest, QuietError, find_handler
 from .api_audit import AUDIT_SUBJECT, send_api_audit
+from .atomic_batch import BatchLimits
 from .clock_timers import ClockTimers
 from .consumer import Consumer
 from .consumer_advisories import DELETE as CONSUMER_DELETED
@@ -119,6 +120,9 @@ class JetStream:
         self.api_errors = 0
         #: Consumer timers (ack wait, request expiry, inactivity) on the server's clock.
         self.timers = ClockTimers(self.clock, lambda: server._loop)
+        #: Atomic batch limits, and the batches open in all streams (``atomic_batch``).
+        self.batch_limits = BatchLimits()
+        self.atomic_inflight = 0
         self._consumer_sets: dict[str, ConsumerSet] = {}
         #: Saves the consumers of file streams when there is a store_dir.
         self.consumer_store = ConsumerStore(self)
@@ -454,6 +458,7 @@ class JetStream:
             del self._consumer_sets[stream.name]
         self._unsubscribe(stream)
         stream.stop_expiry()
+        stream.batches.drop_all()
         for peer in stream.replicas.peers:
             _leave(peer)
         for link in list(stream.watchers):

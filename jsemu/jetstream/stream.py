@@ -15,8 +15,10 @@ from ..protocol.gojson import dumps
 from ..protocol.headers import parse_uint_header, remove_header, remove_header_status, slice_header
 from ..protocol.msg_ttl import InvalidTTL, header_ttl
 from ..store import DedupWindow, Store, StoreError, StoreLimits, new_store
+from ..store.records import ROLLUP_ALL, ROLLUP_SUBJECT, BatchMessage
 from ..subject_transform import SubjectTransform
 from ..timefmt import format_ns
+from .atomic_batch import AtomicBatches
 from .counters import INCR, apply_increment, incr_header_error, parse_incr
 from .delete_markers import MarkerExpiry
 from .errors import ApiError, ApiErrors, api_error, wrap_error
@@ -128,6 +130,8 @@ class Stream:
         #: Expiry with subject delete markers, while the config has them.
         self.markers: MarkerExpiry | None = MarkerExpiry(self) if config.subject_delete_marker_ttl > 0 else None
         self.republisher = _republisher_for(config)
+        #: Open atomic batches (``allow_atomic``).
+        self.batches = AtomicBatches(self)
         self._plain, self._plain_max = self._plain_path()
         self._acks = not config.no_ack
         #: Acks remove messages (interest or work-queue retention: ``retention.ack_msg``).
@@ -168,6 +172,8 @@ class Stream:
             self.markers.stop()
         self.markers = MarkerExpiry(self) if config.subject_delete_marker_ttl > 0 else None
         self.republisher = _republisher_for(config)
+        if not config.allow_atomic:
+            self.batches.drop_all()
         self._plain, self._plain_max = self._plain_path()
         self._acks = not config.no_ack
         self.retains = config.retention != "limits"
@@ -253,7 +259,7 @@ class Stream:
                 try:
                     seq = self.store.append_plain(subject, msg)
                 except StoreError as exc:
-                    ack = self._error_ack(wrap_error(ApiErrors.JSStreamStoreFailedF, exc))
+                    ack = self.error_ack(wrap_error(ApiErrors.JSStreamStoreFailedF, exc))
                 else:
                     self.last_msg_id = b""
                     if self.watchers:
@@ -273,7 +279,7 @@ class Stream:
         except Exception:  # a bug here must not cost the publisher its connection
             log.exception("stream %s failed to store a message on %r", self.config.name, subject)
 
-    def _error_ack(self, err: ApiError) -> bytes:
+    def error_ack(self, err: ApiError) -> bytes:
         body: dict[str, Any] = {"error": err.as_dict(), "stream": self.config.name, "seq": 0}
         return dumps(body).encode()
 
@@ -293,17 +299,19 @@ class Stream:
         if hdr:
             hdr = remove_header_status(hdr)
         if cfg.sealed:
-            return self._error_ack(api_error(ApiErrors.JSStreamSealedErr))
+            return self.error_ack(api_error(ApiErrors.JSStreamSealedErr))
         # nats-server 2.15.1 checks the size before any header rule (observed; newer
         # sources check it later).
         max_size = cfg.max_msg_size
         if max_size >= 0 and (len(hdr) > max_size or len(payload) > max_size - len(hdr)):
-            return self._error_ack(api_error(ApiErrors.JSStreamMessageExceedsMaximumErr))
+            return self.error_ack(api_error(ApiErrors.JSStreamMessageExceedsMaximumErr))
         if hdr:
-            # A batch on a stream without ``allow_atomic`` (the only kind jsemu has, see
-            # ``stream_refusals``) is refused before any header rule (observed in 2.15.1).
-            if not sourced and slice_header(_BATCH_ID, hdr):
-                return self._error_ack(api_error(ApiErrors.JSAtomicPublishDisabledErr))
+            # A batch message goes to its batch before any header rule (observed in 2.15.1).
+            batch_id = None if sourced else slice_header(_BATCH_ID, hdr)
+            if batch_id:
+                if not cfg.allow_atomic:
+                    return self.error_ack(api_error(ApiErrors.JSAtomicPublishDisabledErr))
+                return self.batches.publish(batch_id, subject, hdr, payload)
             hdr = remove_header(hdr, _REQUEST_INFO)
         msg_id = b""
         rollup_sub = rollup_all = False
@@ -313,7 +321,7 @@ class Stream:
             else:
                 error = self._check_headers(subject, hdr, payload)
             if error is not None:
-                return self._error_ack(error)
+                return self.error_ack(error)
             msg_id = slice_header(_MSG_ID, hdr) or b""
             if msg_id and cfg.mirror is None:
                 seq = self.dedup.lookup(msg_id)
@@ -321,7 +329,7 @@ class Stream:
                     return self._ack_prefix + str(seq).encode() + b',"duplicate": true}'
             expected_id = slice_header(_EXPECTED_LAST_MSG_ID, hdr)
             if expected_id and expected_id != self.last_msg_id:
-                return self._error_ack(
+                return self.error_ack(
                     api_error(ApiErrors.JSStreamWrongLastMsgIDErrF, id=self.last_msg_id.decode("utf-8", "replace"))
                 )
             rollup = slice_header(_ROLLUP, hdr)
@@ -329,7 +337,7 @@ class Stream:
                 rollup = None  # stored as it is; the rollup only applies where it is allowed
             if rollup:
                 if not cfg.allow_rollup_hdrs or cfg.deny_purge:
-                    return self._error_ack(api_error(ApiErrors.JSStreamRollupFailedF, err="rollup not permitted"))
+                    return self.error_ack(api_error(ApiErrors.JSStreamRollupFailedF, err="rollup not permitted"))
                 value = rollup.lower()
                 if value == b"sub":
                     rollup_sub = True
@@ -337,31 +345,31 @@ class Stream:
                     rollup_all = True
                 else:
                     text = rollup.decode("utf-8", "replace").lower()
-                    return self._error_ack(
+                    return self.error_ack(
                         api_error(ApiErrors.JSStreamRollupFailedF, err=f"rollup value invalid: {dumps(text)}")
                     )
         counter = b""
         if cfg.allow_msg_counter:
             incr = slice_header(INCR, hdr) if hdr else None
             if not incr:
-                return self._error_ack(api_error(ApiErrors.JSMessageIncrMissingErr))
+                return self.error_ack(api_error(ApiErrors.JSMessageIncrMissingErr))
             last = store.load_last(subject)
             counted = apply_increment(
                 None if last is None else (last.hdr, last.data), subject, hdr, payload, parse_incr(incr)
             )
             if isinstance(counted, ApiError):
-                return self._error_ack(counted)
+                return self.error_ack(counted)
             hdr, payload, total = counted
             max_payload = self.js.server.options.max_payload
             if len(hdr) > max_payload or len(payload) > max_payload - len(hdr):
-                return self._error_ack(api_error(ApiErrors.JSStreamMessageExceedsMaximumErr))
+                return self.error_ack(api_error(ApiErrors.JSStreamMessageExceedsMaximumErr))
             counter = b',"val":%s' % dumps(total).encode()
         if len(hdr) > MAX_HEADER_SIZE:
-            return self._error_ack(api_error(ApiErrors.JSStreamHeaderExceedsMaximumErr))
+            return self.error_ack(api_error(ApiErrors.JSStreamHeaderExceedsMaximumErr))
         if not self._plain:
             full = publish_error(self.js, self, subject, hdr, payload)
             if full is not None:
-                return self._error_ack(full)
+                return self.error_ack(full)
         # No consumer wants it: the sequence is used up, nothing stored (``SkipMsgNoInterest``).
         no_interest = cfg.retention == "interest" and not has_interest(self, subject)
         republish = self.republisher
@@ -378,7 +386,7 @@ class Stream:
                 try:
                     ttl = header_ttl(hdr)
                 except InvalidTTL:
-                    return self._error_ack(api_error(ApiErrors.JSMessageTTLInvalidErr))
+                    return self.error_ack(api_error(ApiErrors.JSMessageTTLInvalidErr))
                 if ttl > 0 and self.markers is not None and cfg.max_msgs_per_subject != 1:
                     # A TTL below the marker TTL is raised to it, so no marker is missed.
                     min_ttl = cfg.subject_delete_marker_ttl // 1_000_000_000
@@ -388,7 +396,7 @@ class Stream:
             try:
                 seq, ts = store.append(subject, hdr, payload)
             except StoreError as exc:
-                return self._error_ack(wrap_error(ApiErrors.JSStreamStoreFailedF, exc))
+                return self.error_ack(wrap_error(ApiErrors.JSStreamStoreFailedF, exc))
         self.last_msg_id = msg_id
         if msg_id:
             self.dedup.record(msg_id, seq, ts)
@@ -404,6 +412,57 @@ class Stream:
         if self.markers is not None:
             self.markers.arm()
         return b"%b%d%b}" % (self._ack_prefix, seq, counter)
+
+    def store_batch(self, batch_id: bytes, messages: list[BatchMessage]) -> bytes:
+        """A checked atomic batch (``atomic_batch``), stored as one mutation; its PubAck."""
+        store = self.store
+        first = store.last_seq + 1
+        sends = self._batch_republish(messages, first)
+        try:
+            last, ts = store.append_batch(messages)
+        except StoreError as exc:
+            return self.error_ack(wrap_error(ApiErrors.JSStreamStoreFailedF, exc))
+        msg_id = b""
+        for k, (_, hdr, _, _) in enumerate(messages):
+            msg_id = slice_header(_MSG_ID, hdr) or b""
+            if msg_id:
+                self.dedup.record(msg_id, first + k, ts)
+        self.last_msg_id = msg_id
+        if self.watchers:
+            self.wake_watchers()
+        republish = self.republisher
+        if republish is not None:
+            for target, seq, last_seq, (subject, hdr, payload, _) in sends:
+                republish.send(self.js.out, target, subject, seq, ts, last_seq, hdr, payload)
+        if self.markers is not None:
+            self.markers.arm()
+        batch = dumps(batch_id.decode("utf-8", "replace")).encode()
+        return b'%b%d,"batch":%b,"count":%d}' % (self._ack_prefix, last, batch, len(messages))
+
+    def _batch_republish(self, messages: list[BatchMessage], first: int) -> list[tuple[bytes, int, int, BatchMessage]]:
+        """What a batch republishes: (target, seq, the subject's previous seq, message)."""
+        republish = self.republisher
+        if republish is None:
+            return []
+        sends = []
+        last: dict[bytes, int] = {}
+        purged = False
+        for k, message in enumerate(messages):
+            subject, rollup = message[0], message[3]
+            seq = first + k
+            previous = last.get(subject)
+            if previous is None:
+                previous = 0 if purged else self.store.last_seq_for_subject(subject)
+            target = republish.target(subject)
+            if target is not None:
+                sends.append((target, seq, previous, message))
+            if rollup == ROLLUP_ALL:
+                last.clear()
+                purged = True
+            elif rollup == ROLLUP_SUBJECT:
+                pass
+            last[subject] = seq
+        return sends
 
     def wake_watchers(self) -> None:
         """Let the mirrors of this stream copy what is new."""

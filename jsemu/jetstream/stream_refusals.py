@@ -14,7 +14,6 @@ __all__ = ["refuse_unsupported"]
 
 #: (config field, what it turns on); a field is refused when it is true.
 _UNSUPPORTED: tuple[tuple[str, str], ...] = (
-    ("allow_atomic", "atomic batch publish (allow_atomic)"),
     ("allow_batched", "fast batch publish (allow_batched)"),
     ("allow_msg_schedules", "message schedules (allow_msg_schedules)"),
 )
