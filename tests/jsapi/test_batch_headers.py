@@ -1,5 +1,5 @@
-"""Batch publish headers on a stream that does not allow batches (the only kind jsemu has:
-``allow_atomic`` and ``allow_batched`` are refused at create), side by side with
+"""Batch publish headers on a stream that does not allow batches (``allow_atomic`` off; atomic
+batches themselves are in ``test_atomic_batch.py``), side by side with
 nats-server 2.15.1: each header alone and together, with and without a reply, then the
 stream's state (nothing stored)."""
 

@@ -1,5 +1,5 @@
 """What jsemu does not implement yet is refused with a clear error, never accepted and
-ignored: atomic and fast batch publish, message schedules, snapshots and restores.
+ignored: fast batch publish, message schedules, snapshots and restores.
 
 Bad requests get nats-server 2.15.1's answer (compared side by side); a request the real
 server accepts gets, from jsemu only, the refusal (the real server's acceptance is checked
@@ -21,7 +21,6 @@ API = "$JS.API.STREAM"
 @pytest.mark.parametrize(
     ("field", "what"),
     [
-        ("allow_atomic", "atomic batch publish (allow_atomic)"),
         ("allow_batched", "fast batch publish (allow_batched)"),
         ("allow_msg_schedules", "message schedules (allow_msg_schedules)"),
     ],
