@@ -113,6 +113,8 @@ async def test_a_failed_commit_stores_nothing(pair: Pair) -> None:
     await pair.same("a.1", "one", bh("g", 1, Nats_Expected_Last_Sequence="0"))
     await pair.same("a.2", "two", bh("g", 2, Nats_Expected_Last_Sequence="0"))  # only the first may
     await pair.same("a.2", "two", bh("g", 3, "1"))
+    await pair.same("a.1", "one", bh("g2", 1))
+    await pair.same("a.2", "two", bh("g2", 2, "1", Nats_Expected_Last_Sequence="1"))  # right, but not first
     await pair.same("a.1", "one", bh("h", 1))
     await pair.same("a.1", "two", bh("h", 2, "1", Nats_Expected_Last_Subject_Sequence="0"))
     await pair.same("a.1", "one", bh("r", 1))
@@ -138,7 +140,7 @@ async def test_gaps_and_restarts(pair: Pair) -> None:
     await pair.same("a.1", "two", bh("g", 2, "1"))
     await pair.same("a.1", "one", bh("h", 1))
     await pair.same("a.1", "one", bh("h", 2, "bad"))  # an invalid commit drops the batch
-    await pair.same("a.1", "one", bh("h", 3, "1"))
+    await pair.same("a.1", "one", bh("h", 2, "1"))  # the batch is gone: incomplete
     await stored(pair)
 
 
