@@ -15,7 +15,7 @@ from ..protocol.gojson import dumps
 from ..protocol.headers import parse_uint_header, remove_header, remove_header_status, slice_header
 from ..protocol.msg_ttl import InvalidTTL, header_ttl
 from ..store import DedupWindow, Store, StoreError, StoreLimits, new_store
-from ..store.records import ROLLUP_ALL, ROLLUP_SUBJECT, BatchMessage
+from ..store.records import ROLLUP_ALL, ROLLUP_SUBJECT, SKIP_NO_INTEREST, BatchMessage
 from ..subject_transform import SubjectTransform
 from ..timefmt import format_ns
 from .atomic_batch import AtomicBatches
@@ -417,6 +417,8 @@ class Stream:
         """A checked atomic batch (``atomic_batch``), stored as one mutation; its PubAck."""
         store = self.store
         first = store.last_seq + 1
+        if self.config.retention == "interest":  # nobody wants it: the sequence is used up only
+            messages = [m if has_interest(self, m[0]) else (*m[:3], SKIP_NO_INTEREST) for m in messages]
         sends = self._batch_republish(messages, first)
         try:
             last, ts = store.append_batch(messages)
@@ -453,7 +455,7 @@ class Stream:
             previous = last.get(subject)
             if previous is None:
                 previous = 0 if purged else self.store.last_seq_for_subject(subject)
-            target = republish.target(subject)
+            target = None if rollup == SKIP_NO_INTEREST else republish.target(subject)
             if target is not None:
                 sends.append((target, seq, previous, message))
             if rollup == ROLLUP_ALL:

@@ -31,6 +31,7 @@ __all__ = [
     "ROLLUP_ALL",
     "ROLLUP_NONE",
     "ROLLUP_SUBJECT",
+    "SKIP_NO_INTEREST",
     "Append",
     "AppendBatch",
     "BatchMessage",
@@ -55,10 +56,12 @@ _U32 = struct.Struct("<I")
 _I32 = struct.Struct("<i")
 _APPEND_HEAD = struct.Struct("<BI")
 
-#: One message of an atomic batch: subject, header block, body and its rollup
-#: (:data:`ROLLUP_NONE`, :data:`ROLLUP_SUBJECT` or :data:`ROLLUP_ALL`).
+#: One message of an atomic batch: subject, header block, body and what to do with it
+#: (:data:`ROLLUP_NONE`: store it; :data:`ROLLUP_SUBJECT` / :data:`ROLLUP_ALL`: store it, then
+#: roll up; :data:`SKIP_NO_INTEREST`: use up its sequence only, as for an interest stream
+#: nobody wants it on).
 BatchMessage = tuple[bytes, bytes, bytes, int]
-ROLLUP_NONE, ROLLUP_SUBJECT, ROLLUP_ALL = 0, 1, 2
+ROLLUP_NONE, ROLLUP_SUBJECT, ROLLUP_ALL, SKIP_NO_INTEREST = 0, 1, 2, 3
 
 # StoreLimits in the log: JSON with these keys, in the limits' field order. The keys are the
 # format; a renamed StoreLimits field keeps its key here.

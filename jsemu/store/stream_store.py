@@ -49,6 +49,7 @@ from .limits import StoreLimits
 from .records import (
     ROLLUP_ALL,
     ROLLUP_SUBJECT,
+    SKIP_NO_INTEREST,
     Append,
     AppendBatch,
     BatchMessage,
@@ -851,6 +852,10 @@ class StreamStore:
             ts = self._clock.now_ns()
         seq = self._last
         for subject, hdr, data, rollup in messages:
+            if rollup == SKIP_NO_INTEREST:
+                seq = self.skip_msg(no_interest=True)
+                self._last_ts = ts  # the batch's time, on every copy
+                continue
             seq = self.append(subject, hdr, data, ts)[0]
             if rollup == ROLLUP_SUBJECT:
                 self.purge_ex(subject, 0, 1)

@@ -229,3 +229,15 @@ async def test_subject_transform_and_dedup_window(pair: Pair) -> None:
     await pair.same("a.2", "two", bh("t", 2, "1", Nats_Expected_Last_Subject_Sequence="0"))
     await pair.same("a.3", "plain", {"Nats-Msg-Id": "d1"})
     await stored(pair)
+
+
+async def test_interest_retention_without_interest(pair: Pair) -> None:
+    """No consumer: the batch's sequences are used up, nothing is kept (as for plain publishes)."""
+    await pair.create("S", subjects=["a.>"], storage="memory", allow_atomic=True, retention="interest")
+    await pair.same("a.1", "one", bh("i", 1))
+    await pair.same("a.2", "two", bh("i", 2, "1"))
+    await pair.same("$JS.API.CONSUMER.CREATE.S.C", {"stream_name": "S", "config": {"durable_name": "C", "filter_subject": "a.2", "ack_policy": "explicit"}})
+    await pair.same("a.1", "one", bh("j", 1))
+    await pair.same("a.2", "two", bh("j", 2))
+    await pair.same("a.2", "three", bh("j", 3, "eob"))
+    await stored(pair)

@@ -698,4 +698,13 @@ MUTATIONS: list[Mutation] = [
         ("tests/jetstream/test_atomic_batch_model.py::test_committed_batches_survive_a_restart_and_replay_whole",),
         "a replayed batch gets the replay's timestamps",
     ),
+    Mutation(
+        "batch_ignores_interest",
+        "jetstream",
+        "jsemu/jetstream/stream.py",
+        '        if self.config.retention == "interest":  # nobody wants it: the sequence is used up only\n',
+        "        if False:\n",
+        ("tests/jsapi/test_atomic_batch.py::test_interest_retention_without_interest",),
+        "a batch on an interest stream keeps messages no consumer wants",
+    ),
 ]
