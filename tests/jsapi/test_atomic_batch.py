@@ -241,3 +241,43 @@ async def test_interest_retention_without_interest(pair: Pair) -> None:
     await pair.same("a.2", "two", bh("j", 2))
     await pair.same("a.2", "three", bh("j", 3, "eob"))
     await stored(pair)
+
+
+async def test_republished_at_the_commit(pair: Pair) -> None:
+    """Nothing is republished while staged; the commit republishes every stored message
+    (with its ``Nats-Last-Sequence``), a rollup all resetting the subjects' last sequences."""
+    for side in (pair.emu, pair.real):
+        side.client.send(b"SUB out.> 77\r\n")
+        assert [f for f in await side.client.exchange() if not f.startswith(b"INFO ")] == []
+    await pair.create(
+        "S", subjects=["a.>"], storage="memory", allow_atomic=True, allow_rollup_hdrs=True, republish={"dest": "out.>"}
+    )
+    await pair.same("a.1", "plain")
+    await pair.same("a.1", "one", bh("p", 1))
+    await pair.same("a.2", "two", bh("p", 2))
+    await pair.same("a.1", "three", bh("p", 3, "1"))
+    await pair.same("a.2", "r1", bh("q", 1, Nats_Rollup="all"))
+    await pair.same("a.1", "r2", bh("q", 2, "1"))
+    await pair.same("a.1", "r2", bh("x", 1, "1", Nats_Expected_Stream="T"))  # refused: nothing republished
+
+
+async def test_discard_new_limits_cover_the_whole_batch(pair: Pair) -> None:
+    await pair.create("S", subjects=["a.>"], storage="memory", allow_atomic=True, discard="new", max_msgs=3)
+    await pair.same("a.1", "plain")
+    await pair.same("a.1", "one", bh("m", 1))
+    await pair.same("a.2", "two", bh("m", 2))
+    await pair.same("a.3", "three", bh("m", 3, "1"))  # 4 > 3: nothing stored
+    await pair.same("a.1", "one", bh("n", 1))
+    await pair.same("a.2", "two", bh("n", 2, "1"))
+    cfg = (await pair.info())["config"]
+    await pair.same(
+        "$JS.API.STREAM.UPDATE.S",
+        {**cfg, "max_msgs": -1, "max_bytes": 400, "max_msgs_per_subject": 2, "discard_new_per_subject": True},
+    )
+    await pair.same("a.4", "x" * 50, bh("o", 1))
+    await pair.same("a.4", "x" * 50, bh("o", 2, "1"))  # over max_bytes
+    await pair.same("a.1", "x", bh("s", 1, "1"))  # a.1 holds 2 already
+    await pair.same("a.5", "x", bh("t", 1))
+    await pair.same("a.5", "x", bh("t", 2))
+    await pair.same("a.5", "x", bh("t", 3, "1"))  # 3 on a.5 in one batch
+    await stored(pair)

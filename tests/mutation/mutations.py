@@ -707,4 +707,13 @@ MUTATIONS: list[Mutation] = [
         ("tests/jsapi/test_atomic_batch.py::test_interest_retention_without_interest",),
         "a batch on an interest stream keeps messages no consumer wants",
     ),
+    Mutation(
+        "batch_republish_ignores_rollup",
+        "jetstream",
+        "jsemu/jetstream/stream.py",
+        "                purged = True\n",
+        "                purged = False\n",
+        ("tests/jsapi/test_atomic_batch.py::test_republished_at_the_commit",),
+        "a batch message republished after a rollup all names a purged message as its subject's last",
+    ),
 ]
