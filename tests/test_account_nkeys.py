@@ -5,7 +5,9 @@ user's, the user's permissions hold, and an unknown or wrongly signed nkey is re
 
 from __future__ import annotations
 
+
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -99,4 +101,13 @@ def test_account_nkey_config_errors_as_nats_server(text: str, tmp_path: Path) ->
     conf.write_text(text)
     real, emu = _real("-c", str(conf), "-p", "-1"), _jsemu("-c", str(conf), "-p", "-1")
     assert (real.returncode, emu.returncode) == (1, 1), real.stderr
-    assert _assert_one_line(emu) == real.stderr.strip().splitlines()[0]
+    got, want = _assert_one_line(emu), real.stderr.strip().splitlines()[0]
+    if text.count("users:") > 1:
+        # Users in two blocks: nats-server meets them in Go's random map order, naming line 3 eleven
+        # times in 12 runs and the other user (2:8, or 1:0 for the authorization block) once. jsemu
+        # names the usual one; the rest of the line must agree.
+        position = re.compile(r":\d+:\d+: ")
+        assert ":3:8: " in got, got
+        assert position.sub(":N: ", got) == position.sub(":N: ", want), (got, want)
+        return
+    assert got == want
