@@ -32,6 +32,7 @@ from . import advisories
 from .clock_timers import Timer
 from .consumer_cluster import ConsumerGroup
 from .consumer_config import ConsumerConfig, config_json, filters_of
+from .consumer_fast import new_stretch, plain_acks, stretch_ok
 from .consumer_pause import is_paused, pause_remaining, send_pause_advisory
 from .priority_groups import ADMIT, DROPPED, PriorityGroups
 from .pull_request import PullRequest, check_request_limits, parse_next_request
@@ -56,6 +57,8 @@ _NAK_OPTIONS = GoStruct("ConsumerNakOptions", {"delay": T_DURATION})
 _REPLAY_MIN_DELAY = 1_000_000  # a shorter gap between stored times is not waited for
 #: Messages a delivery run reads from the store at a time (without a filter).
 _READ_AHEAD = 128
+#: A push stretch's limit: as many messages as there are.
+_NO_LIMIT = 1 << 62
 _INACTIVE_JITTER = 100_000_000  # the smallest jitter the server adds to inactive_threshold
 #: Flow control: the window starts at 2 MiB (``JsFlowControlMaxPending`` / 16) and doubles
 #: with each answered request up to 32 MiB; a request goes out past half the window.
@@ -508,11 +511,17 @@ class Consumer:
         to = self._deliver_to
         sent = False
         bucket = self._bucket
+        fast = bucket is None and stretch_ok(self)
         while self.active and not self.closed:
             if self.maxpb and self.pbytes > self.maxpb:
                 break  # stalled until the flow control request is answered
             if self._rl_timer is not None:
                 break  # waiting for the rate limit
+            if fast:  # a stretch of new messages
+                count, npc = new_stretch(self, to, _NO_LIMIT, npc, now, None)
+                if count:
+                    sent = True
+                    continue
             found = self._get_next()
             if found is None:
                 break
@@ -683,7 +692,21 @@ class Consumer:
         npc = -1
         now = self.js.clock.now_ns()
         self._checked = None
+        fast = stretch_ok(self)
         while self.waiting:
+            if fast and len(self.waiting) == 1:  # one plain request: a stretch of new messages
+                head = self.waiting[0]
+                if (
+                    head.b <= 0
+                    and not (head.expires and now >= head.expires)
+                    and (head is self._checked or self.js.out.has_interest(head.reply))
+                ):
+                    self._checked = head
+                    sent, npc = new_stretch(self, head.reply, head.n, npc, now, head)
+                    if sent:
+                        if head.n <= 0:
+                            self.waiting.popleft()
+                        continue
             found = self._get_next()
             if found is None:
                 if not self._stalled:  # the end of the stream, not max_ack_pending
@@ -1120,8 +1143,11 @@ class Consumer:
             return
         self._holding = True
         try:
-            for subject, reply, hdr, msg in zip(subjects, replies, hdrs or repeat(-1), msgs):
-                self.process_ack(subject, reply, hdr, msg)
+            if hdrs is None and self.faults is None and not self._sample_freq and self.config.ack_policy == "explicit":
+                plain_acks(self, subjects, replies, msgs)
+            else:
+                for subject, reply, hdr, msg in zip(subjects, replies, hdrs or repeat(-1), msgs):
+                    self.process_ack(subject, reply, hdr, msg)
         finally:
             self._holding = False
         if self._wake:

@@ -1,0 +1,195 @@
+"""The consumer's hot loops without their per-message calls: a stretch of new messages to
+one receiver, and a run of plain acks.
+
+``Consumer._pull_run`` / ``_push_run`` and ``process_ack`` handle every case one message at
+a time through ``_get_next``, ``_record_delivery``, ``_send`` and ``_record_ack``. In the
+common case (no redelivery due, no filter, no replay, no priority group, no fault, no
+``headers_only`` or ``backoff``, no rate limit; for pull one waiting request without
+``max_bytes``) those calls do the same few things per message, so these functions do them
+inline, with the state changes that are the same for every message of the stretch (clock
+reading, ack timer, ``on_change``, heartbeat deadline) done once. Anything else returns to
+the general loop, which then handles exactly what it would have handled. The frames still
+leave through the run of ``_emit`` / ``Sender.deliver`` (no second mechanism).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, cast
+
+from .retention import ack_msg
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from .consumer import Consumer
+    from .pull_request import PullRequest
+
+__all__ = ["new_stretch", "plain_acks", "stretch_ok"]
+
+#: Messages a stretch reads from the store at a time (as ``_read_ahead``).
+_READ_AHEAD = 128
+_ACK_ACK = b"+ACK"
+_ACK_OK = b"+OK"
+
+
+def stretch_ok(c: Consumer) -> bool:
+    """Whether the consumer's next messages may take the stretch loop (checked once per
+    stretch: nothing it tests changes while a stretch runs)."""
+    cfg = c.config
+    return not (
+        c.rdq
+        or c.lss is not None
+        or c.filters
+        or c._replay
+        or c.priority is not None
+        or c.faults is not None
+        or cfg.headers_only
+        or cfg.backoff
+    )
+
+
+def new_stretch(c: Consumer, to: bytes, limit: int, npc: int, now: int, wr: PullRequest | None) -> tuple[int, int]:
+    """Deliver up to ``limit`` new messages to ``to`` (a pull request's inbox, ``wr``
+    counted down, or the deliver subject); returns (messages delivered, ``npc``). Stops
+    before a message it cannot hand out as the general loop would (end of stream,
+    ``max_ack_pending``, the flow-control window), leaving that to the general loop."""
+    cfg = c.config
+    store = c.stream.store
+    retains = c.stream.retains
+    ack_none = cfg.ack_policy == "none"
+    maxap = 0 if ack_none else cfg.max_ack_pending
+    pending = c.pending
+    fmt = c._subject_prefix.replace(b"%", b"%%") + b"1.%d.%d.%d.%d"
+    if to != c._run_to:
+        c._flush_run()
+        c._run_to = to
+    append = c._run.append
+    ahead = c._ahead
+    sseq = c.sseq
+    dseq = c.dseq
+    dmax, smax = c.delivered
+    maxpb = c.maxpb
+    count = 0
+    moved = False
+    last = 0
+    while count < limit:
+        if maxap > 0 and len(pending) >= maxap:
+            break
+        if maxpb and c.pbytes > maxpb:
+            break
+        if not ahead or c._ahead_at != sseq:
+            ahead = c._ahead = store.live_entries(sseq, _READ_AHEAD)
+            if not ahead:
+                break
+            ahead.reverse()
+        seq, subject, body, ts = ahead.pop()
+        c._ahead_at = sseq = seq + 1
+        if npc < 0:
+            c.sseq = sseq
+            npc = c.num_pending()
+        else:
+            npc -= 1
+        reply = fmt % (seq, dseq, ts, npc)
+        # ``_record_delivery``
+        # Sequences only grow within a stretch: ``delivered`` is worked out at its end.
+        if ack_none:
+            if dseq > dmax and not moved:
+                moved = True
+            if retains:  # delivered is acked (the stream's ``ackq``); ``needAck`` reads the floor
+                if moved:
+                    c.delivered = c.ack_floor = c.mem_floor = (dseq, max(smax, seq))
+                c.sseq, c.dseq = sseq, dseq + 1
+                ack_msg(c.stream, seq)
+        else:
+            p = pending.get(seq)
+            if p is not None:
+                p[1] = now
+            else:
+                pending[seq] = [dseq, now]
+        last = seq
+        dseq += 1
+        count += 1
+        # ``_send``
+        if type(body) is bytes:
+            append((subject, reply, -1, body))
+            size = len(body)
+        else:
+            hdr, data = cast("tuple[bytes, bytes]", body)
+            append((subject, reply, len(hdr), hdr + data))
+            size = len(hdr) + len(data)
+        if maxpb:
+            c.pbytes += len(to) + len(reply) + size
+            if not c.fcid and c.pbytes > maxpb // 2:
+                c.sseq, c.dseq = sseq, dseq
+                c._send_flow_control()
+                append = c._run.append
+    c.sseq, c.dseq = sseq, dseq
+    if not count:
+        return 0, npc
+    c.on_change()
+    c.last_delivered_ns = c.waiting_last_ns = now
+    c.has_state = True
+    if ack_none:
+        if moved:
+            c.delivered = c.ack_floor = c.mem_floor = (dseq - 1, max(smax, last))
+    else:
+        c.delivered = (max(dmax, dseq - 1), max(smax, last))
+        wait = cfg.ack_wait
+        timer = c._ack_timer
+        if timer is None or timer.cancelled or timer.deadline > now + wait:
+            c._arm_ack_timer(now + wait)
+    if wr is not None:
+        wr.n -= count
+        wr.d += count
+        if wr.hb:
+            wr.hbt = now + wr.hb
+    return count, npc
+
+
+def plain_acks(c: Consumer, subjects: Sequence[bytes], replies: Sequence[bytes | None], msgs: Sequence[bytes]) -> None:
+    """``process_ack`` for a run of acks of an ack-explicit consumer without faults or
+    sampling: plain acks (empty, ``+ACK`` or ``+OK``, no reply) inline, any other one
+    through ``process_ack`` in its turn. The caller holds delivery until the run ends."""
+    pending = c.pending
+    stream = c.stream
+    retains = stream.retains
+    process_ack = c.process_ack
+    acked = False
+    for subject, reply, msg in zip(subjects, replies, msgs):
+        if reply is not None or (msg and msg != _ACK_ACK and msg != _ACK_OK) or c.closed:
+            process_ack(subject, reply, -1, msg)
+            continue
+        tokens = subject.split(b".")
+        try:
+            int(tokens[4])  # a bad delivery count makes the ack one of sequence 0, as in ``process_ack``
+            sseq, dseq = int(tokens[5]), int(tokens[6])
+        except (IndexError, ValueError):
+            process_ack(subject, reply, -1, msg)
+            continue
+        if sseq >= c.sseq:
+            continue  # not delivered yet: ignored (``_ack``)
+        # ``_record_ack`` (explicit)
+        acked = True
+        p = pending.pop(sseq, None)
+        if c.rdc:
+            c.rdc.pop(sseq, None)
+        if c.rdq:
+            c._remove_rdq(sseq)
+        if p is not None:
+            if p[0] > 0 and dseq > p[0]:
+                dseq = p[0]
+            if not pending:
+                c.ack_floor = c.delivered
+                c.mem_floor = (c.dseq - 1, c.sseq - 1)
+            else:
+                if dseq == c.ack_floor[0] + 1:
+                    c._move_floor(dseq, sseq)
+                if dseq == c.mem_floor[0] + 1:
+                    c._move_mem_floor(dseq, sseq)
+            if retains:
+                ack_msg(stream, sseq)
+        if c.waiting or c.push:  # room under max_ack_pending: delivery wakes at the run's end
+            c._wake = True
+    if acked:
+        c.on_change()
+        c.last_ack_ns = c.js.clock.now_ns()
