@@ -1143,8 +1143,8 @@ class Consumer:
             return
         self._holding = True
         try:
-            if hdrs is None and self.faults is None and not self._sample_freq and self.config.ack_policy == "explicit":
-                plain_acks(self, subjects, replies, msgs)
+            if self.faults is None and not self._sample_freq and self.config.ack_policy == "explicit":
+                plain_acks(self, subjects, replies, hdrs, msgs)
             else:
                 for subject, reply, hdr, msg in zip(subjects, replies, hdrs or repeat(-1), msgs):
                     self.process_ack(subject, reply, hdr, msg)

@@ -14,6 +14,7 @@ leave through the run of ``_emit`` / ``Sender.deliver`` (no second mechanism).
 
 from __future__ import annotations
 
+from itertools import repeat
 from typing import TYPE_CHECKING, cast
 
 from .retention import ack_msg
@@ -146,25 +147,31 @@ def new_stretch(c: Consumer, to: bytes, limit: int, npc: int, now: int, wr: Pull
     return count, npc
 
 
-def plain_acks(c: Consumer, subjects: Sequence[bytes], replies: Sequence[bytes | None], msgs: Sequence[bytes]) -> None:
+def plain_acks(
+    c: Consumer,
+    subjects: Sequence[bytes],
+    replies: Sequence[bytes | None],
+    hdrs: Sequence[int] | None,
+    msgs: Sequence[bytes],
+) -> None:
     """``process_ack`` for a run of acks of an ack-explicit consumer without faults or
-    sampling: plain acks (empty, ``+ACK`` or ``+OK``, no reply) inline, any other one
+    sampling: plain acks (empty, ``+ACK`` or ``+OK``, no reply, no headers) inline, any other one
     through ``process_ack`` in its turn. The caller holds delivery until the run ends."""
     pending = c.pending
     stream = c.stream
     retains = stream.retains
     process_ack = c.process_ack
     acked = False
-    for subject, reply, msg in zip(subjects, replies, msgs):
-        if reply is not None or (msg and msg != _ACK_ACK and msg != _ACK_OK) or c.closed:
-            process_ack(subject, reply, -1, msg)
+    for subject, reply, hdr, msg in zip(subjects, replies, hdrs or repeat(-1), msgs):
+        if reply is not None or hdr > 0 or (msg and msg != _ACK_ACK and msg != _ACK_OK) or c.closed:
+            process_ack(subject, reply, hdr, msg)
             continue
         tokens = subject.split(b".")
         try:
             int(tokens[4])  # a bad delivery count makes the ack one of sequence 0, as in ``process_ack``
             sseq, dseq = int(tokens[5]), int(tokens[6])
         except (IndexError, ValueError):
-            process_ack(subject, reply, -1, msg)
+            process_ack(subject, reply, hdr, msg)
             continue
         if sseq >= c.sseq:
             continue  # not delivered yet: ignored (``_ack``)
@@ -182,10 +189,19 @@ def plain_acks(c: Consumer, subjects: Sequence[bytes], replies: Sequence[bytes |
                 c.ack_floor = c.delivered
                 c.mem_floor = (c.dseq - 1, c.sseq - 1)
             else:
+                # ``_move_floor`` / ``_move_mem_floor`` where the next message is pending
+                # (acks in order): the floor stops just below it.
+                nxt = pending.get(sseq + 1)
                 if dseq == c.ack_floor[0] + 1:
-                    c._move_floor(dseq, sseq)
+                    if nxt is not None and c.delivered[0] > dseq and sseq < c.delivered[1]:
+                        c.ack_floor = (nxt[0] - 1, sseq) if nxt[0] > 0 else (dseq, sseq)
+                    else:
+                        c._move_floor(dseq, sseq)
                 if dseq == c.mem_floor[0] + 1:
-                    c._move_mem_floor(dseq, sseq)
+                    if nxt is not None and sseq + 1 < c.sseq:
+                        c.mem_floor = (nxt[0] - 1, sseq) if nxt[0] > 0 else (dseq, sseq)
+                    else:
+                        c._move_mem_floor(dseq, sseq)
             if retains:
                 ack_msg(stream, sseq)
         if c.waiting or c.push:  # room under max_ack_pending: delivery wakes at the run's end

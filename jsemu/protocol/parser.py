@@ -231,6 +231,17 @@ class Parser:
         payloads = parts[1 : 2 * m : 2]
         fields = [line.split(b" ") for line in lines]
         widths = list(map(len, fields))
+        first = widths[0]
+        if widths.count(first) != m and first in (3, 4):
+            # Publishes with and without a reply (acks, then a pull request): the leading
+            # ones of one form, if there are a few.
+            k = 1
+            while widths[k] == first:
+                k += 1
+            if k < 3:
+                return None
+            m = k
+            del lines[m:], payloads[m:], fields[m:], widths[m:]
         if widths.count(3) == m:
             verbs, subjects, sizes = zip(*fields)
             replies: list[bytes | None] = [None] * m

@@ -102,6 +102,28 @@ class AckLane:
             return None
         return self.targets.get(subject[8 : subject.index(b".", subject.index(b".", 8) + 1)])
 
+    def stretch(self, subjects: Sequence[bytes], start: int) -> int:
+        """Where the stretch of subjects from ``start`` that ``target`` resolves ends (the
+        check of each ack of a run, in bulk: a subject with the head of the one before it
+        has the same consumer)."""
+        if not (self._state.get(b"open") or self.is_open()):
+            return start
+        targets = self.targets
+        head = b"\x00"  # no subject starts with it
+        end = start
+        for subject in subjects[start:] if start else subjects:
+            if subject.count(b".") != 8 or b".." in subject or subject[-1:] == b".":
+                break
+            if not subject.startswith(head):
+                if subject[:8] != ACK_PREFIX:
+                    break
+                cut = subject.index(b".", subject.index(b".", 8) + 1)
+                if subject[8:cut] not in targets:
+                    break
+                head = subject[: cut + 1]
+            end += 1
+        return end
+
     def deliver(self, subject: bytes, reply: bytes | None, hdr: int, msg: bytes) -> bool:
         """One ack from ``Server.route``: handed to its consumer if the lane takes it (a
         handler's failure is logged, as an internal subscriber's is, never the sender's)."""

@@ -494,32 +494,54 @@ class ClientConnection(asyncio.Protocol):
             system.client_connected(self)
 
     def _pub_run(self, run: PubRun, fast: bool) -> bool:
-        """Hand a run of plain publishes to the one ``fast_batch`` of all its subjects, if
-        there is one and no reply subject is reserved; False leaves it to the caller."""
+        """Hand a run of plain publishes to the ``fast_batch`` of its subjects, if no reply
+        subject is reserved: the whole run in one call when one takes them all, else each
+        stretch for one ``fast_batch`` in one call (a consumer's acks, then the next pull
+        request, in one write), its routes learned after the stretch before it ran, and
+        the rest one by one from the first subject without one. False leaves the run to
+        the caller."""
         if not fast:
             return False
         account = self.account
         subjects = run.subjects
-        batches = list(map(account.learned_routes.get, subjects))
-        if None in batches:
-            learn = account.learn_route
-            batches = [b if b is not None else learn(s) for b, s in zip(batches, subjects)]
-        batch = batches[0]
-        if not batch or batches.count(batch) != len(batches):
-            return False
         replies = run.replies
-        if replies[0] is not None or replies.count(None) != len(replies):
+        n = len(subjects)
+        batches = list(map(account.learned_routes.get, subjects))
+        batch = batches[0]
+        whole = batch is not None and batches.count(batch) == n
+        if whole and not batch:
+            return False
+        if replies[0] is not None or replies.count(None) != n:
             for reply in set(replies):
                 if reply is not None and _is_reserved_reply(reply):
                     return False
         payloads = run.payloads
-        self.in_msgs += len(subjects)
-        self.in_bytes += sum(map(len, payloads))
-        self.last_in = self.read_time
-        try:
-            batch(subjects, replies, None, payloads)  # type: ignore[operator]
-        except Exception:
-            log.exception("internal handler failed for %r", subjects[0])
+        start = 0
+        while start < n:
+            if whole:
+                end = n
+            else:
+                end, batch = account.learn_stretch(subjects, start)
+                if not batch:
+                    if start == 0:
+                        return False
+                    rest: list[AnyOp] = [*PubRun(subjects[start:], replies[start:], payloads[start:]).pubs()]
+                    self._handle(rest)
+                    return True
+            part = payloads[start:end] if end - start != n else payloads
+            self.in_msgs += end - start
+            self.in_bytes += sum(map(len, part))
+            self.last_in = self.read_time
+            try:
+                if end - start == n:
+                    batch(subjects, replies, None, payloads)  # type: ignore[operator,misc]
+                else:
+                    batch(subjects[start:end], replies[start:end], None, part)  # type: ignore[operator,misc]
+            except Exception:
+                log.exception("internal handler failed for %r", subjects[start])
+            if self.closed:
+                break
+            start = end
         return True
 
     def _process_pub(self, subject: bytes, reply: bytes | None, hdr: int, msg: bytes) -> None:

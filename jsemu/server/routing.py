@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import random
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from .ack_lane import ACK_PREFIX
@@ -164,6 +164,30 @@ class Router:
             routes.clear()
         batch = routes[subject] = self._fast_batch_for(subject) or False
         return batch
+
+    def learn_stretch(self, subjects: Sequence[bytes], start: int) -> tuple[int, FastBatch | bool]:
+        """``learn_route`` from ``subjects[start]`` on while it gives the same answer: where
+        that stretch ends and the answer (a run of acks is checked by the ack lane in bulk)."""
+        first = subjects[start]
+        if first[:8] == ACK_PREFIX and self._fast_lane_free():
+            end = self.ack_lane.stretch(subjects, start)
+            if end > start:
+                return end, self.ack_lane.fast_batch
+        routes = self.learned_routes
+        batch = routes.get(first)
+        if batch is None:
+            batch = self.learn_route(first)
+        end = start + 1
+        n = len(subjects)
+        while end < n:
+            subject = subjects[end]
+            nxt = routes.get(subject)
+            if nxt is None:
+                nxt = self.learn_route(subject)
+            if nxt is not batch:
+                break
+            end += 1
+        return end, batch
 
     def _fast_lane_free(self) -> bool:
         """No fault rule, trace, queue policy or domain mapping in play."""
