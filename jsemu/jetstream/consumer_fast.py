@@ -70,12 +70,17 @@ def new_stretch(c: Consumer, to: bytes, limit: int, npc: int, now: int, wr: Pull
     dseq = c.dseq
     dmax, smax = c.delivered
     maxpb = c.maxpb
+    # Flow control and ack none on an interest or work-queue stream act after each
+    # message: those take the stretch one message at a time.
+    slow = bool(maxpb) or (ack_none and retains)
     count = 0
-    moved = False
     last = 0
     while count < limit:
-        if maxap > 0 and len(pending) >= maxap:
-            break
+        room = limit - count
+        if maxap > 0:
+            room = min(room, maxap - len(pending))
+            if room <= 0:
+                break
         if maxpb and c.pbytes > maxpb:
             break
         if not ahead or c._ahead_at != sseq:
@@ -83,47 +88,51 @@ def new_stretch(c: Consumer, to: bytes, limit: int, npc: int, now: int, wr: Pull
             if not ahead:
                 break
             ahead.reverse()
-        seq, subject, body, ts = ahead.pop()
-        c._ahead_at = sseq = seq + 1
-        if npc < 0:
-            c.sseq = sseq
-            npc = c.num_pending()
+        if slow:
+            room = 1
+        if room >= len(ahead):
+            chunk, ahead = ahead, []
+            c._ahead = ahead
         else:
+            chunk = ahead[-room:]
+            del ahead[-room:]
+        chunk.reverse()
+        if npc < 0:  # counted once per run, after its first message (the server's ``npc``)
+            c.sseq = chunk[0][0] + 1
+            npc = c.num_pending() + 1
+        for seq, subject, body, ts in chunk:
             npc -= 1
-        reply = fmt % (seq, dseq, ts, npc)
-        # ``_record_delivery``
-        # Sequences only grow within a stretch: ``delivered`` is worked out at its end.
-        if ack_none:
-            if dseq > dmax and not moved:
-                moved = True
-            if retains:  # delivered is acked (the stream's ``ackq``); ``needAck`` reads the floor
-                if moved:
+            reply = fmt % (seq, dseq, ts, npc)
+            # ``_record_delivery``; sequences only grow in a stretch, so ``delivered`` is
+            # worked out at its end.
+            if not ack_none:
+                p = pending.get(seq)
+                if p is not None:
+                    p[1] = now
+                else:
+                    pending[seq] = [dseq, now]
+            elif retains:  # delivered is acked (the stream's ``ackq``); ``needAck`` reads the floor
+                if dseq > dmax:
                     c.delivered = c.ack_floor = c.mem_floor = (dseq, max(smax, seq))
-                c.sseq, c.dseq = sseq, dseq + 1
+                c.sseq, c.dseq = seq + 1, dseq + 1
                 ack_msg(c.stream, seq)
-        else:
-            p = pending.get(seq)
-            if p is not None:
-                p[1] = now
+            dseq += 1
+            # ``_send``
+            if type(body) is bytes:
+                append((subject, reply, -1, body))
             else:
-                pending[seq] = [dseq, now]
-        last = seq
-        dseq += 1
-        count += 1
-        # ``_send``
-        if type(body) is bytes:
-            append((subject, reply, -1, body))
-            size = len(body)
-        else:
-            hdr, data = cast("tuple[bytes, bytes]", body)
-            append((subject, reply, len(hdr), hdr + data))
-            size = len(hdr) + len(data)
-        if maxpb:
-            c.pbytes += len(to) + len(reply) + size
-            if not c.fcid and c.pbytes > maxpb // 2:
-                c.sseq, c.dseq = sseq, dseq
-                c._send_flow_control()
-                append = c._run.append
+                hdr, data = cast("tuple[bytes, bytes]", body)
+                body = hdr + data
+                append((subject, reply, len(hdr), body))
+            if maxpb:
+                c.pbytes += len(to) + len(reply) + len(body)
+                if not c.fcid and c.pbytes > maxpb // 2:
+                    c.sseq, c.dseq = seq + 1, dseq
+                    c._send_flow_control()
+                    append = c._run.append
+        last = chunk[-1][0]
+        c._ahead_at = sseq = last + 1
+        count += len(chunk)
     c.sseq, c.dseq = sseq, dseq
     if not count:
         return 0, npc
@@ -131,7 +140,7 @@ def new_stretch(c: Consumer, to: bytes, limit: int, npc: int, now: int, wr: Pull
     c.last_delivered_ns = c.waiting_last_ns = now
     c.has_state = True
     if ack_none:
-        if moved:
+        if dseq - 1 > dmax:
             c.delivered = c.ack_floor = c.mem_floor = (dseq - 1, max(smax, last))
     else:
         c.delivered = (max(dmax, dseq - 1), max(smax, last))
