@@ -57,8 +57,8 @@ _NAK_OPTIONS = GoStruct("ConsumerNakOptions", {"delay": T_DURATION})
 _REPLAY_MIN_DELAY = 1_000_000  # a shorter gap between stored times is not waited for
 #: Messages a delivery run reads from the store at a time (without a filter).
 _READ_AHEAD = 128
-#: A push stretch's limit: as many messages as there are.
-_NO_LIMIT = 1 << 62
+#: Messages a push consumer's stretch delivers in one turn of the event loop.
+_PUSH_TURN = 1000
 _INACTIVE_JITTER = 100_000_000  # the smallest jitter the server adds to inactive_threshold
 #: Flow control: the window starts at 2 MiB (``JsFlowControlMaxPending`` / 16) and doubles
 #: with each answered request up to 32 MiB; a request goes out past half the window.
@@ -143,6 +143,8 @@ class Consumer:
         #: Acks of one run are being processed: delivery waits for the end of the run.
         self._holding = False
         self._wake = False
+        #: Push delivery goes on in the next turn of the loop (``_push_later``).
+        self._push_scheduled = False
         #: Push mode: the deliver subject has interest (``push_bound`` in the info).
         self.active = False
         if self.push:
@@ -503,6 +505,21 @@ class Consumer:
             self._ahead = []
             self._flush_run()
 
+    def _push_later(self) -> None:
+        """Go on delivering in the next turn of the loop: what is gathered so far is written
+        meanwhile, so the subscriber reads while the rest is built (the real server's
+        outbound writer runs beside its delivery loop)."""
+        if not self._push_scheduled:
+            self._push_scheduled = True
+            self.js.server.loop.call_soon(self._push_continue)
+
+    def _push_continue(self) -> None:
+        self._push_scheduled = False
+        if self.closed:
+            return
+        self.deliver_push()
+        self.js.server.flush()
+
     def _push_run(self) -> None:
         npc = -1
         if self.paused:
@@ -518,9 +535,12 @@ class Consumer:
             if self._rl_timer is not None:
                 break  # waiting for the rate limit
             if fast:  # a stretch of new messages
-                count, npc = new_stretch(self, to, _NO_LIMIT, npc, now, None)
+                count, npc = new_stretch(self, to, _PUSH_TURN, npc, now, None)
                 if count:
                     sent = True
+                    if count == _PUSH_TURN:  # maybe more: written first, then the next part
+                        self._push_later()
+                        break
                     continue
             found = self._get_next()
             if found is None:
