@@ -48,8 +48,11 @@ async def _one_write(side: Side, data: bytes, n: int, timeout: float = 1.0) -> l
     return out
 
 
-def _acks(subjects: list[str], order: list[tuple[int, str]]) -> bytes:
-    return b"".join(b"PUB %s %d\r\n%s\r\n" % (subjects[i].encode(), len(body), body.encode()) for i, body in order)
+def _acks(subjects: list[str], order: list[tuple[int, str]], tail: str = "") -> bytes:
+    """Acks of ``subjects[i]`` with ``body``, in ``order``; each subject + ``tail``."""
+    return b"".join(
+        b"PUB %s %d\r\n%s\r\n" % ((subjects[i] + tail).encode(), len(body), body.encode()) for i, body in order
+    )
 
 
 async def test_acks_out_of_order_in_one_read_then_a_pull_request(pair: Pair) -> None:
@@ -64,19 +67,22 @@ async def test_acks_out_of_order_in_one_read_then_a_pull_request(pair: Pair) -> 
     order = [(2, ""), (0, "+ACK"), (1, ""), (4, "+OK"), (3, ""), (5, "+WPI"), (9, ""), (11, "+ACK")]
     body = b'{"batch":3,"no_wait":true}'
     request = b"PUB %s _PAIR.runs %d\r\n%s\r\n" % (f"{NEXT}.D".encode(), len(body), body)
+    # with a tenth token an ack subject is no ack: nobody receives it (the message stays pending)
+    bad = [(10, "")]
     got = await asyncio.gather(
-        _one_write(pair.emu, _acks(emu.acks, order) + request, 2, 0.5),
-        _one_write(pair.real, _acks(real.acks, order) + request, 2, 0.5),
+        _one_write(pair.emu, _acks(emu.acks, order) + _acks(emu.acks, bad, ".9") + request, 2, 0.5),
+        _one_write(pair.real, _acks(real.acks, order) + _acks(real.acks, bad, ".9") + request, 2, 0.5),
     )
     assert got[0] == got[1] == ["_PAIR.runs HMSG NATS/1.0 404 No Messages\r\n\r\n"]
     await asyncio.sleep(0.1)
     await pair.same("$JS.API.CONSUMER.INFO.S.D")
-    rest = [(6, "-NAK"), (7, ""), (5, "+ACK"), (10, ""), (8, "")]
+    rest = [(6, "-NAK"), (7, ""), (5, "+ACK"), (8, "")]
     for side, subjects in ((pair.emu, emu.acks), (pair.real, real.acks)):
         side.client.send(_acks(subjects, rest))
     await asyncio.gather(pair.emu.client.round_trip(), pair.real.client.round_trip())
     await asyncio.sleep(0.1)
-    await pair.same("$JS.API.CONSUMER.INFO.S.D")
+    info = await pair.same("$JS.API.CONSUMER.INFO.S.D")
+    assert info["num_ack_pending"] == 2  # the nak'ed one and the one acked with a bad subject
     again = await pull_frames(pair, f"{NEXT}.D", {"batch": 2, "no_wait": True}, 2)
     assert again[0].frames == again[1].frames
     assert "$JS.ACK.S.D.2.7." in again[0].frames[0]  # the nak'ed one, delivered a second time
