@@ -184,7 +184,7 @@ class Router:
             nxt = routes.get(subject)
             if nxt is None:
                 nxt = self.learn_route(subject)
-            if nxt is not batch:
+            if nxt != batch:  # equal bound methods are one route (as ``count`` in ``_pub_run``)
                 break
             end += 1
         return end, batch
