@@ -716,4 +716,34 @@ MUTATIONS: list[Mutation] = [
         ("tests/jsapi/test_atomic_batch.py::test_republished_at_the_commit",),
         "a batch message republished after a rollup all names a purged message as its subject's last",
     ),
+    # --- consumers: the fast loops (consumer_fast.py) and runs of acks ---------------------------
+    Mutation(
+        "plain_acks_floor_at_next_pending",
+        "jetstream",
+        "jsemu/jetstream/consumer_fast.py",
+        "c.ack_floor = (nxt[0] - 1, sseq) if nxt[0] > 0 else (dseq, sseq)",
+        "c.ack_floor = (nxt[0], sseq) if nxt[0] > 0 else (dseq, sseq)",
+        ("tests/jsapi/test_consumer_runs.py::test_acks_out_of_order_in_one_read_then_a_pull_request",),
+        "an in-order ack in a run moves the ack floor onto the next pending message",
+    ),
+    Mutation(
+        "ack_stretch_skips_token_check",
+        "server",
+        "jsemu/server/ack_lane.py",
+        """            if subject.count(b".") != 8 or b".." in subject or subject[-1:] == b".":
+                break
+            if not subject.startswith(head):""",
+        """            if not subject.startswith(head):""",
+        ("tests/jsapi/test_consumer_runs.py::test_acks_out_of_order_in_one_read_then_a_pull_request",),
+        "an ack subject with a tenth token, inside a run of acks, acks a message",
+    ),
+    Mutation(
+        "push_parts_not_continued",
+        "jetstream",
+        "jsemu/jetstream/consumer.py",
+        "                        self._push_later()\n",
+        "                        pass\n",
+        ("tests/jsapi/test_consumer_runs.py::test_push_ack_none_delivers_a_long_stream_in_parts",),
+        "a push consumer stops after the first 1,000 messages of a long stream",
+    ),
 ]
