@@ -6,7 +6,9 @@ first, then ``max_ack_pending``, then the next stored message matching the filte
 ack kinds of ``processAck``, and the state its consumer store reports in the info
 (``UpdateDelivered`` / ``UpdateAcks``). Every timer runs on the server's clock
 (:mod:`.clock_timers`). State changes go through a few named methods (``_record_delivery``,
-``_record_ack``, ``_record_nak``, ``_expire_pending``), so they can become records later.
+``_record_ack``, ``_record_nak``, ``_expire_pending``); in a simulated cluster each also
+emits its record for the replicas (:mod:`.consumer_replication`), and a new leader's engine
+restarts from its replica's state (``take_over``).
 Everything a consumer sends leaves through the server's outbound path (``Sender.deliver``,
 the deliver-subject rewrite): the messages of one delivery run to one subject in one call
 (``_emit`` gathers them, ``_flush_run`` sends them; a status flushes the run before it, so
@@ -34,6 +36,16 @@ from .consumer_cluster import ConsumerGroup
 from .consumer_config import ConsumerConfig, config_json, filters_of
 from .consumer_fast import new_stretch, plain_acks, stretch_ok
 from .consumer_pause import is_paused, pause_remaining, send_pause_advisory
+from .consumer_replication import (
+    Acked,
+    ConsumerReplicas,
+    Delivered,
+    Dropped,
+    ReplicaState,
+    Snapshot,
+    Terminated,
+    Touched,
+)
 from .priority_groups import ADMIT, DROPPED, PriorityGroups
 from .pull_request import PullRequest, check_request_limits, parse_next_request
 from .rate_limit import NEVER, TokenBucket
@@ -182,6 +194,10 @@ class Consumer:
         self._rl_paid = False
         self._set_rate_limit()
         self._select_start()
+        #: The replicas' states and their log (a raft group of more than one peer), else None.
+        self.replicas: ConsumerReplicas | None = self.group.replicas if self.group is not None else None
+        if self.replicas is not None:
+            self.replicas.record(self.snapshot())
         self._arm_inactive()
         self._update_pause_state()
 
@@ -810,6 +826,8 @@ class Consumer:
                 if p is not None:
                     self._move_mem_floor(p[0], seq)
                 self.on_change()
+                if self.replicas is not None:
+                    self.replicas.record(Dropped(seq, dc - 1))
                 continue
             sm = store.load(seq)
             if sm is None:
@@ -931,6 +949,8 @@ class Consumer:
         """``deliverMsg`` + ``updateDelivered``: one message handed out (at ``now``: one
         reading of the clock per delivery run)."""
         self.on_change()
+        if self.replicas is not None:
+            self.replicas.record(Delivered(dseq, sseq, dc, now))
         self.dseq = dseq + 1
         self.last_delivered_ns = now
         self.waiting_last_ns = now
@@ -953,12 +973,16 @@ class Consumer:
         if timer is None or timer.cancelled or timer.deadline > now + wait:
             self._arm_ack_timer(now + wait)
 
-    def _record_ack(self, sseq: int, dseq: int, sample_dc: int = 0) -> None:
+    def _record_ack(self, sseq: int, dseq: int, sample_dc: int = 0, term: bool = False) -> None:
         """``processAckMsg`` + ``UpdateAcks`` for ack explicit / all; a client's ack
         (``sample_dc``: its delivery count) may be sampled for the ack metric."""
         self.on_change()
         cfg = self.config
         self.last_ack_ns = self.js.clock.now_ns()
+        if self.replicas is not None and (
+            cfg.ack_policy == "explicit" or not (dseq <= self.mem_floor[0] or sseq <= self.mem_floor[1])
+        ):
+            self.replicas.record(Terminated(dseq, sseq) if term else Acked(dseq, sseq))
         if cfg.ack_policy == "explicit":
             p = self.pending.pop(sseq, None)
             self.rdc.pop(sseq, None)
@@ -1057,6 +1081,34 @@ class Consumer:
         )
         if valid:  # else the store refuses the update (``ErrStoreOldUpdate`` and the range checks)
             self.delivered, self.ack_floor, self.has_state = delivered, (adflr, asflr), True
+        if self.replicas is not None:
+            self.replicas.record(self.snapshot())
+
+    def snapshot(self) -> Snapshot:
+        """The consumer-store view as one record (creation, restore, purge)."""
+        pending = tuple((seq, p[0], p[1]) for seq, p in self.pending.items())
+        return Snapshot(self.delivered, self.ack_floor, pending, tuple(self.rdc.items()))
+
+    def take_over(self, state: ReplicaState) -> None:
+        """A new leader of the raft group (``setLeader`` + ``readStoredState``): the engine
+        restarts from that replica's store, which came only from records. Delivery resumes
+        after its ``delivered``; its pending messages are redelivered ``ack_wait`` after their
+        delivery; what leader memory held (the redelivery queue, read-ahead) is gone."""
+        self.on_change()
+        self.delivered, self.ack_floor = state.delivered, state.ack_floor
+        self.mem_floor = state.ack_floor
+        self.sseq = max(state.delivered[1], state.ack_floor[1]) + 1
+        self.dseq = max(state.delivered[0], state.ack_floor[0]) + 1
+        self.pending = {seq: list(p) for seq, p in state.pending.items()}
+        self.rdc = dict(state.rdc)
+        self.rdq = []
+        self._ahead = []
+        self._ahead_at = 0
+        self._stalled = False
+        if self.pending:
+            self._arm_ack_timer(min(p[1] for p in self.pending.values()) + self.config.ack_wait)
+        if self.waiting or self.push:
+            self.deliver_waiting()
 
     def _record_nak(self, sseq: int, delay: int | None) -> None:
         """``processNak``: redeliver now, or after ``delay``."""
@@ -1067,6 +1119,8 @@ class Consumer:
             if p is not None:
                 p[1] = self.js.clock.now_ns() - self.config.ack_wait + delay
                 self._arm_ack_timer(p[1] + self.config.ack_wait)
+                if self.replicas is not None:
+                    self.replicas.record(Touched(sseq, p[1]))
             return
         if sseq not in self.rdq:
             self.rdq.append(sseq)
@@ -1090,6 +1144,8 @@ class Consumer:
                 del self.pending[seq]
                 self.rdc.pop(seq, None)
                 self._remove_rdq(seq)
+                if self.replicas is not None:
+                    self.replicas.record(Dropped(seq, 0))
                 continue
             elapsed = now - p[1]
             deadline = self._wait_for(seq)
@@ -1132,6 +1188,8 @@ class Consumer:
         self.on_change()
         self.pending.pop(seq, None)
         self.rdc[seq] = dc
+        if self.replicas is not None:
+            self.replicas.record(Dropped(seq, dc))
         return True
 
     def _max_deliveries(self, seq: int, deliveries: int) -> None:
@@ -1201,8 +1259,10 @@ class Consumer:
                 p[1] = self.js.clock.now_ns()
                 self._arm_ack_timer(p[1] + self.config.ack_wait)
                 self.on_change()
+                if self.replicas is not None:
+                    self.replicas.record(Touched(sseq, p[1]))
         elif body.startswith(_ACK_TERM):
-            if not self._ack(sseq, dseq):
+            if not self._ack(sseq, dseq, term=True):
                 skip_reply = True
             # ``processTerm``: the advisory goes out whether or not the ack counted.
             reason = body[len(_ACK_TERM) :].strip().decode("utf-8", "replace")
@@ -1244,14 +1304,14 @@ class Consumer:
         )
         self._advise(advisories.ACK_METRIC, payload)
 
-    def _ack(self, sseq: int, dseq: int, sample_dc: int = 0) -> bool:
+    def _ack(self, sseq: int, dseq: int, sample_dc: int = 0, term: bool = False) -> bool:
         """An ack (or term); whether the sender gets the double-ack answer (on a limits
         stream the server answers from ``updateAcks``, which an ignored ack never reaches)."""
         if self.closed or self.config.ack_policy == "none":
             return False
         if sseq >= self.sseq:
             return False
-        self._record_ack(sseq, dseq, sample_dc)
+        self._record_ack(sseq, dseq, sample_dc, term)
         if self.waiting or self.push:  # room under max_ack_pending
             self.deliver_waiting()
         return True
@@ -1322,6 +1382,8 @@ class Consumer:
         pending messages are due ``ack_wait`` after their (saved) delivery time."""
         self.waiting_last_ns = self.js.clock.now_ns()
         self._arm_inactive()
+        if self.replicas is not None:
+            self.replicas.record(self.snapshot())
         if self.pending:
             self._arm_ack_timer(min(p[1] for p in self.pending.values()) + self.config.ack_wait)
 

@@ -1,8 +1,9 @@
 """Consumers in the simulated cluster: their peers, leader and ``cluster`` info block, and
 ``$JS.API.CONSUMER.LEADER.STEPDOWN.<stream>.<consumer>``.
 
-One engine serves the consumer whoever leads it (its state is the leader's by construction);
-what a client can see of the group is modelled here as in nats-server: the replica count
+One engine serves the consumer whoever leads it; with more than one peer the group keeps a
+replica state per peer fed by records (:mod:`.consumer_replication`), and a new leader's
+engine restarts from its replica's state (``Consumer.take_over``). What a client can see of the group is modelled here as in nats-server: the replica count
 (``ConsumerConfig.replicas``: the stream's unless set lower; an ephemeral of a limits
 stream asking for none is R1), the peers (a subset of the stream's when fewer,
 ``createGroupForConsumer``), the raft group name ``C-R<n><storage>-<random>``, and the
@@ -16,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..timefmt import format_ns
 from .api import ApiRequest, api, error_response, is_json_object_or_array, response_type
+from .consumer_replication import ConsumerReplicas
 from .errors import ApiError, ApiErrors, api_error
 from .gohash import go_hash
 from .requests import STEPDOWN_REQUEST
@@ -64,6 +66,12 @@ class ConsumerGroup:
         self.leader = leader if leader in self.peers else self.peers[0]
         self.leader_since_ns = consumer.created_ns
         self.leaderless = False
+        #: The replicas' states and their log; None for an R1 group (nothing to replicate).
+        self.replicas: ConsumerReplicas | None = None
+        if len(self.peers) > 1:
+            self.replicas = ConsumerReplicas(
+                self.peers, self.leader, consumer.config.ack_policy, lambda n: self._stream_peer(n).offline
+            )
 
     def _stream_peer(self, name: str) -> Peer:
         return self.consumer.stream.replicas.peer(name)
@@ -82,8 +90,11 @@ class ConsumerGroup:
     def _make_leader(self, name: str) -> None:
         if name != self.leader or self.leaderless:
             self.leader_since_ns = self.consumer.js.clock.now_ns()
+        changed = name != self.leader
         self.leader = name
         self.leaderless = False
+        if changed and self.replicas is not None:
+            self.consumer.take_over(self.replicas.elect(name))
 
     def step_down(self, preferred: str) -> None:
         """``raft.StepDown``: hand leadership to ``preferred`` or to a healthy other peer."""
