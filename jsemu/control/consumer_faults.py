@@ -11,7 +11,11 @@ show and steer it (issue 17). Mixed into :class:`~jsemu.control.plane.ControlPla
   or held on the server's clock for a while;
 * ``expire_requests``: every waiting pull request ends now with its 408;
 * ``consumer_state``: the info plus pending, redelivery counts and queue, waiting requests
-  and staged faults.
+  and staged faults;
+* ``lag_consumer_replica`` (simulated cluster): a follower of the consumer's raft group
+  applies no more of its records; after a step-down onto it the consumer restarts from its
+  older state, and a client sees the redeliveries of a failover to a lagging follower;
+  ``consumer_replicas`` shows each replica's state and lag.
 
 A consumer on a lagging peer or on a paused mirror needs nothing new: ``pause`` /
 ``set_lag`` of a mirror hold back what its consumers can see (see the README recipe).
@@ -29,6 +33,7 @@ from .remote import ControlError, remote
 
 if TYPE_CHECKING:
     from ..jetstream.consumer import Consumer
+    from ..jetstream.consumer_replication import ConsumerReplicas
     from ..jetstream.service import JetStream
     from ..jetstream.stream import Stream
 
@@ -114,6 +119,49 @@ class ConsumerControls:
         n = expire_waiting(c)
         self.js.server.flush()
         return n
+
+    def _consumer_replicas(self, stream: str, consumer: str | None) -> ConsumerReplicas:
+        c = self._consumer(stream, consumer)
+        if c.replicas is None:
+            raise ControlError(f"consumer {c.name!r} has no replicas (an R1 consumer or no simulated cluster)")
+        return c.replicas
+
+    @remote
+    def lag_consumer_replica(self, stream: str, consumer: str | None = None, peer: str | None = None) -> str:
+        """Hold back the records of one follower of the consumer (the first by name unless
+        ``peer``) until it leads; which peer."""
+        replicas = self._consumer_replicas(stream, consumer)
+        if peer is None:
+            followers = sorted(n for n in replicas.states if n != replicas.leader and n not in replicas.held)
+            if not followers:
+                raise ControlError("the consumer has no follower left to hold back")
+            peer = followers[0]
+        try:
+            replicas.hold(peer)
+        except ValueError as err:
+            raise ControlError(str(err)) from None
+        return peer
+
+    @remote
+    def consumer_replicas(self, stream: str, consumer: str | None = None) -> list[dict[str, Any]]:
+        """Each replica of the consumer: leader or not, held back, records behind, and its
+        state (delivered and ack floor stream sequences, pending sequences)."""
+        replicas = self._consumer_replicas(stream, consumer)
+        out = []
+        for name in sorted(replicas.states):
+            state = replicas.states[name]
+            out.append(
+                {
+                    "name": name,
+                    "leader": name == replicas.leader,
+                    "held": name in replicas.held,
+                    "lag": replicas.lag(name),
+                    "delivered": state.delivered[1],
+                    "ack_floor": state.ack_floor[1],
+                    "pending": sorted(state.pending),
+                }
+            )
+        return out
 
     @remote
     def clear_consumer_faults(self, stream: str | None = None, consumer: str | None = None) -> None:
