@@ -38,6 +38,7 @@ from .consumer_config import (
 from .consumer_pause import send_pause_advisory
 from .errors import ApiError, ApiErrors, api_error
 from .internal import InternalSubscriber
+from .leader_advisories import consumer_leader_elected
 from .retention import check_work_queue
 from .stream_config import is_valid_asset_name
 
@@ -347,6 +348,7 @@ def _add(js: JetStream, stream: Stream, consumers: ConsumerSet, cfg: Any, action
         cfg.inactive_threshold = EPHEMERAL_INACTIVE_NS
     consumer = Consumer(js, stream, cfg, name, js.clock.now_ns())
     consumers.add(consumer)
+    consumer_leader_elected(consumer)  # its raft group elects its first leader
     js.consumer_store.created(consumer)
     send_consumer_action(js, stream.name, name, CONSUMER_CREATED)
     return consumer

@@ -20,6 +20,7 @@ from .api import ApiRequest, api, error_response, is_json_object_or_array, respo
 from .consumer_replication import ConsumerReplicas
 from .errors import ApiError, ApiErrors, api_error
 from .gohash import go_hash
+from .leader_advisories import consumer_leader_elected
 from .requests import STEPDOWN_REQUEST
 
 if TYPE_CHECKING:
@@ -91,10 +92,13 @@ class ConsumerGroup:
         if name != self.leader or self.leaderless:
             self.leader_since_ns = self.consumer.js.clock.now_ns()
         changed = name != self.leader
+        elected = changed or self.leaderless
         self.leader = name
         self.leaderless = False
         if changed and self.replicas is not None:
             self.consumer.take_over(self.replicas.elect(name))
+        if elected:
+            consumer_leader_elected(self.consumer)
 
     def step_down(self, preferred: str) -> None:
         """``raft.StepDown``: hand leadership to ``preferred`` or to a healthy other peer."""

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 from ..store import FLAVOURS, Clock, Store, StoreError, StoreLimits, StreamStore
 from ..store.records import Append, Record, batched
 from ..store.wal import WriteAheadLog
+from .leader_advisories import stream_leader_elected
 
 if TYPE_CHECKING:
     from .direct_get import DirectGetResponder
@@ -243,6 +244,11 @@ class ReplicaSet:
             if self.leaderless:
                 self._elect()
         self.stream.js.sync_responders(self.stream)
+        consumers = self.stream.consumer_set
+        if consumers is not None:  # their groups elect now too (a new leader takes over its state)
+            for c in list(consumers.by_name.values()):
+                if c.group is not None:
+                    c.group.current_leader()
 
     def step_down(self, to: str | None = None) -> Peer:
         """Hand leadership to ``to`` or to the best other online peer."""
@@ -271,11 +277,14 @@ class ReplicaSet:
         self._advance(peer, force=True)  # a new leader has every committed entry
         peer.paused = False
         peer.hold = None
-        if peer is not self.leader or self.leaderless:
+        elected = peer is not self.leader or self.leaderless
+        if elected:
             self.leader_since_ns = self.stream.js.clock.now_ns()
         self.leader = peer
         self.leaderless = False
         self.stream.store = peer.store
+        if elected:
+            stream_leader_elected(self.stream)
 
     def catch_up_all(self) -> None:
         for peer in self.peers:

@@ -25,6 +25,7 @@ from .requests import (
     STREAM_NAMES_REQUEST,
     STREAM_PURGE_REQUEST,
 )
+from .leader_advisories import stream_leader_elected
 from .stream import MAX_SUBJECT_DETAILS
 from .stream_advisories import CREATE, DELETE, MODIFY, send_stream_action
 from .stream_config import check_stream_config, config_from_request, set_static_metadata
@@ -97,6 +98,7 @@ def stream_create(js: JetStream, req: ApiRequest) -> dict[str, Any]:
     except ApiError as err:
         return error_response(kind, err)
     if not existed:
+        stream_leader_elected(stream)  # its raft group elects its first leader
         send_stream_action(js, name, CREATE)
     out: dict[str, Any] = {"type": response_type(kind)}
     # The reply shows the stream before a mirror's or source's consumer has made contact, as the
