@@ -37,7 +37,7 @@ def _peer_info(stream: Stream, name: str, now: int, lag: int) -> dict[str, Any]:
     peer = replicas.peer(name)
     info: dict[str, Any] = {"name": name, "current": not peer.offline and lag == 0}
     if peer.offline:
-        pass
+        info["offline"] = True
     info["active"] = replicas.active_ns(peer, now)
     if lag:
         info["lag"] = lag
@@ -58,7 +58,7 @@ def _send(stream: Stream, subject: str, fields: dict[str, Any]) -> None:
 def stream_leader_elected(stream: Stream) -> None:
     """``sendStreamLeaderElectAdvisory`` for a stream of more than one peer."""
     replicas = stream.replicas
-    if replicas.leaderless:
+    if len(replicas.peers) < 2 or replicas.leaderless:
         return
     now = stream.js.clock.now_ns()
     peers = [_peer_info(stream, p.name, now, replicas.lag(p)) for p in replicas.peers]

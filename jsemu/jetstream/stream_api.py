@@ -15,6 +15,7 @@ from ..store import StoreError
 from ..timefmt import format_ns, go_unix_nano
 from .api import ApiRequest, QuietError, api, error_response, is_empty_request, is_json_object_or_array, response_type
 from .errors import ApiError, ApiErrors, api_error, wrap_error
+from .leader_advisories import stream_leader_elected
 from .requests import (
     MSG_DELETE_REQUEST,
     MSG_GET_REQUEST,
@@ -25,7 +26,6 @@ from .requests import (
     STREAM_NAMES_REQUEST,
     STREAM_PURGE_REQUEST,
 )
-from .leader_advisories import stream_leader_elected
 from .stream import MAX_SUBJECT_DETAILS
 from .stream_advisories import CREATE, DELETE, MODIFY, send_stream_action
 from .stream_config import check_stream_config, config_from_request, set_static_metadata
