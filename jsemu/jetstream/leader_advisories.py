@@ -21,6 +21,7 @@ from .gohash import go_hash
 
 if TYPE_CHECKING:
     from .consumer import Consumer
+    from .replicas import ReplicaSet
     from .stream import Stream
 
 __all__ = ["CONSUMER_LEADER_ELECTED", "STREAM_LEADER_ELECTED", "consumer_leader_elected", "stream_leader_elected"]
@@ -31,9 +32,8 @@ _STREAM_TYPE = "io.nats.jetstream.advisory.v1.stream_leader_elected"
 _CONSUMER_TYPE = "io.nats.jetstream.advisory.v1.consumer_leader_elected"
 
 
-def _peer_info(stream: Stream, name: str, now: int, lag: int) -> dict[str, Any]:
+def _peer_info(replicas: ReplicaSet, name: str, now: int, lag: int) -> dict[str, Any]:
     """``PeerInfo``: name, current, offline (omitempty), active, lag (omitempty), peer."""
-    replicas = stream.replicas
     peer = replicas.peer(name)
     info: dict[str, Any] = {"name": name, "current": not peer.offline and lag == 0}
     if peer.offline:
@@ -55,13 +55,12 @@ def _send(stream: Stream, subject: str, fields: dict[str, Any]) -> None:
     out.send(subject.encode(), -1, dumps(fields).encode())
 
 
-def stream_leader_elected(stream: Stream) -> None:
+def stream_leader_elected(stream: Stream, replicas: ReplicaSet) -> None:
     """``sendStreamLeaderElectAdvisory`` for a stream of more than one peer."""
-    replicas = stream.replicas
     if len(replicas.peers) < 2 or replicas.leaderless:
         return
     now = stream.js.clock.now_ns()
-    peers = [_peer_info(stream, p.name, now, replicas.lag(p)) for p in replicas.peers]
+    peers = [_peer_info(replicas, p.name, now, replicas.lag(p)) for p in replicas.peers]
     fields: dict[str, Any] = {
         "type": _STREAM_TYPE,
         "id": new_event_id(),
@@ -81,7 +80,7 @@ def consumer_leader_elected(consumer: Consumer) -> None:
     stream = consumer.stream
     now = stream.js.clock.now_ns()
     replicas = group.replicas
-    peers = [_peer_info(stream, name, now, replicas.lag(name)) for name in group.peers]
+    peers = [_peer_info(stream.replicas, name, now, replicas.lag(name)) for name in group.peers]
     fields: dict[str, Any] = {
         "type": _CONSUMER_TYPE,
         "id": new_event_id(),

@@ -284,7 +284,7 @@ class ReplicaSet:
         self.leaderless = False
         self.stream.store = peer.store
         if elected:
-            stream_leader_elected(self.stream)
+            stream_leader_elected(self.stream, self)
 
     def catch_up_all(self) -> None:
         for peer in self.peers:

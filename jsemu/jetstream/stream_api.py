@@ -98,7 +98,7 @@ def stream_create(js: JetStream, req: ApiRequest) -> dict[str, Any]:
     except ApiError as err:
         return error_response(kind, err)
     if not existed:
-        stream_leader_elected(stream)  # its raft group elects its first leader
+        stream_leader_elected(stream, stream.replicas)  # its raft group elects its first leader
         send_stream_action(js, name, CREATE)
     out: dict[str, Any] = {"type": response_type(kind)}
     # The reply shows the stream before a mirror's or source's consumer has made contact, as the

@@ -37,8 +37,9 @@ class ReplicaMachine(RuleBasedStateMachine):
     def setup(self, max_per_subject: int, max_msgs: int) -> None:
         self.clock = ManualClock()
         limits = StoreLimits(max_msgs=max_msgs, max_msgs_per_subject=max_per_subject)
-        stream = SimpleNamespace(name="S", created_ns=self.clock.now_ns())
-        stream.js = SimpleNamespace(clock=self.clock, sync_responders=lambda s: None)
+        stream = SimpleNamespace(name="S", created_ns=self.clock.now_ns(), consumer_set=None)
+        out = SimpleNamespace(has_interest=lambda subject: False)  # nobody listens to advisories
+        stream.js = SimpleNamespace(clock=self.clock, sync_responders=lambda s: None, out=out)
         peers = [Peer(n, replicated_store("memory", limits, self.clock), 0) for n in PEERS]
         self.replicas = ReplicaSet(stream, peers)  # type: ignore[arg-type]
         stream.store = peers[0].store
