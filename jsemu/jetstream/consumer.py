@@ -1221,7 +1221,12 @@ class Consumer:
             return
         self._holding = True
         try:
-            if self.faults is None and not self._sample_freq and self.config.ack_policy == "explicit":
+            if (
+                self.faults is None
+                and not self._sample_freq
+                and self.config.ack_policy == "explicit"
+                and self.replicas is None  # each ack is a record for the replicas (``_record_ack``)
+            ):
                 plain_acks(self, subjects, replies, hdrs, msgs)
             else:
                 for subject, reply, hdr, msg in zip(subjects, replies, hdrs or repeat(-1), msgs):

@@ -44,6 +44,7 @@ def stretch_ok(c: Consumer) -> bool:
         or c._replay
         or c.priority is not None
         or c.faults is not None
+        or c.replicas is not None  # each delivery is a record for the replicas (``_record_delivery``)
         or cfg.headers_only
         or cfg.backoff
     )

@@ -193,3 +193,19 @@ async def test_lag_consumer_replica_refusals(cluster: tuple[jsemu.Server, Client
         srv.control.lag_consumer_replica("S", "D", name)
     with pytest.raises(ControlError, match="no peer"):
         srv.control.lag_consumer_replica("S", "D", "zz")
+
+
+async def test_a_run_of_acks_and_a_batch_of_deliveries_are_records_too(cluster: tuple[jsemu.Server, Client]) -> None:
+    """Many deliveries in one run and many acks in one read (the consumer's fast loops) reach
+    the replicas as well: a replica's state is the engine's."""
+    srv, nc = cluster
+    _js, sub = await _setup(nc, 300)
+    msgs = await sub.fetch(200, timeout=2)
+    c = _consumer(srv, "S", "D")
+    assert c.replicas is not None
+    for m in msgs[:150]:
+        await nc.publish(m.reply, b"")  # one write: the server gets a run of plain acks
+    await nc.flush()
+    for name, state in c.replicas.states.items():
+        assert state.view() == _engine_view(c), name
+    assert c.replicas.states[name].ack_floor == (150, 150)
