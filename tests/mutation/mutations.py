@@ -773,4 +773,13 @@ MUTATIONS: list[Mutation] = [
         ("tests/jetstream/test_leader_advisories.py",),
         "no CONSUMER.LEADER_ELECTED advisory when a step-down moves the leader",
     ),
+    Mutation(
+        "replicated_consumer_takes_plain_acks",
+        "jetstream",
+        "jsemu/jetstream/consumer.py",
+        "                and self.replicas is None  # each ack is a record for the replicas (``_record_ack``)\n",
+        "                and True\n",
+        ("tests/jetstream/test_consumer_replication.py::test_a_run_of_acks_and_a_batch_of_deliveries_are_records_too",),
+        "a run of plain acks on a replicated consumer takes the fast loop and never reaches its replicas",
+    ),
 ]
