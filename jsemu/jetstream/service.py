@@ -304,6 +304,8 @@ class JetStream:
             try:
                 stream = self._new_stream(cfg, created_ns)
                 files.replay_into(stream)
+                if stream.schedules is not None:
+                    stream.schedules.rebuild()
             except Exception as exc:  # noqa: BLE001 - one line per stream, never a traceback
                 log.warning(
                     "Error recovering stream '%s > %s': %s: %s",

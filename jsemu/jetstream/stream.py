@@ -23,6 +23,7 @@ from .counters import INCR, apply_increment, incr_header_error, parse_incr
 from .delete_markers import MarkerExpiry
 from .errors import ApiError, ApiErrors, api_error, wrap_error
 from .gohash import go_hash
+from .msg_schedules import MsgSchedules, purged_schedule, schedule_error, with_sub_rollup
 from .replicas import Peer, ReplicaSet, replicated_store
 from .republish import Republisher
 from .retention import has_interest
@@ -64,10 +65,8 @@ _EXPECTED_LAST_MSG_ID = b"Nats-Expected-Last-Msg-Id"
 _ROLLUP = b"Nats-Rollup"
 _TTL = b"Nats-TTL"
 _INCR = b"Nats-Incr"
-_SCHEDULE = b"Nats-Schedule"
+_SCHEDULE = b"Nats-Schedule"  # also the prefix of every other schedule header
 _BATCH_ID = b"Nats-Batch-Id"
-_SCHEDULER = b"Nats-Scheduler"
-_SCHEDULE_NEXT = b"Nats-Schedule-Next"
 _STREAM_SOURCE = b"Nats-Stream-Source"
 
 
@@ -129,6 +128,8 @@ class Stream:
         self._transform = _transform_for(config)
         #: Expiry with subject delete markers, while the config has them.
         self.markers: MarkerExpiry | None = MarkerExpiry(self) if config.subject_delete_marker_ttl > 0 else None
+        #: Message schedules (``msg_schedules``), while the config allows them.
+        self.schedules: MsgSchedules | None = MsgSchedules(self) if config.allow_msg_schedules else None
         self.republisher = _republisher_for(config)
         #: Open atomic batches (``allow_atomic``).
         self.batches = AtomicBatches(self)
@@ -149,6 +150,7 @@ class Stream:
             and not cfg.allow_msg_counter
             and cfg.retention != "interest"
             and self.markers is None
+            and self.schedules is None  # any stored message can cancel a schedule
             and self.republisher is None
             and not checks_publish(self.js, cfg.storage or "file")  # a storage limit is checked per message
         )
@@ -171,6 +173,9 @@ class Stream:
         if self.markers is not None:
             self.markers.stop()
         self.markers = MarkerExpiry(self) if config.subject_delete_marker_ttl > 0 else None
+        if config.allow_msg_schedules and self.schedules is None:  # (it cannot be turned off)
+            self.schedules = MsgSchedules(self)
+            self.schedules.rebuild()
         self.republisher = _republisher_for(config)
         if not config.allow_atomic:
             self.batches.drop_all()
@@ -182,13 +187,22 @@ class Stream:
         self.arm_expiry()
 
     def arm_expiry(self) -> None:
-        """With subject delete markers, the stream expires its messages on a timer."""
+        """With subject delete markers, the stream expires its messages on a timer; with
+        message schedules, it fires them on one."""
         if self.markers is not None:
             self.markers.arm()
+        if self.schedules is not None:
+            self.schedules.arm()
 
     def stop_expiry(self) -> None:
         if self.markers is not None:
             self.markers.stop()
+        if self.schedules is not None:
+            self.schedules.stop()
+
+    def store_scheduled(self, subject: bytes, hdr: bytes, payload: bytes) -> None:
+        """A scheduled message, stored like a sourced message (Go's ``pmsgcb``)."""
+        self._store_and_ack(subject, hdr, payload, sourced=True)
 
     def store_marker(self, subject: bytes, hdr: bytes) -> None:
         """A subject delete marker, stored like a sourced message (Go's ``pmsgcb``)."""
@@ -322,6 +336,8 @@ class Stream:
                 error = self._check_headers(subject, hdr, payload)
             if error is not None:
                 return self.error_ack(error)
+            if self.schedules is not None and not sourced and _SCHEDULE in hdr:
+                hdr = with_sub_rollup(hdr, self.js.clock.now_ns())
             msg_id = slice_header(_MSG_ID, hdr) or b""
             if msg_id and cfg.mirror is None:
                 seq = self.dedup.lookup(msg_id)
@@ -406,6 +422,10 @@ class Stream:
             store.purge_ex(subject, 0, 1)
         elif rollup_all:
             store.purge_ex(None, 0, 1)
+        if hdr and not no_interest:
+            self._after_schedule_headers(seq, subject, hdr, ts)
+        elif self.schedules is not None and not no_interest:
+            self.schedules.stored(seq, subject, hdr, ts)
         if target is not None:
             assert republish is not None
             republish.send(self.js.out, target, subject, seq, ts, last_seq, hdr, payload)
@@ -466,6 +486,18 @@ class Stream:
             last[subject] = seq
         return sends
 
+    def _after_schedule_headers(self, seq: int, subject: bytes, hdr: bytes, ts: int) -> None:
+        """A stored message's effect on the schedules: ``Nats-Schedule-Next: purge`` removes
+        the schedule message (where purges are allowed), then the table follows."""
+        cfg = self.config
+        scheduler = purged_schedule(hdr) if _SCHEDULE in hdr else None
+        if scheduler is not None and cfg.allow_rollup_hdrs and not cfg.deny_purge:
+            self.store.purge_ex(scheduler, 0, 0)
+            if self.schedules is not None:
+                self.schedules.forget(scheduler)
+        if self.schedules is not None:
+            self.schedules.stored(seq, subject, hdr, ts)
+
     def wake_watchers(self) -> None:
         """Let the mirrors of this stream copy what is new."""
         for link in list(self.watchers):
@@ -501,10 +533,10 @@ class Stream:
         last_seq = slice_header(_EXPECTED_LAST_SEQ, hdr)
         if last_seq and parse_uint_header(last_seq) != self.store.last_seq:
             return api_error(ApiErrors.JSStreamWrongLastSequenceErrF, seq=self.store.last_seq)
-        if slice_header(_SCHEDULE, hdr) and not cfg.allow_msg_schedules:
-            return api_error(ApiErrors.JSMessageSchedulesDisabledErr)
-        if slice_header(_SCHEDULE_NEXT, hdr) or slice_header(_SCHEDULER, hdr):
-            return api_error(ApiErrors.JSMessageSchedulesSchedulerInvalidErr)
+        if _SCHEDULE in hdr:
+            error = schedule_error(self, subject, hdr, self.js.clock.now_ns())
+            if error is not None:
+                return error
         if slice_header(_STREAM_SOURCE, hdr):
             return api_error(ApiErrors.JSMessageSourceHdrNotAllowedErr)
         return None

@@ -15,7 +15,6 @@ __all__ = ["refuse_unsupported"]
 #: (config field, what it turns on); a field is refused when it is true.
 _UNSUPPORTED: tuple[tuple[str, str], ...] = (
     ("allow_batched", "fast batch publish (allow_batched)"),
-    ("allow_msg_schedules", "message schedules (allow_msg_schedules)"),
 )
 
 
