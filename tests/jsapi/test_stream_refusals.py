@@ -1,5 +1,5 @@
 """What jsemu does not implement yet is refused with a clear error, never accepted and
-ignored: fast batch publish, message schedules, snapshots and restores.
+ignored: fast batch publish, snapshots and restores.
 
 Bad requests get nats-server 2.15.1's answer (compared side by side); a request the real
 server accepts gets, from jsemu only, the refusal (the real server's acceptance is checked
@@ -22,7 +22,6 @@ API = "$JS.API.STREAM"
     ("field", "what"),
     [
         ("allow_batched", "fast batch publish (allow_batched)"),
-        ("allow_msg_schedules", "message schedules (allow_msg_schedules)"),
     ],
 )
 async def test_unimplemented_stream_settings_are_refused(pair: Pair, field: str, what: str) -> None:
