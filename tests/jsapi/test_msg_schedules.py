@@ -113,6 +113,8 @@ async def test_schedule_headers_without_schedules_or_ttls(pair: Pair) -> None:
         await pair.same("n.sched", "x", headers)
     await pair.create("T", subjects=["t.>"], storage="memory", **SCHED)
     await pair.same("t.s", "x", {"Nats-Schedule": "@hourly", "Nats-Schedule-Target": "t.t", "Nats-Schedule-TTL": "5s"})
+    both = {"Nats-Schedule-TTL": "5s", "Nats-Schedule-Rollup": "all"}  # the rollup is checked first
+    await pair.same("t.s", "x", {"Nats-Schedule": "@hourly", "Nats-Schedule-Target": "t.t", **both})
 
 
 async def test_at_fires_once_and_the_schedule_is_purged(pair: Pair) -> None:
@@ -152,6 +154,10 @@ async def test_every_and_cron_repeat_on_whole_seconds(pair: Pair) -> None:
     await pair.same("s.cron", "c", {"Nats-Schedule": "* * * * * *", "Nats-Schedule-Target": "s.tc"})
     await pair.same("s.zone", "z", {"Nats-Schedule": "*/1 * * * * *", "Nats-Schedule-Target": "s.tz",
                                     "Nats-Schedule-Time-Zone": "Asia/Kolkata"})  # fmt: skip
+    # day of month and weekday both restricted (no "*"): either one matches, so every day
+    await pair.same("s.or", "o", {"Nats-Schedule": "* * * 1 * 0-6", "Nats-Schedule-Target": "s.tor"})
+    # with "*" in either, both must match: only on the 1st (the 1st of a month, both fire)
+    await pair.same("s.and", "a", {"Nats-Schedule": "* * * 1 * *", "Nats-Schedule-Target": "s.tand"})
     await pass_time(pair, 2.4)
     await pair.info(payload={"subjects_filter": ">"})
     await pair.same("s.every", "stop")
