@@ -19,7 +19,7 @@ from typing import Any
 
 import nats
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 import jsemu
@@ -102,6 +102,8 @@ def _stored(store: Any) -> list[tuple[str, bytes, bytes]]:
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(ops)
+@example([("every", 0, 1), ("advance", 3), ("advance", 1)])  # overdue: next is one period from now
+@example([("at", 1, 2), ("plain", 1), ("advance", 3), ("every", 2, 2), ("every", 2, 1), ("advance", 2)])
 def test_schedules_follow_the_model(steps: list[Op]) -> None:
     asyncio.run(_run_model(steps))
 

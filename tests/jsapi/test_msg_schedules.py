@@ -41,9 +41,7 @@ async def test_config_rules(pair: Pair) -> None:
     await pair.create("C", subjects=["c"], allow_msg_counter=True, **SCHED)
     await pair.create("D", subjects=["d"], discard="new", **SCHED)
     await pair.create("R", subjects=["r"], allow_rollup_hdrs=False, deny_purge=True, **SCHED)
-    await pair.same(
-        f"{CREATE}.P", {"name": "P", "subjects": ["p"], "allow_msg_schedules": True, "pedantic": True}
-    )
+    await pair.same(f"{CREATE}.P", {"name": "P", "subjects": ["p"], "allow_msg_schedules": True, "pedantic": True})
     await pair.create("U", subjects=["u"], storage="memory")
     await pair.same("$JS.API.STREAM.UPDATE.U", {"name": "U", "subjects": ["u"], "storage": "memory", **SCHED})
     await pair.same("$JS.API.STREAM.UPDATE.U", {"name": "U", "subjects": ["u"], "storage": "memory"})
