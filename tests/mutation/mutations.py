@@ -816,7 +816,10 @@ MUTATIONS: list[Mutation] = [
         "jsemu/jetstream/service.py",
         "                    stream.schedules.rebuild()",
         "                    pass",
-        ("tests/jetstream/test_msg_schedules_model.py::test_schedules_survive_a_restart",),
+        (
+            "tests/jetstream/test_msg_schedules_model.py::test_schedules_survive_a_restart",
+            "tests/jetstream/test_msg_schedules_restart.py",
+        ),
         "a file stream's schedules are forgotten by a restart",
     ),
 ]
