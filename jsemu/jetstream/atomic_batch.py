@@ -25,6 +25,7 @@ from ..store import MaxBytesExceeded, MaxMsgsExceeded, MaxMsgsPerSubjectExceeded
 from ..store.records import ROLLUP_ALL, ROLLUP_NONE, ROLLUP_SUBJECT, BatchMessage
 from .counters import INCR, apply_increment, incr_header_error, parse_incr
 from .errors import ApiError, ApiErrors, api_error, wrap_error
+from .msg_schedules import schedule_error, with_sub_rollup
 
 if TYPE_CHECKING:
     from .clock_timers import Timer
@@ -45,8 +46,6 @@ _EXPECTED_LAST_MSG_ID = b"Nats-Expected-Last-Msg-Id"
 _ROLLUP = b"Nats-Rollup"
 _TTL = b"Nats-TTL"
 _SCHEDULE = b"Nats-Schedule"
-_SCHEDULER = b"Nats-Scheduler"
-_SCHEDULE_NEXT = b"Nats-Schedule-Next"
 _STREAM_SOURCE = b"Nats-Stream-Source"
 _MAX_HEADER = 0xFFFF
 _MAX_ID = 64  # a longer batch id is invalid
@@ -245,10 +244,13 @@ class AtomicBatches:
         error = self._expectations(diff, subject, hdr, clseq)
         if error is not None:
             return error
-        if slice_header(_SCHEDULE, hdr) and not cfg.allow_msg_schedules:
-            return api_error(ApiErrors.JSMessageSchedulesDisabledErr)
-        if slice_header(_SCHEDULE_NEXT, hdr) or slice_header(_SCHEDULER, hdr):
-            return api_error(ApiErrors.JSMessageSchedulesSchedulerInvalidErr)
+        if _SCHEDULE in hdr:  # (the prefix of every schedule header)
+            now = stream.js.clock.now_ns()
+            error = schedule_error(stream, subject, hdr, now)
+            if error is not None:
+                return error
+            if cfg.allow_msg_schedules:
+                hdr = with_sub_rollup(hdr, now)
         value = slice_header(_ROLLUP, hdr)
         if value:
             if not cfg.allow_rollup_hdrs or cfg.deny_purge:

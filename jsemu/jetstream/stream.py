@@ -450,6 +450,9 @@ class Stream:
             if msg_id:
                 self.dedup.record(msg_id, first + k, ts)
         self.last_msg_id = msg_id
+        for k, (subject, hdr, _, rollup) in enumerate(messages):  # (the store hook of each message)
+            if rollup != SKIP_NO_INTEREST and (hdr or self.schedules is not None):
+                self._after_schedule_headers(first + k, subject, hdr, ts)
         if self.watchers:
             self.wake_watchers()
         republish = self.republisher
@@ -490,7 +493,7 @@ class Stream:
         """A stored message's effect on the schedules: ``Nats-Schedule-Next: purge`` removes
         the schedule message (where purges are allowed), then the table follows."""
         cfg = self.config
-        scheduler = purged_schedule(hdr) if _SCHEDULE in hdr else None
+        scheduler = purged_schedule(hdr) if hdr and _SCHEDULE in hdr else None
         if scheduler is not None and cfg.allow_rollup_hdrs and not cfg.deny_purge:
             self.store.purge_ex(scheduler, 0, 0)
             if self.schedules is not None:

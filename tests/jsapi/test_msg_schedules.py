@@ -179,3 +179,19 @@ async def test_source_copies_the_last_message_of_a_subject(pair: Pair) -> None:
     await pass_time(pair, 1.0)
     last = (await pair.info())["state"]["last_seq"]
     await gets(pair, last)
+
+
+async def test_schedules_in_an_atomic_batch(pair: Pair) -> None:
+    """A schedule staged in an atomic batch is checked at the commit and fires once stored
+    (its copy keeps the batch headers); a bad one fails the whole batch."""
+    await pair.create("S", subjects=["s.>"], storage="memory", allow_atomic=True, **SCHED)
+    await aligned_freeze(pair)
+    sched = {"Nats-Schedule": at(1), "Nats-Schedule-Target": "s.t"}
+    await pair.publish("s.a", "1", {"Nats-Batch-Id": "b1", "Nats-Batch-Sequence": "1", **sched}, barrier=False)
+    await pair.same("s.b", "2", {"Nats-Batch-Id": "b1", "Nats-Batch-Sequence": "2", "Nats-Batch-Commit": "1"})
+    bad = {"Nats-Schedule": "bad", "Nats-Schedule-Target": "s.t"}
+    await pair.same("s.c", "3", {"Nats-Batch-Id": "b2", "Nats-Batch-Sequence": "1", "Nats-Batch-Commit": "1", **bad})
+    await gets(pair, 2)
+    await pass_time(pair, 1.4)
+    await gets(pair, 3)
+    await pair.info(payload={"subjects_filter": ">"})
