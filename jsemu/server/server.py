@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import os
 import random
+import socket
 import ssl
 import sys
 import time
@@ -40,6 +41,19 @@ _BASE32 = bytes(b"ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"[i % 32] for i in range(256))
 def _nkey_like(prefix: str) -> str:
     """A 56-character base32 id shaped like an nkey public key (``N...`` or ``X...``)."""
     return prefix + os.urandom(55).translate(_BASE32).decode()
+
+
+def listen_backlog() -> int:
+    """The accept queue's length as Go's ``net.Listen`` sets it (``maxListenerBacklog``: the
+    kernel's ``somaxconn``, at most 65535). asyncio's default of 100 makes the kernel drop
+    SYNs when many clients connect at once, and each dropped one costs its client a 1 s
+    retransmit: 500 fresh connections took 1.1 s instead of 0.16 s."""
+    try:
+        with open("/proc/sys/net/core/somaxconn") as f:
+            value = int(f.read().strip())
+    except (OSError, ValueError):
+        value = socket.SOMAXCONN
+    return max(1, min(value, 65535))
 
 
 class Service(Protocol):
@@ -140,7 +154,11 @@ class Server(Router):
         self._loop = asyncio.get_running_loop()
         opts = self.options
         self._listener = await self._loop.create_server(
-            lambda: ClientConnection(self), host=opts.host, port=opts.port, reuse_address=True
+            lambda: ClientConnection(self),
+            host=opts.host,
+            port=opts.port,
+            reuse_address=True,
+            backlog=listen_backlog(),
         )
         sock = self._listener.sockets[0]
         self._port = sock.getsockname()[1]

@@ -822,4 +822,14 @@ MUTATIONS: list[Mutation] = [
         ),
         "a file stream's schedules are forgotten by a restart",
     ),
+    # --- the accept queue (issue 21) -------------------------------------------------------------
+    Mutation(
+        "asyncio_default_backlog",
+        "server",
+        "jsemu/server/server.py",
+        "backlog=listen_backlog(),",
+        "backlog=100,",
+        ("tests/test_listen_backlog.py::test_connects_queue_while_the_server_is_busy",),
+        "the listener keeps asyncio's 100-long accept queue: connects past it wait a 1 s SYN retransmit",
+    ),
 ]
