@@ -11,6 +11,7 @@ a Direct Get responder encodes once per stored message and reuses (``hmsg_tail``
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from itertools import repeat
 from typing import Any
 
 from .gojson import dumps
@@ -111,6 +112,8 @@ def message_frames(hmsg: bytes, pmsg: bytes, headers: bool, items: Sequence[tupl
     return [b"%b%d\r\n%b\r\n" % (pmsg, len(m) - max(h, 0), m[max(h, 0) :]) for h, m in items]
 
 
+_MSG_REPLY = b"MSG %b %b %b %d\r\n%b\r\n"
+
 #: A consumer's delivery: (subject shown, reply or None, header length or -1, message).
 Delivery = tuple[bytes, bytes | None, int, bytes]
 
@@ -120,6 +123,10 @@ def delivery_frames(sid: bytes, headers: bool, items: Sequence[Delivery]) -> byt
     reply (a consumer delivers a stored message with its original subject and its
     ``$JS.ACK`` reply to the deliver subject's subscribers), as one buffer. A subscriber
     without header support gets the payload alone, as from nats-server."""
+    if len(items) >= 8:  # the usual run: plain messages, each with its ack reply
+        subjects, replies, hdrs, msgs = zip(*items)
+        if max(hdrs) <= 0 and None not in replies and b"" not in replies:
+            return b"".join(map(_MSG_REPLY.__mod__, zip(subjects, repeat(sid), replies, map(len, msgs), msgs)))
     out = []
     for subject, reply, hdr, msg in items:
         if hdr <= 0:

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
+from itertools import repeat
 from typing import TYPE_CHECKING, Any
 
 from .subscriber import FastBatch
@@ -42,6 +43,25 @@ log = logging.getLogger("jsemu.server")
 ACK_PREFIX = b"$JS.ACK."
 _ACK_TOKENS = [b"$JS", b"ACK"]
 _ACK_SUB_TAIL = b".*.*.*.*.*"
+
+
+#: Runs at least this long are first checked as a whole (``_all_under``).
+_BULK_MIN = 8
+
+
+def _all_under(subjects: Sequence[bytes], head: bytes) -> bool:
+    """Whether every subject is ``head`` (``$JS.ACK.<stream>.<consumer>.``) and five more
+    non-empty tokens: the per-subject checks of a run done in C loops over the joined run
+    (subjects hold no space, so ``b" " + head`` is found only at a subject's start)."""
+    n = len(subjects)
+    joined = b" " + b" ".join(subjects)
+    return (
+        joined.count(b" " + head) == n
+        and b".." not in joined
+        and b". " not in joined
+        and joined[-1:] != b"."
+        and list(map(bytes.count, subjects, repeat(b"."))).count(8) == n
+    )
 
 
 def ack_key(subject: bytes) -> bytes | None:
@@ -109,9 +129,14 @@ class AckLane:
         if not (self._state.get(b"open") or self.is_open()):
             return start
         targets = self.targets
+        run = subjects[start:] if start else subjects
+        if len(run) >= _BULK_MIN:  # the usual run: one consumer's acks and nothing else
+            key = ack_key(run[0]) if run[0].startswith(ACK_PREFIX) else None
+            if key is not None and key in targets and _all_under(run, ACK_PREFIX + key + b"."):
+                return start + len(run)
         head = b"\x00"  # no subject starts with it
         end = start
-        for subject in subjects[start:] if start else subjects:
+        for subject in run:
             if subject.count(b".") != 8 or b".." in subject or subject[-1:] == b".":
                 break
             if not subject.startswith(head):
@@ -155,6 +180,10 @@ class AckLane:
             end = start + 1
             if key is not None:
                 head = ACK_PREFIX + key + b"."
+                if n - start >= _BULK_MIN:  # all one consumer's (each a nine-token ack: ``target``)
+                    rest = subjects[start:] if start else subjects
+                    if (b" " + b" ".join(rest)).count(b" " + head) == len(rest):
+                        end = n
                 while end < n and subjects[end].startswith(head):
                     end += 1
             # A consumer deleted by an earlier ack of the run takes nothing more (as if its

@@ -18,6 +18,7 @@ message, one message at a time. Each connection owns its queue and its counters
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from operator import itemgetter
 from typing import Protocol
 
 from ..protocol.encoder import (
@@ -37,6 +38,7 @@ __all__ = ["Outbound", "Sender"]
 
 # Plans kept before the cache starts over.
 _PLANS_MAX = 1 << 18
+_MESSAGE = itemgetter(3)
 
 #: (subscription, its connection, b"HMSG <subject> <sid> ", b"MSG <subject> <sid> ")
 _Target = tuple[Subscription, ClientConnection, bytes, bytes]
@@ -196,7 +198,7 @@ class Outbound:
                     delivered = True
             return delivered
         count = len(items)
-        size = sum(len(item[3]) for item in items)
+        size = sum(map(len, map(_MESSAGE, items)))
         delivered = False
         for sub, conn, _, _ in plan:
             if conn.closed:

@@ -14,11 +14,13 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import pytest
 from hypothesis import settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
 
 import jsemu
+from jsemu.jetstream import consumer_fast
 from jsemu.server.sublist import Subscription
 
 ACK_WAIT = 10_000_000_000
@@ -65,17 +67,31 @@ class ConsumerMachine(RuleBasedStateMachine):
         self.pending: dict[int, dict[str, Any]] = {}  # seq -> orig dseq, deliveries, time, ack subject
         self.due: list[int] = []  # in the order they became due
         self.redelivered: set[int] = set()
+        self.deleted: set[int] = set()  # removed before their first delivery
+
+    def unread(self) -> int:
+        """Messages never delivered (the ``num_pending`` of the consumer)."""
+        return self.last - self.next_new + 1 - sum(seq >= self.next_new for seq in self.deleted)
 
     def now(self) -> int:
         return self.js.clock.now_ns()
 
-    @rule(n=st.integers(1, 4))
+    @rule(n=st.one_of(st.integers(1, 4), st.integers(10, 30)))
     def publish(self, n: int) -> None:
         for _ in range(n):
             self.stream.publish(b"s.x", None, -1, b"m")
         self.last += n
 
-    @rule(batch=st.integers(1, 5))
+    @precondition(lambda self: self.next_new <= self.last)
+    @rule(data=st.data())
+    def delete_unread(self, data: st.DataObject) -> None:
+        """Remove a stored message that was never delivered (a hole the next fetch steps over)."""
+        seq = data.draw(st.integers(self.next_new, self.last))
+        reply = self.js.api_call("$JS.API.STREAM.MSG.DELETE.S", {"seq": seq})
+        assert ("error" in reply) is (seq in self.deleted), reply
+        self.deleted.add(seq)
+
+    @rule(batch=st.one_of(st.integers(1, 5), st.integers(8, 16)))
     def fetch(self, batch: int) -> None:
         self.capture.got.clear()
         self.consumer.next_request(INBOX, json.dumps({"batch": batch, "no_wait": True}).encode())
@@ -92,14 +108,18 @@ class ConsumerMachine(RuleBasedStateMachine):
             p["t"] = self.now()
             self.redelivered.add(seq)
             self.dseq += 1
-            expected.append((p["dc"], seq, self.last - self.next_new + 1))
-        while len(expected) < batch and self.next_new <= self.last:
-            seq = self.next_new
-            self.next_new += 1
+            expected.append((p["dc"], seq, self.unread()))
+        while len(expected) < batch:
+            # The next live message; holes are stepped over only on the way to one (as the
+            # server's ``sseq``: an empty fetch past the last live message leaves it).
+            seq = next((s for s in range(self.next_new, self.last + 1) if s not in self.deleted), 0)
+            if not seq:
+                break
+            self.next_new = seq + 1
             self.dseq += 1
             self.pending[seq] = {"dseq": self.dseq, "dc": 1, "t": self.now()}
             self.delivered_stream = max(self.delivered_stream, seq)
-            expected.append((1, seq, self.last - self.next_new + 1))
+            expected.append((1, seq, self.unread()))
         got = []
         for subject, reply, hdr, _ in self.capture.got:
             if reply is None:
@@ -111,6 +131,7 @@ class ConsumerMachine(RuleBasedStateMachine):
             got.append((dc, seq, pending))
             if seq in self.pending:
                 self.pending[seq]["ack"] = reply
+                self.pending[seq].setdefault("acks", []).append(reply)
         want: list[tuple[Any, ...]] = list(expected)
         if len(expected) < batch:
             want.append(("status",))  # 404 No Messages ends a no-wait request that is short
@@ -126,6 +147,35 @@ class ConsumerMachine(RuleBasedStateMachine):
             if seq not in self.due:
                 self.due.append(seq)
         else:
+            dseq = self.pending.pop(seq)["dseq"]
+            if seq in self.due:
+                self.due.remove(seq)
+            self.redelivered.discard(seq)
+            self.move_floor(dseq, seq)
+
+    @precondition(lambda self: sum("ack" in p for p in self.pending.values()) >= 2)
+    @rule(data=st.data(), mode=st.sampled_from(["leading", "slice", "any"]), body=st.sampled_from(["", "+ACK", "+OK"]))
+    def acknowledge_run(self, data: st.DataObject, mode: str, body: str) -> None:
+        """Several plain acks in one run (one read of a client's acks: ``process_acks``): the
+        leading ones in order (the consumer's in-order block), an in-order slice further up,
+        or any of them in any order; each with the reply of its last delivery or an earlier one."""
+        acked = sorted(s for s, p in self.pending.items() if "ack" in p)
+        if mode == "leading":
+            seqs = acked[: data.draw(st.just(len(acked)) | st.integers(2, len(acked)))]
+        elif mode == "slice":
+            start = data.draw(st.integers(1, len(acked) - 2)) if len(acked) > 2 else 0
+            seqs = acked[start : data.draw(st.integers(start + 2, len(acked)))]
+        else:
+            seqs = data.draw(st.lists(st.sampled_from(acked), min_size=2, max_size=len(acked), unique=True))
+        replies = [data.draw(st.sampled_from(self.pending[seq]["acks"])) for seq in seqs]
+        if data.draw(st.booleans()):
+            # and an ack of the next message, never delivered (a client's forgery): ignored
+            tokens = replies[-1].split(b".")
+            tokens[5:7] = [b"%d" % self.next_new, b"%d" % (self.dseq + 1)]
+            replies.append(b".".join(tokens))
+        n = len(replies)
+        self.consumer.process_acks(replies, [None] * n, [-1] * n, [body.encode()] * n)
+        for seq in seqs:
             dseq = self.pending.pop(seq)["dseq"]
             if seq in self.due:
                 self.due.remove(seq)
@@ -162,7 +212,7 @@ class ConsumerMachine(RuleBasedStateMachine):
             return
         info = self.consumer.info_json()
         assert info["num_ack_pending"] == len(self.pending)
-        assert info["num_pending"] == self.last - self.next_new + 1
+        assert info["num_pending"] == self.unread()
         assert info["num_redelivered"] == len(self.redelivered)
         delivered = (info["delivered"]["consumer_seq"], info["delivered"]["stream_seq"])
         if self.dseq:
@@ -171,5 +221,11 @@ class ConsumerMachine(RuleBasedStateMachine):
         assert floor == self.floor
 
 
-ConsumerMachine.TestCase.settings = settings(max_examples=60, stateful_step_count=40, deadline=None)
+@pytest.fixture(autouse=True)
+def _short_blocks(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Runs of two acks already try the in-order block, so the machine's short runs reach it."""
+    monkeypatch.setattr(consumer_fast, "_BLOCK_MIN", 2)
+
+
+ConsumerMachine.TestCase.settings = settings(max_examples=200, stateful_step_count=40, deadline=None)
 test_consumer_model = ConsumerMachine.TestCase
