@@ -69,8 +69,11 @@ _NAK_OPTIONS = GoStruct("ConsumerNakOptions", {"delay": T_DURATION})
 _REPLAY_MIN_DELAY = 1_000_000  # a shorter gap between stored times is not waited for
 #: Messages a delivery run reads from the store at a time (without a filter).
 _READ_AHEAD = 128
-#: Messages a push consumer's stretch delivers in one turn of the event loop.
+#: Messages a push consumer's stretch delivers in one turn of the event loop (then they are
+#: written while the next part is built): with acks, a smaller part, so the subscriber's
+#: acks come back while the server builds (nats-server writes from a second thread).
 _PUSH_TURN = 1000
+_PUSH_TURN_ACKED = 250
 _INACTIVE_JITTER = 100_000_000  # the smallest jitter the server adds to inactive_threshold
 #: Flow control: the window starts at 2 MiB (``JsFlowControlMaxPending`` / 16) and doubles
 #: with each answered request up to 32 MiB; a request goes out past half the window.
@@ -551,10 +554,11 @@ class Consumer:
             if self._rl_timer is not None:
                 break  # waiting for the rate limit
             if fast:  # a stretch of new messages
-                count, npc = new_stretch(self, to, _PUSH_TURN, npc, now, None)
+                turn = _PUSH_TURN if self.config.ack_policy == "none" else _PUSH_TURN_ACKED
+                count, npc = new_stretch(self, to, turn, npc, now, None)
                 if count:
                     sent = True
-                    if count == _PUSH_TURN:  # maybe more: written first, then the next part
+                    if count == turn:  # maybe more: written first, then the next part
                         self._push_later()
                         break
                     continue

@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from itertools import repeat
 
 from .ops import Connect, Err, HMsg, Info, Ok, Op, Ping, Pong, ProtocolError, PubRun, Sub, Unsub
 from .texts import ERR_MAX_CONTROL_LINE, ERR_MAX_PAYLOAD, ERR_UNKNOWN_OP
@@ -229,29 +230,31 @@ class Parser:
         (the per-op loop then finds where the run stops). Also returns the bytes used."""
         lines = parts[0 : 2 * m : 2]
         payloads = parts[1 : 2 * m : 2]
-        fields = [line.split(b" ") for line in lines]
-        widths = list(map(len, fields))
-        first = widths[0]
-        if widths.count(first) != m and first in (3, 4):
+        # The spaces in each line (its fields less one), then every field of the run from
+        # one split of the joined lines: columns are slices when all lines have as many.
+        spaces = list(map(bytes.count, lines, repeat(b" ")))
+        first = spaces[0]
+        if spaces.count(first) != m and first in (2, 3):
             # Publishes with and without a reply (acks, then a pull request): the leading
             # ones of one form, if there are a few.
             k = 1
-            while widths[k] == first:
+            while spaces[k] == first:
                 k += 1
             if k < 3:
                 return None
             m = k
-            del lines[m:], payloads[m:], fields[m:], widths[m:]
-        if widths.count(3) == m:
-            verbs, subjects, sizes = zip(*fields)
+            del lines[m:], payloads[m:], spaces[m:]
+        if first not in (2, 3):
+            return None
+        fields = b" ".join(lines).split(b" ")
+        if first == 2:
+            verbs, subjects, sizes = fields[0::3], fields[1::3], fields[2::3]
             replies: list[bytes | None] = [None] * m
-        elif widths.count(4) == m:
-            verbs, subjects, reply_col, sizes = zip(*fields)
+        else:
+            verbs, subjects, reply_col, sizes = fields[0::4], fields[1::4], fields[2::4], fields[3::4]
             if b"" in reply_col:
                 return None
             replies = list(reply_col)
-        else:
-            return None
         lens = list(map(len, payloads))
         biggest = max(lens)
         if (
@@ -259,12 +262,12 @@ class Parser:
             or b"" in subjects
             or biggest >= len(_SIZE_TEXT)
             or biggest > self.max_payload
-            or list(map(_SIZE_TEXT.__getitem__, lens)) != list(sizes)
+            or list(map(_SIZE_TEXT.__getitem__, lens)) != sizes
             or max(map(len, lines)) - 4 > self.max_control_line
         ):
             return None
         used = sum(map(len, lines)) + sum(lens) + 4 * m
-        return PubRun(list(subjects), replies, payloads), used
+        return PubRun(subjects, replies, payloads), used
 
     def feed_list(self, data: bytes) -> list[AnyOp]:
         """Every op completed by ``data`` (up to and including a CONNECT; see ``resume``)."""

@@ -100,3 +100,17 @@ async def test_push_ack_none_delivers_a_long_stream_in_parts(pair: Pair) -> None
     assert len(emu) == 2500
     assert emu == real
     await pair.same("$JS.API.CONSUMER.INFO.S.P")
+
+
+async def test_push_ack_explicit_delivers_up_to_max_ack_pending_in_parts(pair: Pair) -> None:
+    """1,200 stored messages to a push consumer with explicit acks and the default
+    ``max_ack_pending`` (1,000): the first 1,000, in order, though jsemu delivers 250 per turn
+    of its loop with acks; nothing more until acks come; then the info agrees."""
+    await _fill(pair, 1200)
+    subs = await _subscribers(pair)
+    await _sub(subs, "SUB push.E 1")
+    await pair.same(f"{CREATE}.E", _push("E", ack_policy="explicit"))
+    emu, real = await asyncio.gather(subs[0].frames(1001, 1.0), subs[1].frames(1001, 1.0))
+    assert len(emu) == 1000
+    assert emu == real
+    await pair.same("$JS.API.CONSUMER.INFO.S.E")

@@ -743,8 +743,11 @@ MUTATIONS: list[Mutation] = [
         "jsemu/jetstream/consumer.py",
         "                        self._push_later()\n",
         "                        pass\n",
-        ("tests/jsapi/test_consumer_runs.py::test_push_ack_none_delivers_a_long_stream_in_parts",),
-        "a push consumer stops after the first 1,000 messages of a long stream",
+        (
+            "tests/jsapi/test_consumer_runs.py::test_push_ack_none_delivers_a_long_stream_in_parts",
+            "tests/jsapi/test_consumer_runs.py::test_push_ack_explicit_delivers_up_to_max_ack_pending_in_parts",
+        ),
+        "a push consumer stops after its first part (1,000 messages, 250 with acks) of a long stream",
     ),
     Mutation(
         "consumer_replica_drops_acks",
