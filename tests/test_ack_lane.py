@@ -7,6 +7,8 @@ import asyncio
 import json
 
 import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
 from rawclient import RawClient
 
 import jsemu
@@ -90,3 +92,50 @@ async def test_acks_leave_the_match_cache_and_learned_routes_alone() -> None:
         assert not [s for s in srv.sublist._cache if s.startswith(b"$JS.ACK.")]
         assert not [s for s in srv.learned_routes if s.startswith(b"$JS.ACK.")]
         await client.close()
+
+
+_VARIANTS = [
+    b"$JS.ACK.S.D.1.%d.%d.1700000000000000000.0",  # a valid ack of S.D
+    b"$JS.ACK.S.D.1.%d.%d.1700000000000000000.0.9",  # a tenth token
+    b"$JS.ACK.S.D.1.%d.%d.1700000000000000000",  # eight tokens
+    b"$JS.ACK.S.D.1.%d..%d.0",  # an empty token
+    b"$JS.ACK.S.D.1.%d.%d.1700000000000000000.",  # a trailing dot (an empty last token)
+    b"$JS.ACK.S.E.1.%d.%d.1700000000000000000.0",  # another consumer (not declared)
+    b"$JS.ACK.S.DD.1.%d.%d.1700000000000000000.0",  # a consumer whose name starts the same
+    b"s.%d.%d",  # not an ack
+]
+
+
+def _valid(subject: bytes) -> bool:
+    """A nine-token ack subject of consumer D on stream S, no token empty (the model)."""
+    tokens = subject.split(b".")
+    return len(tokens) == 9 and all(tokens) and tokens[:4] == [b"$JS", b"ACK", b"S", b"D"]
+
+
+@settings(max_examples=300, deadline=None)
+@example(valid=8, bad=[(4, 20)], start=0)  # a trailing dot on the run's last subject
+@given(
+    valid=st.integers(1, 20),
+    bad=st.lists(st.tuples(st.integers(1, len(_VARIANTS) - 1), st.integers(0, 20)), max_size=2),
+    start=st.integers(0, 3),
+)
+def test_a_run_of_one_consumers_acks_is_recognised_only_when_every_subject_is_its_ack(
+    valid: int, bad: list[tuple[int, int]], start: int
+) -> None:
+    """``one_consumer`` (the bulk check) and ``stretch`` (one subject at a time) against a
+    plain model, on runs of valid acks with a bad subject or two put in anywhere."""
+    srv = _with_consumer()
+    lane = srv.ack_lane
+    picks = [0] * valid
+    for variant, at in bad:
+        picks.insert(min(at, len(picks)), variant)
+    run = [_VARIANTS[p] % (i + 1, i + 1) for i, p in enumerate(picks)]
+    start = min(start, len(run) - 1)
+    rest = run[start:]
+    handler = lane.one_consumer(run, start)
+    if all(map(_valid, rest)) and len(rest) >= 8:
+        assert handler is not None and handler == lane.targets[b"S.D"]
+    else:
+        assert handler is None
+    leading = next((i for i, s in enumerate(rest) if not _valid(s)), len(rest))
+    assert lane.stretch(run, start) == start + leading

@@ -129,14 +129,9 @@ class AckLane:
         if not (self._state.get(b"open") or self.is_open()):
             return start
         targets = self.targets
-        run = subjects[start:] if start else subjects
-        if len(run) >= _BULK_MIN:  # the usual run: one consumer's acks and nothing else
-            key = ack_key(run[0]) if run[0].startswith(ACK_PREFIX) else None
-            if key is not None and key in targets and _all_under(run, ACK_PREFIX + key + b"."):
-                return start + len(run)
         head = b"\x00"  # no subject starts with it
         end = start
-        for subject in run:
+        for subject in subjects[start:] if start else subjects:
             if subject.count(b".") != 8 or b".." in subject or subject[-1:] == b".":
                 break
             if not subject.startswith(head):
@@ -148,6 +143,20 @@ class AckLane:
                 head = subject[: cut + 1]
             end += 1
         return end
+
+    def one_consumer(self, subjects: Sequence[bytes], start: int) -> FastBatch | None:
+        """The handler of the consumer whose acks are all of ``subjects`` from ``start`` on
+        (the usual run: one client acking what it read), checked in bulk; else None (then
+        ``stretch`` finds where the lane's part of the run ends)."""
+        run = subjects[start:] if start else subjects
+        if len(run) < _BULK_MIN or not (self._state.get(b"open") or self.is_open()):
+            return None
+        first = run[0]
+        key = ack_key(first) if first[:8] == ACK_PREFIX else None
+        handler = self.targets.get(key) if key is not None else None
+        if handler is None or not _all_under(run, ACK_PREFIX + key + b"."):  # type: ignore[operator]
+            return None
+        return handler
 
     def deliver(self, subject: bytes, reply: bytes | None, hdr: int, msg: bytes) -> bool:
         """One ack from ``Server.route``: handed to its consumer if the lane takes it (a
@@ -180,10 +189,6 @@ class AckLane:
             end = start + 1
             if key is not None:
                 head = ACK_PREFIX + key + b"."
-                if n - start >= _BULK_MIN:  # all one consumer's (each a nine-token ack: ``target``)
-                    rest = subjects[start:] if start else subjects
-                    if (b" " + b" ".join(rest)).count(b" " + head) == len(rest):
-                        end = n
                 while end < n and subjects[end].startswith(head):
                     end += 1
             # A consumer deleted by an earlier ack of the run takes nothing more (as if its

@@ -506,9 +506,12 @@ class ClientConnection(asyncio.Protocol):
         subjects = run.subjects
         replies = run.replies
         n = len(subjects)
-        batches = list(map(account.learned_routes.get, subjects))
-        batch = batches[0]
-        whole = batch is not None and batches.count(batch) == n
+        if subjects[0][:8] == b"$JS.ACK.":  # acks are never learned routes: the ack lane's
+            batch, whole = None, False
+        else:
+            batches = list(map(account.learned_routes.get, subjects))
+            batch = batches[0]
+            whole = batch is not None and batches.count(batch) == n
         if whole and not batch:
             return False
         if replies[0] is not None or replies.count(None) != n:

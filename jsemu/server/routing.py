@@ -170,6 +170,9 @@ class Router:
         that stretch ends and the answer (a run of acks is checked by the ack lane in bulk)."""
         first = subjects[start]
         if first[:8] == ACK_PREFIX and self._fast_lane_free():
+            handler = self.ack_lane.one_consumer(subjects, start)
+            if handler is not None:  # the rest of the run: straight to its consumer
+                return len(subjects), handler
             end = self.ack_lane.stretch(subjects, start)
             if end > start:
                 return end, self.ack_lane.fast_batch
