@@ -25,10 +25,11 @@ import pickle
 import shutil
 from dataclasses import asdict, fields
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from ..store import StoreError
 from ..store.compaction import CompactingLog
+from ..store.records import AppendRun
 from ..store.wal import read_log
 from .stream_config import StreamConfig
 
@@ -98,17 +99,21 @@ class StreamFiles:
     def replay_into(self, stream: Stream) -> int:
         """Apply the logged mutations to every peer's store; returns how many. Damage in
         the log is reported (one line) and the records before it are kept."""
-        contents = read_log(self.dir / _WAL)
+        contents = read_log(self.dir / _WAL, runs=True)
         if contents.damage:
             log.warning("Stream '%s > %s': %s", stream.js.account.name, stream.name, contents.damage)
         count = 0
         for record in contents.records:
+            run = isinstance(record, AppendRun)
             for peer in stream.replicas.peers:
-                try:
-                    peer.store.apply(record)
-                except StoreError:
-                    log.warning("stream %s: logged %s could not be applied again", stream.name, record)
-            count += 1
+                if run and peer.store.apply(record):  # the run in bulk
+                    continue
+                for one in cast(AppendRun, record).appends() if run else (record,):
+                    try:
+                        peer.store.apply(one)
+                    except StoreError:
+                        log.warning("stream %s: logged %s could not be applied again", stream.name, one)
+            count += len(cast(AppendRun, record).subjects) if run else 1
         return count
 
     def open_wal(self, stream: Stream) -> CompactingLog:

@@ -65,6 +65,14 @@ class ReplicatedStore(StreamStore):
         """Nothing in bulk: each message goes through ``append`` to be logged."""
         return False
 
+    @batched(Append)
+    def append_run(self, subjects: list[bytes], hdrs: list[bytes], datas: list[bytes], tss: list[int]) -> bool:
+        """In bulk only as a replay (under ``apply``: not logged again); a call of its own is
+        refused, so each message goes through ``append`` and is logged."""
+        if not self._depth:
+            return False
+        return super().append_run(subjects, hdrs, datas, tss)
+
     def apply(self, record: Record) -> object:
         """A record from the log (a follower's copy, a replayed log): not logged again."""
         self._depth += 1

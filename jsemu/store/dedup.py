@@ -7,7 +7,7 @@ expired ids costs amortised O(1) per id, like Go's ``ddarr``/``ddindex`` pair.
 from __future__ import annotations
 
 from collections import deque
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from ..protocol.headers import slice_header
 from .clock import Clock
@@ -104,14 +104,17 @@ class DedupWindow:
         last = store.last_seq
         if start == 0 or start > last:
             return None
+        seqs, _, bodies, tss = store.live_columns(start, last - start + 1)
         last_id: bytes | None = None
-        for entry in store.live_entries(start, last - start + 1):
-            seq, _, body, ts = entry
-            msg_id = slice_header(_MSG_ID, body[0]) if isinstance(body, tuple) else None
+        # Only a message with headers can carry an id: those are picked out first.
+        for i in [i for i, body in enumerate(bodies) if type(body) is tuple]:
+            msg_id = slice_header(_MSG_ID, cast("tuple[bytes, bytes]", bodies[i])[0])
             if msg_id:
-                self.record(msg_id, seq, ts)
-            if seq == last:
-                last_id = msg_id or b""
+                self.record(msg_id, seqs[i], tss[i])
+                if seqs[i] == last:
+                    last_id = msg_id
+        if seqs and seqs[-1] == last and last_id is None:
+            last_id = b""
         return last_id
 
     def clear(self) -> None:

@@ -286,6 +286,29 @@ class AppendBatch(Record):
         return cls(list(messages), result[1])
 
 
+@dataclass(frozen=True, slots=True)
+class AppendRun(Record):
+    """Consecutive ``Append`` records of a log, read back as columns for a replay (never
+    written: the log holds the ``Append`` records). A store takes the run in bulk where it
+    can (``append_run``); otherwise each ``Append`` is applied in turn (``appends``)."""
+
+    METHOD: ClassVar[str] = "append_run"
+    subjects: list[bytes]
+    hdrs: list[bytes]
+    datas: list[bytes]
+    tss: list[int]
+
+    def apply(self, store: Store) -> Any:
+        """True when the store took the whole run; False (nothing done) otherwise."""
+        return store.append_run(self.subjects, self.hdrs, self.datas, self.tss)
+
+    def appends(self) -> list[Append]:
+        return list(map(Append, self.subjects, self.hdrs, self.datas, self.tss))
+
+    def encode(self) -> bytes:
+        raise TypeError("an AppendRun is read from a log, never written to one")
+
+
 #: Record type by code, for decoding the log.
 RECORDS: dict[int, type[Record]] = {
     cls.CODE: cls for cls in (Append, Skip, SkipMany, Remove, Purge, PurgeEx, Compact, UpdateLimits, AppendBatch)

@@ -821,6 +821,99 @@ class StreamStore:
         self._last_ts = stamps[-1]
         return True
 
+    @batched(Append)
+    def append_run(self, subjects: list[bytes], hdrs: list[bytes], datas: list[bytes], tss: list[int]) -> bool:
+        """``append(subject, hdr, data, ts)`` for each message of a replayed log's run of
+        ``Append`` records, or nothing (False) unless the end state cannot depend on the
+        order of the limits' removals (then each goes through ``append``). Every message is
+        stored, then the limits are applied once: with only ``max_msgs`` / ``max_bytes``,
+        ``append`` keeps the longest suffix that fits, and so does one pass at the end; with
+        only ``max_msgs_per_subject``, each subject's newest. Not taken: discard new (a
+        message could be refused), ``max_age`` or TTLs (expiry between appends), both
+        kinds of limit at once (a removal for bytes that the subject limit would have made
+        unnecessary), a message with a ``Nats-TTL`` header or that could be too big."""
+        n = len(subjects)
+        lim = self._limits
+        if (
+            not n
+            or lim.discard_new
+            or self._timed
+            or self._max_age
+            or (self._maxp and (lim.max_msgs > 0 or lim.max_bytes > 0))
+            or b"" in subjects
+            or 0 in tss
+        ):
+            return False
+        joined_hdrs = b"".join(hdrs)
+        if _MSG_TTL in joined_hdrs:
+            return False
+        hmax, dmax = max(map(len, hdrs)), max(map(len, datas))
+        if max(map(len, subjects)) + hmax + dmax + self._hdr_size > self._record_max or (
+            lim.max_msg_size > 0 and hmax + dmax > lim.max_msg_size
+        ):
+            return False
+        seq = self._last + 1
+        if self._msgs == 0:
+            self._first = seq
+            if self._subj:
+                self._subj = []
+                self._body = []
+                self._ts = array("q")
+            self._base = seq
+        fss = self._fss
+        get = fss.get
+        new_subjects = self._tree_pending
+        before = len(fss)
+        shared: list[bytes] = []
+        add = shared.append
+        grown: dict[_Subj, list[int]] = {}
+        for subject in subjects:
+            st = get(subject)
+            if st is None:
+                fss[subject] = st = _Subj(subject, seq)
+                new_subjects.append(st)
+                add(subject)
+            else:
+                more = grown.get(st)
+                if more is None:
+                    grown[st] = [seq]
+                else:
+                    more.append(seq)
+                add(st.subject)  # one shared bytes object per subject
+            seq += 1
+        for st, more in grown.items():
+            seqs = st.seqs
+            if type(seqs) is array:
+                seqs.extend(more)
+                if len(seqs) > _SMALL_MAX:
+                    st.seqs = _sorted_list(seqs)
+            else:
+                cast(_SortedSeqs, seqs).update(more)
+        if self._match_memo and len(fss) != before:
+            self._match_memo.clear()
+        with_hdr = n - hdrs.count(b"")
+        self._subj += shared
+        self._body += [(h, d) if h else d for h, d in zip(hdrs, datas)] if with_hdr else datas
+        self._ts.extend(tss)
+        self._msgs += n
+        self._bytes += (
+            sum(map(len, shared))
+            + len(joined_hdrs)
+            + sum(map(len, datas))
+            + with_hdr * self._hdr_size
+            + (n - with_hdr) * self._overhead
+        )
+        self._last = seq - 1
+        self._last_ts = tss[-1]
+        if self._maxp:
+            for st in grown:
+                if len(st.seqs) > self._maxp:
+                    self._enforce_per_subject(st)
+        if lim.max_msgs > 0 or lim.max_bytes > 0:
+            self._enforce_msg_limit()
+            self._enforce_bytes_limit()
+        return True
+
     def _enforce_per_subject(self, st: _Subj) -> None:
         maxp = self._maxp
         while maxp and len(st.seqs) > maxp:

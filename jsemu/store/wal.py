@@ -38,7 +38,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from .records import Append, Compact, Purge, PurgeEx, Record, Remove, Skip, SkipMany, UpdateLimits, decode
+from .records import Append, AppendRun, Compact, Purge, PurgeEx, Record, Remove, Skip, SkipMany, UpdateLimits, decode
 
 __all__ = ["FORMAT_VERSION", "MAGIC", "LogContents", "WriteAheadLog", "read_log", "replay"]
 
@@ -46,6 +46,11 @@ MAGIC = b"JSEMUWAL"
 FORMAT_VERSION = 2
 _FILE_HEADER = struct.Struct("<8sH")
 _HEADER = struct.Struct("<II")
+_U32 = struct.Struct("<I")
+_I64 = struct.Struct("<q")
+_TWO_U32 = struct.Struct("<II")
+#: A frame's header and the start of an ``Append`` payload: length, checksum, code, subject length.
+_APPEND_FRAME = struct.Struct("<IIBI")
 
 #: Format 1 payloads name ``StreamStore`` methods as they were called then.
 _LEGACY: dict[str, type[Record]] = {
@@ -65,27 +70,61 @@ def _legacy_record(payload: bytes) -> Record:
     return _LEGACY[name](*args, **kwargs)
 
 
-def _records(data: bytes, start: int, read: Any) -> tuple[list[Record], int, str]:
+def _records(data: bytes, start: int, read: Any, runs: bool = False) -> tuple[list[Record], int, str]:
     """The whole records from ``start`` on, the end of the last one, and what is wrong
-    with the bytes after it ("" when there are none)."""
+    with the bytes after it ("" when there are none). With ``runs``, consecutive
+    ``Append`` records come back as one ``AppendRun`` each, decoded straight into its
+    columns (a restart reads one per stored message: no object per message)."""
     out: list[Record] = []
     good = start
     size = len(data)
     view = memoryview(data)  # the checksum reads the bytes in place
     why = ""
+    header, u32, i64, crc32 = _HEADER.unpack_from, _U32.unpack_from, _I64.unpack_from, zlib.crc32
+    append_head, two = _APPEND_FRAME.unpack_from, _TWO_U32.unpack_from
+    subjects: list[bytes] = []
+    hdrs: list[bytes] = []
+    datas: list[bytes] = []
+    tss: list[int] = []
     while good < size:
-        if good + _HEADER.size > size:
+        if good + 8 > size:
             why = "torn record header"
             break
-        length, crc = _HEADER.unpack_from(data, good)
-        begin = good + _HEADER.size
+        length, crc = header(data, good)
+        begin = good + 8
         end = begin + length
         if end > size:
             why = "torn record"
             break
-        if zlib.crc32(view[begin:end]) != crc:
+        if crc32(view[begin:end]) != crc:
             why = "checksum mismatch"
             break
+        if runs and data[begin] == 1 and length >= 21:  # ``records._decode_append``, inline
+            n = append_head(data, good)[3]
+            pos = begin + 5 + n
+            subject = data[begin + 5 : pos]
+            if pos + 8 <= end:
+                hlen, dlen = two(data, pos)
+                if not hlen:  # the usual message: no headers, so both lengths at once
+                    hdr = b""
+                    pos += 8
+                else:
+                    pos += 4
+                    hdr = data[pos : pos + hlen]
+                    pos += hlen
+                    dlen = u32(data, pos)[0] if pos + 4 <= end else end
+                    pos += 4
+                if pos + dlen + 8 == end:
+                    subjects.append(subject)
+                    hdrs.append(hdr)
+                    datas.append(data[pos : pos + dlen])
+                    tss.append(i64(data, pos + dlen)[0])
+                    good = end
+                    continue
+            # a malformed Append: ``decode`` below says what is wrong with it
+        if subjects:
+            out.append(AppendRun(subjects, hdrs, datas, tss))
+            subjects, hdrs, datas, tss = [], [], [], []
         try:
             record = read(data[begin:end])
         except Exception as exc:  # noqa: BLE001 - a record we can not read ends the log like a torn one
@@ -93,6 +132,8 @@ def _records(data: bytes, start: int, read: Any) -> tuple[list[Record], int, str
             break
         out.append(record)
         good = end
+    if subjects:
+        out.append(AppendRun(subjects, hdrs, datas, tss))
     return out, good, why
 
 
@@ -128,10 +169,10 @@ def _damage(path: Path, data: bytes, good: int, records: int, why: str) -> str:
     )
 
 
-def read_log(path: Path) -> LogContents:
-    """The whole records of ``path`` in order. Damage (a torn or corrupt record anywhere)
-    ends the log there: it is reported, set aside and cut off. A format 1 file is
-    rewritten in format 2."""
+def read_log(path: Path, runs: bool = False) -> LogContents:
+    """The whole records of ``path`` in order (with ``runs``, consecutive ``Append`` records
+    as ``AppendRun`` columns). Damage (a torn or corrupt record anywhere) ends the log
+    there: it is reported, set aside and cut off. A format 1 file is rewritten in format 2."""
     if not path.exists():
         return LogContents([])
     data = path.read_bytes()
@@ -142,16 +183,21 @@ def read_log(path: Path) -> LogContents:
         _, version = _FILE_HEADER.unpack_from(data)
         if version != FORMAT_VERSION:
             raise ValueError(f"{path}: write-ahead log format {version} is newer than this jsemu ({FORMAT_VERSION})")
-        records, good, why = _records(data, _FILE_HEADER.size, decode)
+        records, good, why = _records(data, _FILE_HEADER.size, decode, runs)
         damage = ""
         if good != len(data):
-            damage = _damage(path, data, good, len(records), why)
+            damage = _damage(path, data, good, _count(records), why)
             os.truncate(path, good)
         return LogContents(records, damage)
     records, good, why = _records(data, 0, _legacy_record)
     damage = _damage(path, data, good, len(records), why) if good != len(data) and good > 0 else ""
     _write_atomically(path, records)
     return LogContents(records, damage)
+
+
+def _count(records: list[Record]) -> int:
+    """Records in the log (an ``AppendRun`` stands for one per message)."""
+    return sum(len(r.subjects) if isinstance(r, AppendRun) else 1 for r in records)
 
 
 def _write_atomically(path: Path, records: Iterable[Record]) -> None:

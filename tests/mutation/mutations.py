@@ -192,9 +192,9 @@ MUTATIONS: list[Mutation] = [
         "wal_crc_ignored",
         "store",
         "jsemu/store/wal.py",
-        "if zlib.crc32(view[begin:end]) != crc:",
+        "if crc32(view[begin:end]) != crc:",
         "if False:",
-        ("tests/jetstream/test_persistence.py",),
+        ("tests/jetstream/test_persistence.py", "tests/store/test_wal_runs.py"),
         "a corrupted record is replayed as if whole",
     ),
     Mutation(
@@ -834,5 +834,55 @@ MUTATIONS: list[Mutation] = [
         "backlog=100,",
         ("tests/test_listen_backlog.py::test_connects_queue_while_the_server_is_busy",),
         "the listener keeps asyncio's 100-long accept queue: connects past it wait a 1 s SYN retransmit",
+    ),
+    # --- consumer hot loops in columns (issues 16/17) -------------------------------------------
+    Mutation(
+        "in_order_acks_any_start",
+        "jetstream",
+        "jsemu/jetstream/consumer_fast.py",
+        """        dfirst != c.ack_floor[0] + 1
+        or dfirst != c.mem_floor[0] + 1
+""",
+        """        False
+""",
+        ("tests/jetstream/test_consumer_model.py",),
+        "an in-order run of acks above a pending message moves the ack floor past it",
+    ),
+    Mutation(
+        "ack_run_bulk_skips_dot_count",
+        "server",
+        "jsemu/server/ack_lane.py",
+        """        and list(map(bytes.count, subjects, repeat(b"."))).count(8) == n""",
+        """        and True""",
+        ("tests/test_ack_lane.py",),
+        "a subject with a tenth token inside a long run of acks reaches the consumer",
+    ),
+    Mutation(
+        "delivery_frames_one_size",
+        "protocol",
+        "jsemu/protocol/encoder.py",
+        """repeat(b" %d\\r\\n" % size, n) if lens.count(size) == n else map(b" %d\\r\\n".__mod__, lens)""",
+        """repeat(b" %d\\r\\n" % size, n)""",
+        ("tests/test_delivery_frames.py",),
+        "a run of deliveries is framed with its first message's size on every frame",
+    ),
+    # --- restart in bulk (issue 21) ---------------------------------------------------------------
+    Mutation(
+        "append_run_limits_any_order",
+        "store",
+        "jsemu/store/stream_store.py",
+        "            or (self._maxp and (lim.max_msgs > 0 or lim.max_bytes > 0))\n",
+        "            or False\n",
+        ("tests/store/test_append_run.py",),
+        "a replayed run under both subject and size limits keeps a message the replay one by one removed",
+    ),
+    Mutation(
+        "wal_run_accepts_short_append",
+        "store",
+        "jsemu/store/wal.py",
+        "                if pos + dlen + 8 == end:",
+        "                if pos + dlen + 8 <= end:",
+        ("tests/store/test_wal_runs.py",),
+        "an Append record with bytes left over is read back in a run instead of ending the log",
     ),
 ]

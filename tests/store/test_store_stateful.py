@@ -16,6 +16,7 @@ from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, pr
 from store_model import ModelStore, matches, shrink_thresholds
 
 from jsemu.store import ManualClock, StoreError, StoreLimits, StreamStore, new_store
+from jsemu.store.records import AppendRun
 
 SUBJECTS = [b"a", b"a.b", b"a.c", b"b.c", b"a.b.c", b"b", b"c.d.e", b"a.b.d"]
 FILTERS = [b"", b">", b"a", b"a.*", b"*.c", b"a.>", b"*", b"*.*.c", b"b.c", b"x", b"*.>", b"a.b", b"a.*.*"]
@@ -83,6 +84,26 @@ class StoreMachine(RuleBasedStateMachine):
         if stored:
             for subject, data in zip(subjects, datas):
                 self.model.append(subject, b"", data)
+
+    @rule(
+        pubs=st.lists(
+            st.tuples(st.sampled_from(SUBJECTS), st.sampled_from(HDRS), st.integers(0, 12)), min_size=1, max_size=10
+        ),
+    )
+    def append_run(self, pubs: list[tuple[bytes, bytes, int]]) -> None:
+        """A replayed log's run of ``Append`` records: in bulk where the store takes it,
+        else one ``append`` each (as a replay does); either way as the model's appends one by
+        one at the run's time."""
+        subjects = [subject for subject, _, _ in pubs]
+        hdrs = [hdr for _, hdr, _ in pubs]
+        datas = [b"r" * size for _, _, size in pubs]
+        run = AppendRun(subjects, hdrs, datas, [self.clock.now_ns()] * len(pubs))
+        if run.apply(self.sut):
+            for subject, hdr, data in zip(subjects, hdrs, datas, strict=True):
+                assert isinstance(self.model.append(subject, hdr, data), tuple)
+            return
+        for one, (subject, hdr, data) in zip(run.appends(), zip(subjects, hdrs, datas, strict=True), strict=True):
+            assert _outcome(one.apply, self.sut) == _outcome(self.model.append, subject, hdr, data)
 
     @rule(subject=st.sampled_from(SUBJECTS), size=st.integers(0, 12))
     def append_plain(self, subject: bytes, size: int) -> None:
