@@ -42,7 +42,12 @@ async def test_kv_watch_keys_history(server) -> None:  # type: ignore[no-untyped
         assert await _entries(watcher, 2) == [("c", b"4", 5, "None"), ("a", b"5", 6, "None")]
         await watcher.stop()
         one = await kv.watch("c")
-        assert await _entries(one, 2) == [("c", b"4", 5, "None"), ("<init done>", b"", 0, "")]
+        # In either order: nats-py asks for the consumer's info right after subscribing, and when
+        # the server has already handed the value out (nothing pending) before nats-py's
+        # subscription task counted it, it signals the end of the initial values first (seen once
+        # with nats-server in a loaded CI run).
+        got = await _entries(one, 2)
+        assert sorted(got) == sorted([("c", b"4", 5, "None"), ("<init done>", b"", 0, "")])
         await one.stop()
         await kv.purge_deletes(olderthan=-1)
         assert sorted(await kv.keys()) == ["a", "c"]
