@@ -374,7 +374,7 @@ def _accounts(block: Any, pos: Positions, auth: Auth) -> list[AccountConfig]:
             _add_user(auth, user, (*path, "users", str(index)), pos, None, name, (*path, "users"))
         exports = tuple(_exports(entry.get("exports", []), (*path, "exports"), pos))
         imports = tuple(_imports(entry.get("imports", []), (*path, "imports"), pos))
-        if jetstream and any(i.kind == "service" and subjects_collide(i.subject, "$JS.API.>") for i in imports):
+        if jetstream and any(i.kind == "service" and subjects_collide(i.to or i.subject, "$JS.API.>") for i in imports):
             raise _at(
                 pos,
                 (*path, "imports"),
@@ -433,9 +433,18 @@ def _imports(value: Any, path: tuple[str, ...], pos: Positions) -> Iterator[Impo
         to, prefix = entry.get("to", ""), entry.get("prefix", "")
         if not isinstance(to, str) or not isinstance(prefix, str) or (prefix and kind == "service"):
             raise _at(pos, where, f"{kind} import: to and prefix must be strings (prefix for streams only)")
-        if to and (prefix or not subject_is_literal(subject) or not is_valid_literal_subject(to)):
+        # A service's wildcards carried over one for one (``$JS.API.>`` seen as ``$JS.A.API.>``)
+        # are mapped; any other mapping of wildcards is not yet.
+        mapped = kind == "service" and is_valid_subject(to) and _wildcards(to) == _wildcards(subject)
+        if to and (prefix or not subject_is_literal(subject) or not is_valid_literal_subject(to)) and not mapped:
             raise _at(pos, (*where, "to"), '"to": a mapping of wildcard subjects is not supported by jsemu yet')
         yield Import(kind, account, subject, to, prefix)
+
+
+def _wildcards(subject: str) -> tuple[int, bool]:
+    """The ``*`` tokens of a subject and whether it ends in ``>``."""
+    tokens = subject.split(".")
+    return tokens.count("*"), tokens[-1] == ">"
 
 
 def _leads_back(by_name: dict[str, AccountConfig], start: str, imp: Import, seen: set[str]) -> bool:

@@ -170,6 +170,7 @@ accounts {{
 }}
 """
 _STAMP = re.compile(rb"\d{4}-\d\d-\d\dT[0-9:.]+Z")
+_LEADER = re.compile(rb'"leader":"[^"]*"')  # the server's name
 
 
 async def test_jetstream_api_imported_from_another_account(tmp_path: Path) -> None:
@@ -209,4 +210,60 @@ async def test_jetstream_api_imported_from_another_account(tmp_path: Path) -> No
     finally:
         real.stop()
     assert b'"streams":1' in got["real"][-1][0] and b'"total":3' in got["real"][-1][0]
+    assert got["jsemu"] == got["real"]
+
+
+MAPPED_CONF = """
+jetstream {{ store_dir: "{store}" }}
+accounts {{
+  A: {{
+    users: [{{user: a, password: a}}], jetstream: enabled
+    exports: [ {{service: "$JS.API.>"}}, {{service: "svc.*.x"}} ]
+  }}
+  B: {{
+    users: [{{user: b, password: b}}], jetstream: enabled
+    imports: [
+      {{service: {{account: A, subject: "$JS.API.>"}}, to: "$JS.A.API.>"}}
+      {{service: {{account: A, subject: "svc.*.x"}}, to: "local.*.y"}}
+    ]
+  }}
+}}
+"""
+
+
+async def test_service_import_mapped_with_wildcards(tmp_path: Path) -> None:
+    """B reaches A's JetStream API under ``$JS.A.API.>`` (the usual way to share one account's
+    streams) while keeping its own ``$JS.API``, and a ``*`` carries its token across: the
+    requests arrive on the exported subjects and the answers are A's."""
+    conf = tmp_path / "server.conf"
+    conf.write_text(MAPPED_CONF.format(store=tmp_path / "real-store"))
+    requests = [
+        ("$JS.A.API.STREAM.CREATE.S", b'{"name":"S","subjects":["s"],"storage":"memory"}'),
+        ("$JS.A.API.STREAM.NAMES", b""),
+        ("$JS.API.STREAM.NAMES", b""),
+        ("$JS.A.API.STREAM.INFO.S", b""),
+    ]
+    got: dict[str, Any] = {}
+    real = _RealWithConfig(conf)
+    try:
+        options = jsemu.ServerOptions()
+        load_config(conf, options)
+        options.host, options.port, options.store_dir = "127.0.0.1", 0, None
+        async with jsemu.Server(options) as emu:
+            for kind, port in (("real", real.port), ("jsemu", emu.port)):
+                a = await _login(port, "a", b"SUB _INBOX.> 1\r\nSUB svc.> 2\r\n")
+                b = await _login(port, "b", b"SUB _INBOX.> 1\r\n")
+                out: list[Any] = []
+                for subject, body in requests:
+                    b.send(f"PUB {subject} _INBOX.b {len(body)}\r\n".encode() + body + b"\r\n")
+                    out.append(await _take(b, 1))
+                b.send(b"PUB local.t1.y _INBOX.c 3\r\nreq\r\nPUB local.t1.z 3\r\nnot\r\n")
+                out.append(await _take(a, 1))
+                for client in (a, b):
+                    await client.close()
+                got[kind] = [[_LEADER.sub(b'"leader":"X"', _STAMP.sub(b"TS", f)) for f in step] for step in out]
+    finally:
+        real.stop()
+    assert b'"streams":["S"]' in got["real"][1][0] and b'"streams":null' in got["real"][2][0]
+    assert got["real"][4][0].startswith(b"HMSG svc.t1.x 2 _R_.X.Y")
     assert got["jsemu"] == got["real"]

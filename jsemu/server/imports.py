@@ -24,6 +24,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
 from ..protocol.gojson import dumps
+from ..subject_transform import SubjectTransform
+from ..subjects import subject_is_literal
 from .sublist import Subscription
 
 if TYPE_CHECKING:
@@ -115,13 +117,24 @@ class Responses:
 class ServiceForwarder:
     """In the importing account, on the local subject: forwards requests to the exporter."""
 
-    __slots__ = ("busy", "exporter", "importer", "info_head", "responses", "subject")
+    __slots__ = ("busy", "exporter", "importer", "info_head", "mapping", "responses", "subject")
 
     def __init__(self, importer: Router, exporter: Router, imp: Import, responses: Responses) -> None:
         self.importer = importer
         self.exporter = exporter
         #: The exported subject when the import renames a literal one (``to``).
         self.subject = imp.subject.encode() if imp.to else b""
+        #: ``to`` with wildcards: each wildcard's tokens land in the exported subject's same
+        #: wildcard (``$JS.A.API.>`` -> ``$JS.API.>``, ``local.*.y`` -> ``svc.*.x``).
+        self.mapping: SubjectTransform | None = None
+        if imp.to and not subject_is_literal(imp.to):
+            dest, n = [], 0
+            for token in imp.subject.split("."):
+                if token == "*":
+                    n += 1
+                    token = f"${n}"
+                dest.append(token)
+            self.mapping = SubjectTransform(imp.to, ".".join(dest))
         self.responses = responses
         self.info_head = b'Nats-Request-Info: {"acc":' + dumps(importer.name).encode() + b',"rtt":'
         #: Forwarding now: a service import that leads back here stops.
@@ -154,7 +167,10 @@ class ServiceForwarder:
             block = b"NATS/1.0\r\n" + line
             body = msg
         forwarded = self.responses.reply_for(reply) if reply else None
-        delivered = self.exporter.route(None, self.subject or subject, forwarded, len(block), block + body)
+        target = self.subject or subject
+        if self.mapping is not None:
+            target = self.mapping.match(subject) or target
+        delivered = self.exporter.route(None, target, forwarded, len(block), block + body)
         if not delivered and forwarded is not None:
             self.responses.pending.pop(forwarded[len(self.responses.prefix) :], None)
         return delivered

@@ -885,4 +885,14 @@ MUTATIONS: list[Mutation] = [
         ("tests/store/test_wal_runs.py",),
         "an Append record with bytes left over is read back in a run instead of ending the log",
     ),
+    # --- service imports mapped with wildcards (issue 18) ----------------------------------------
+    Mutation(
+        "service_import_mapping_ignored",
+        "server",
+        "jsemu/server/imports.py",
+        "            target = self.mapping.match(subject) or target\n",
+        "            pass\n",
+        ("tests/test_account_imports.py::test_service_import_mapped_with_wildcards",),
+        "a request on $JS.A.API.> is forwarded on its local subject, which nobody in the exporter takes",
+    ),
 ]
