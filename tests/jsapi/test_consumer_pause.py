@@ -77,10 +77,10 @@ class Advisories:
         return got[1]
 
     @staticmethod
-    async def _take(client: RawClient, side: Side, n: int) -> list[str]:
+    async def _take(client: RawClient, side: Side, n: int, timeout: float = 2.0) -> list[str]:
         out: list[str] = []
         while len(out) < n:
-            frame = await client.next_frame(2.0)
+            frame = await client.next_frame(timeout)
             if frame is None:
                 break
             if frame.startswith(b"MSG "):
