@@ -89,7 +89,7 @@ MUTATIONS: list[Mutation] = [
         "jsemu/store/stream_store.py",
         "            maxp = total - keep\n",
         "            maxp = total - keep + 1\n",
-        ("tests/store/test_store_stateful.py::TestStoreDefault",),
+        ("tests/store/test_purge_keep.py", "tests/store/test_store_stateful.py::TestStoreDefault"),
         "purge with keep removes one message too many (default thresholds)",
     ),
     Mutation(
