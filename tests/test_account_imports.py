@@ -173,17 +173,11 @@ _STAMP = re.compile(rb"\d{4}-\d\d-\d\dT[0-9:.]+Z")
 _LEADER = re.compile(rb'"leader":"[^"]*"')  # the server's name
 
 
-async def test_jetstream_api_imported_from_another_account(tmp_path: Path) -> None:
-    """B has no JetStream of its own but imports A's API: its requests create and read A's
-    streams, A counts them, and B's own subjects still do not reach A's streams."""
+async def _both_with_js(tmp_path: Path, conf_text: str, scenario: Any) -> dict[str, Any]:
+    """``scenario(port)`` (a list of steps, each a list of frames) on nats-server and on jsemu
+    given the same configuration with JetStream; times and the leader's name blanked."""
     conf = tmp_path / "server.conf"
-    conf.write_text(JS_CONF.format(store=tmp_path / "real-store"))
-    requests = [
-        ("$JS.API.INFO", b""),
-        ("$JS.API.STREAM.CREATE.S", b'{"name":"S","subjects":["s"],"storage":"memory","allow_direct":true}'),
-        ("$JS.API.STREAM.NAMES", b""),
-        ("$JS.API.FOO", b""),
-    ]
+    conf.write_text(conf_text.format(store=tmp_path / "real-store"))
     got: dict[str, Any] = {}
     real = _RealWithConfig(conf)
     try:
@@ -192,23 +186,41 @@ async def test_jetstream_api_imported_from_another_account(tmp_path: Path) -> No
         options.host, options.port, options.store_dir = "127.0.0.1", 0, None
         async with jsemu.Server(options) as emu:
             for kind, port in (("real", real.port), ("jsemu", emu.port)):
-                a = await _login(port, "a", b"SUB _INBOX.> 1\r\n")
-                b = await _login(port, "b", b"SUB _INBOX.> 1\r\n")
-                out: list[Any] = []
-                for subject, body in requests:
-                    b.send(f"PUB {subject} _INBOX.b {len(body)}\r\n".encode() + body + b"\r\n")
-                    out.append(await _take(b, 0 if subject.endswith("FOO") else 1))
-                a.send(b"PUB s _INBOX.a 2\r\nhi\r\n")
-                out.append(await _take(a, 1))
-                b.send(b'PUB $JS.API.DIRECT.GET.S _INBOX.b 9\r\n{"seq":1}\r\nPUB s _INBOX.b 2\r\nhi\r\n')
-                out.append(sorted(await _take(b, 2)))
-                a.send(b"PUB $JS.API.INFO _INBOX.a 0\r\n\r\n")
-                out.append(await _take(a, 1))
-                for client in (a, b):
-                    await client.close()
-                got[kind] = [[_STAMP.sub(b"TS", f) for f in step] for step in out]
+                out = await scenario(port)
+                got[kind] = [[_LEADER.sub(b'"leader":"X"', _STAMP.sub(b"TS", f)) for f in step] for step in out]
     finally:
         real.stop()
+    return got
+
+
+async def test_jetstream_api_imported_from_another_account(tmp_path: Path) -> None:
+    """B has no JetStream of its own but imports A's API: its requests create and read A's
+    streams, A counts them, and B's own subjects still do not reach A's streams."""
+    requests = [
+        ("$JS.API.INFO", b""),
+        ("$JS.API.STREAM.CREATE.S", b'{"name":"S","subjects":["s"],"storage":"memory","allow_direct":true}'),
+        ("$JS.API.STREAM.NAMES", b""),
+        ("$JS.API.FOO", b""),
+    ]
+
+    async def scenario(port: int) -> list[Any]:
+        a = await _login(port, "a", b"SUB _INBOX.> 1\r\n")
+        b = await _login(port, "b", b"SUB _INBOX.> 1\r\n")
+        out: list[Any] = []
+        for subject, body in requests:
+            b.send(f"PUB {subject} _INBOX.b {len(body)}\r\n".encode() + body + b"\r\n")
+            out.append(await _take(b, 0 if subject.endswith("FOO") else 1))
+        a.send(b"PUB s _INBOX.a 2\r\nhi\r\n")
+        out.append(await _take(a, 1))
+        b.send(b'PUB $JS.API.DIRECT.GET.S _INBOX.b 9\r\n{"seq":1}\r\nPUB s _INBOX.b 2\r\nhi\r\n')
+        out.append(sorted(await _take(b, 2)))
+        a.send(b"PUB $JS.API.INFO _INBOX.a 0\r\n\r\n")
+        out.append(await _take(a, 1))
+        for client in (a, b):
+            await client.close()
+        return out
+
+    got = await _both_with_js(tmp_path, JS_CONF, scenario)
     assert b'"streams":1' in got["real"][-1][0] and b'"total":3' in got["real"][-1][0]
     assert got["jsemu"] == got["real"]
 
@@ -235,35 +247,27 @@ async def test_service_import_mapped_with_wildcards(tmp_path: Path) -> None:
     """B reaches A's JetStream API under ``$JS.A.API.>`` (the usual way to share one account's
     streams) while keeping its own ``$JS.API``, and a ``*`` carries its token across: the
     requests arrive on the exported subjects and the answers are A's."""
-    conf = tmp_path / "server.conf"
-    conf.write_text(MAPPED_CONF.format(store=tmp_path / "real-store"))
     requests = [
         ("$JS.A.API.STREAM.CREATE.S", b'{"name":"S","subjects":["s"],"storage":"memory"}'),
         ("$JS.A.API.STREAM.NAMES", b""),
         ("$JS.API.STREAM.NAMES", b""),
         ("$JS.A.API.STREAM.INFO.S", b""),
     ]
-    got: dict[str, Any] = {}
-    real = _RealWithConfig(conf)
-    try:
-        options = jsemu.ServerOptions()
-        load_config(conf, options)
-        options.host, options.port, options.store_dir = "127.0.0.1", 0, None
-        async with jsemu.Server(options) as emu:
-            for kind, port in (("real", real.port), ("jsemu", emu.port)):
-                a = await _login(port, "a", b"SUB _INBOX.> 1\r\nSUB svc.> 2\r\n")
-                b = await _login(port, "b", b"SUB _INBOX.> 1\r\n")
-                out: list[Any] = []
-                for subject, body in requests:
-                    b.send(f"PUB {subject} _INBOX.b {len(body)}\r\n".encode() + body + b"\r\n")
-                    out.append(await _take(b, 1))
-                b.send(b"PUB local.t1.y _INBOX.c 3\r\nreq\r\nPUB local.t1.z 3\r\nnot\r\n")
-                out.append(await _take(a, 1))
-                for client in (a, b):
-                    await client.close()
-                got[kind] = [[_LEADER.sub(b'"leader":"X"', _STAMP.sub(b"TS", f)) for f in step] for step in out]
-    finally:
-        real.stop()
+
+    async def scenario(port: int) -> list[Any]:
+        a = await _login(port, "a", b"SUB _INBOX.> 1\r\nSUB svc.> 2\r\n")
+        b = await _login(port, "b", b"SUB _INBOX.> 1\r\n")
+        out: list[Any] = []
+        for subject, body in requests:
+            b.send(f"PUB {subject} _INBOX.b {len(body)}\r\n".encode() + body + b"\r\n")
+            out.append(await _take(b, 1))
+        b.send(b"PUB local.t1.y _INBOX.c 3\r\nreq\r\nPUB local.t1.z 3\r\nnot\r\n")
+        out.append(await _take(a, 1))
+        for client in (a, b):
+            await client.close()
+        return out
+
+    got = await _both_with_js(tmp_path, MAPPED_CONF, scenario)
     assert b'"streams":["S"]' in got["real"][1][0] and b'"streams":null' in got["real"][2][0]
     assert got["real"][4][0].startswith(b"HMSG svc.t1.x 2 _R_.X.Y")
     assert got["jsemu"] == got["real"]

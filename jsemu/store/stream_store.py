@@ -728,12 +728,7 @@ class StreamStore:
         if not ts:
             ts = self._clock.now_ns()
         if self._msgs == 0:
-            self._first = seq
-            if self._subj:
-                self._subj = []
-                self._body = []
-                self._ts = array("q")
-            self._base = seq
+            self._restart_at(seq)
         self._subj.append(subject if st is None else st.subject)
         self._body.append((hdr, data) if hlen else data)
         self._ts.append(ts)
@@ -854,12 +849,7 @@ class StreamStore:
             return False
         seq = self._last + 1
         if self._msgs == 0:
-            self._first = seq
-            if self._subj:
-                self._subj = []
-                self._body = []
-                self._ts = array("q")
-            self._base = seq
+            self._restart_at(seq)
         fss = self._fss
         get = fss.get
         new_subjects = self._tree_pending
@@ -913,6 +903,15 @@ class StreamStore:
             self._enforce_msg_limit()
             self._enforce_bytes_limit()
         return True
+
+    def _restart_at(self, seq: int) -> None:
+        """An empty store takes its next message at ``seq``: the columns start over there."""
+        self._first = seq
+        if self._subj:
+            self._subj = []
+            self._body = []
+            self._ts = array("q")
+        self._base = seq
 
     def _enforce_per_subject(self, st: _Subj) -> None:
         maxp = self._maxp
