@@ -41,6 +41,7 @@ from .consumer_store import ConsumerStore
 from .dedup_rebuild import rebuild_dedup
 from .direct_get import DirectGetResponder
 from .errors import ApiError, ApiErrors, api_error
+from .external_route import resolve_external
 from .internal import InternalSubscriber
 from .mirror import MirrorLink
 from .persistence import MetaError, StreamFiles, saved_streams
@@ -344,11 +345,20 @@ class JetStream:
             if link.upstream is not None:
                 continue
             link.started = True
-            upstream = self.streams.get(link.upstream_name) if link.spec.get("external") is None else None
+            home: JetStream | None = self
+            external = link.spec.get("external")
+            if external is not None:
+                kind = "M" if link is stream.mirror_link else "S"
+                route = resolve_external(self, external, link.upstream_name, kind)
+                home, link.deaf = route.upstream, not route.delivers
+                link.unreachable = home is None
+            if home is None:
+                continue
+            upstream = home.streams.get(link.upstream_name)
             if upstream is not None:
                 link.attach(upstream)
             else:
-                waiting = self._orphans.setdefault(link.upstream_name, [])
+                waiting = home._orphans.setdefault(link.upstream_name, [])
                 if link not in waiting:
                     waiting.append(link)
 
@@ -494,9 +504,10 @@ class JetStream:
 
     def _forget_link(self, link: UpstreamLink) -> None:
         link.detach()
-        orphans = self._orphans.get(link.upstream_name, [])
-        if link in orphans:
-            orphans.remove(link)
+        for js in self.all_jetstreams.values():  # an external link waits in its upstream's account
+            orphans = js._orphans.get(link.upstream_name, [])
+            if link in orphans:
+                orphans.remove(link)
 
     def sync_responders(self, stream: Stream) -> None:
         """Make the stream's Direct Get members match its state, at once: each online peer

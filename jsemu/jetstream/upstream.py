@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from ..store import StoredMsg
 from ..subject_transform import SubjectTransform, TransformError
 from ..timefmt import go_unix_nano
+from .external_route import RETRY_NS
 
 if TYPE_CHECKING:
     from .service import JetStream
@@ -59,6 +60,10 @@ class UpstreamLink:
         self.attached_ns = 0
         self.started = False  # the consumer has been asked for
         self.consumer_created = False  # and made (the filter shows in the info from then on)
+        #: External upstreams (``external_route``): the API request reaches no JetStream, or
+        #: the consumer is made but its deliveries do not come back to this account.
+        self.unreachable = False
+        self.deaf = False
 
     # --- attaching --------------------------------------------------------------------
 
@@ -69,7 +74,7 @@ class UpstreamLink:
         upstream.watchers.append(self)
         self._start(upstream)
         self.attached_ns = self.js.clock.now_ns()
-        if self.contact_on_setup:
+        if self.contact_on_setup or self.deaf:
             self.last_contact_ns = self.attached_ns
         self.pump()
 
@@ -118,7 +123,7 @@ class UpstreamLink:
 
     def pending(self) -> int:
         """Upstream messages after the last copied one that are still to be copied."""
-        if self.upstream is None:
+        if self.upstream is None or self.deaf:
             return 0
         store = self.upstream.store
         if not self.filters:
@@ -136,7 +141,7 @@ class UpstreamLink:
 
     def pump(self, force: bool = False) -> None:
         """Copy what the consumer would deliver now (all of it when ``force``)."""
-        if self.upstream is None or (self.paused and not force):
+        if self.upstream is None or self.deaf or (self.paused and not force):
             return
         hold = 0 if force or self.hold is None else self.hold
         copied = False
@@ -192,10 +197,12 @@ class UpstreamLink:
             out["active"] = -1
         else:
             since = max(1, self.js.clock.now_ns() - last)
-            if self.upstream is not None and not self.paused:
+            if self.deaf:
+                since = since % RETRY_NS or 1  # set up again each time nothing came for 10 s
+            elif self.upstream is not None and not self.paused:
                 since = min(since, HEARTBEAT_NS)  # idle heartbeats keep a running link fresh
             out["active"] = since
-        if self.started and not self.consumer_created:
+        if self.started and not self.consumer_created and not self.unreachable:
             out["error"] = {"code": 404, "err_code": 10059, "description": "stream not found"}
         if self.spec.get("filter_subject") and (self.consumer_created or self.filter_before_setup):
             out["filter_subject"] = self.spec["filter_subject"]

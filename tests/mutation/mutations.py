@@ -895,4 +895,23 @@ MUTATIONS: list[Mutation] = [
         ("tests/test_account_imports.py::test_service_import_mapped_with_wildcards",),
         "a request on $JS.A.API.> is forwarded on its local subject, which nobody in the exporter takes",
     ),
+    # --- mirrors and sources across accounts (issue 18) ---------------------------------------
+    Mutation(
+        "external_link_deaf_ignored",
+        "jetstream",
+        "jsemu/jetstream/upstream.py",
+        "        if self.upstream is None or self.deaf or (self.paused and not force):\n",
+        "        if self.upstream is None or (self.paused and not force):\n",
+        ("tests/test_external_upstream.py",),
+        "a mirror copies from another account without a stream import of its delivery subject",
+    ),
+    Mutation(
+        "external_route_own_account",
+        "jetstream",
+        "jsemu/jetstream/external_route.py",
+        "        other = js.all_jetstreams.get(exporter.name)\n",
+        "        other = js\n",
+        ("tests/test_external_upstream.py",),
+        "an external upstream is looked for in the mirror's own account",
+    ),
 ]
