@@ -17,6 +17,9 @@ from typing import Any
 import pytest
 from test_account_imports import _both_with_js, _login, _take
 
+import jsemu
+from jsemu.config import load_config
+
 CONF = """
 jetstream {{{{ store_dir: "{{store}}" }}}}
 accounts {{{{
@@ -100,3 +103,61 @@ async def test_external_mirror_and_source(tmp_path: Path, variant: str) -> None:
         assert b'"messages":7' in got["real"][2][0], got["real"][2]
         assert b"Nats-Stream-Source: S:z0zeNTHp 2 s.1 > s.1 HASH" in got["real"][5][0], got["real"][5]
     assert got["jsemu"] == got["real"]
+
+
+RESTART_CONF = """
+jetstream { store_dir: "%s" }
+accounts {
+  B: {
+    users: [{user: b, password: b}], jetstream: enabled
+    imports: [
+      {service: {account: A, subject: "$JS.API.CONSUMER.CREATE.>"}, to: "$JS.A.API.CONSUMER.CREATE.>"}
+      {stream: {account: A, subject: "deliver.>"}}
+    ]
+  }
+  A: {
+    users: [{user: a, password: a}], jetstream: enabled
+    exports: [ {service: "$JS.API.CONSUMER.CREATE.>"}, {stream: "deliver.>"} ]
+  }
+}
+"""
+
+
+async def test_external_mirror_after_restart(tmp_path: Path) -> None:
+    """B's file mirror of A's stream is linked again after a restart, though B's streams are
+    restored before A's (B comes first in the file): what A stores next is copied."""
+    conf = tmp_path / "server.conf"
+    conf.write_text(RESTART_CONF % (tmp_path / "store"))
+
+    def options() -> jsemu.ServerOptions:
+        opts = jsemu.ServerOptions()
+        load_config(conf, opts)
+        opts.host, opts.port = "127.0.0.1", 0
+        return opts
+
+    async def publish(port: int, subject: str) -> None:
+        a = await _login(port, "a", b"SUB _INBOX.> 1\r\n")
+        a.send(_pub(subject, b"x"))
+        await _take(a, 1)
+        await a.close()
+
+    async def mirrored(port: int) -> int:
+        b = await _login(port, "b", b"SUB _INBOX.> 1\r\n")
+        b.send(_pub("$JS.API.STREAM.INFO.M", b""))
+        info = json.loads((await _take(b, 1))[0].split(b"\r\n")[1])
+        await b.close()
+        return int(info["state"]["messages"])
+
+    async with jsemu.Server(options()) as emu:
+        a = await _login(emu.port, "a", b"SUB _INBOX.> 1\r\n")
+        a.send(_pub("$JS.API.STREAM.CREATE.S", b'{"name":"S","subjects":["s.>"]}'))
+        await _take(a, 1)
+        b = await _login(emu.port, "b", b"SUB _INBOX.> 1\r\n")
+        b.send(_pub("$JS.API.STREAM.CREATE.M", json.dumps({"name": "M", "mirror": _MIRROR}).encode()))
+        await _take(b, 1)
+        await publish(emu.port, "s.1")
+        assert await mirrored(emu.port) == 1
+    async with jsemu.Server(options()) as emu:
+        assert await mirrored(emu.port) == 1
+        await publish(emu.port, "s.2")
+        assert await mirrored(emu.port) == 2

@@ -330,6 +330,9 @@ class JetStream:
             restored.append(stream)
         for stream in restored:
             self.start_links(stream)
+        for stream in restored:  # links of accounts restored before this one (external ones)
+            for link in self._orphans.pop(stream.name, []):
+                link.attach(stream)
         for stream in restored:
             consumers = self.consumer_set(stream)
             for consumer in self.consumer_store.restore(stream):
