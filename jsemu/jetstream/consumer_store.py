@@ -40,7 +40,7 @@ if TYPE_CHECKING:
     from .service import JetStream
     from .stream import Stream
 
-__all__ = ["ConsumerFiles", "ConsumerStore", "saved_consumers"]
+__all__ = ["ConsumerFiles", "ConsumerStore", "meta_doc", "saved_consumers", "state_doc"]
 
 log = logging.getLogger("jsemu.jetstream")
 
@@ -70,6 +70,10 @@ def config_from_doc(doc: dict[str, Any]) -> ConsumerConfig:
         if name in doc:
             setattr(cfg, name, doc[name])
     return cfg
+
+
+def meta_doc(c: Consumer) -> dict[str, Any]:
+    return {"format": _FORMAT, "name": c.name, "created_ns": c.created_ns, "config": config_doc(c.config)}
 
 
 def state_doc(c: Consumer) -> dict[str, Any]:
@@ -113,8 +117,7 @@ class ConsumerFiles:
 
     def save_meta(self, c: Consumer) -> None:
         self.dir.mkdir(parents=True, exist_ok=True)
-        doc = {"format": _FORMAT, "name": c.name, "created_ns": c.created_ns, "config": config_doc(c.config)}
-        _write_atomic(self.dir / _META, doc)
+        _write_atomic(self.dir / _META, meta_doc(c))
 
     def save_state(self, c: Consumer) -> None:
         self.dir.mkdir(parents=True, exist_ok=True)
@@ -205,13 +208,16 @@ class ConsumerStore:
     def restore(self, stream: Stream) -> list[Consumer]:
         """Make the saved consumers of ``stream`` again, with their state."""
         d = self.stream_dir(stream)
-        if d is None:
-            return []
+        return [] if d is None else self.load(stream, d)
+
+    def load(self, stream: Stream, stream_dir: Path, created_ns: int | None = None) -> list[Consumer]:
+        """The consumers saved under ``stream_dir``, made again with their state (created at
+        ``created_ns`` when given: a restored snapshot's consumers are new)."""
         out = []
-        for files in saved_consumers(d):
+        for files in saved_consumers(stream_dir):
             try:
-                name, created_ns, cfg, state = files.load()
-                c = Consumer(self.js, stream, cfg, name, created_ns)
+                name, saved_ns, cfg, state = files.load()
+                c = Consumer(self.js, stream, cfg, name, saved_ns if created_ns is None else created_ns)
                 if state is not None:
                     apply_state(c, state)
             except Exception:

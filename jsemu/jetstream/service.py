@@ -47,8 +47,11 @@ from .mirror import MirrorLink
 from .persistence import MetaError, StreamFiles, saved_streams
 from .replicas import Peer
 from .retention import check_interest_state, consumer_deleted
+from .snapshot_archive import RestoreError
 from .sources import SourceLink
 from .stream import Stream
+from .stream_advisories import CREATE as STREAM_CREATED
+from .stream_advisories import send_stream_action
 from .stream_config import StreamConfig, check_stream_config, compose_iname, copy_metadata
 from .stream_refusals import refuse_unsupported
 from .upstream import UpstreamLink
@@ -337,6 +340,42 @@ class JetStream:
             consumers = self.consumer_set(stream)
             for consumer in self.consumer_store.restore(stream):
                 consumers.add(consumer)
+
+    def restore_stream(self, cfg: StreamConfig, stream_dir: Path) -> Stream:
+        """A stream from an unpacked snapshot (``snapshot_archive``) under ``cfg``: the
+        restore request's config is the stream's new identity (``RestoreStream``), its
+        creation time is now, and so is its consumers'."""
+        files = StreamFiles(stream_dir.parent, stream_dir.name)
+        try:
+            archived, _ = files.load_meta()
+        except MetaError as exc:
+            raise RestoreError(str(exc)) from None
+        if archived.name != cfg.name:
+            raise RestoreError("stream names do not match")
+        if cfg.name in self.streams:
+            raise api_error(ApiErrors.JSStreamNameExistRestoreFailedErr)
+        now = self.clock.now_ns()
+        stream = self._new_stream(cfg, now)
+        files.replay_into(stream)
+        stream.update_config(cfg)  # the log ends with the archived stream's limits
+        if self.persists(cfg):
+            assert self.streams_dir is not None
+            saved = StreamFiles(self.streams_dir, cfg.name)
+            saved.remove()
+            saved.save_meta(cfg, now)
+            stream.replicas.wal = saved.open_wal(stream)
+            stream.replicas.wal.compact()  # the restored state, as the log's first records
+        rebuild_dedup(stream)
+        self._register(stream)
+        send_stream_action(self, cfg.name, STREAM_CREATED)
+        self.start_links(stream)
+        for link in self._orphans.pop(cfg.name, []):
+            link.attach(stream)
+        consumers = self.consumer_set(stream)
+        for consumer in self.consumer_store.load(stream, stream_dir, now):
+            consumers.add(consumer)
+            self.consumer_store.created(consumer)
+        return stream
 
     def start_links(self, stream: Stream) -> None:
         """Create the consumers of a mirror or of the sources on their upstreams; a link

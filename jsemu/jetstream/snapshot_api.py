@@ -1,9 +1,9 @@
-"""``$JS.API.STREAM.SNAPSHOT.<stream>`` and ``$JS.API.STREAM.RESTORE.<stream>``: refused.
+"""``$JS.API.STREAM.SNAPSHOT.<stream>`` and ``$JS.API.STREAM.RESTORE.<stream>``.
 
-jsemu does not implement stream snapshots or restores yet. Both handlers make nats-server
-2.15.1's request checks in its order (so a bad request gets the server's error), then
-answer what the server would have started with a clear ``snapshot failed`` / ``restore
-failed`` error instead of leaving the client waiting for chunks that never come.
+The request checks are nats-server 2.15.1's, in its order (``jsStreamSnapshotRequest``,
+``jsStreamRestoreRequest``); the transfers are in ``snapshot_transfer.py`` and the archive's
+contents in ``snapshot_archive.py``. A snapshot holds the stream's messages and, unless
+``no_consumers``, its durable consumers with their state.
 """
 
 from __future__ import annotations
@@ -12,12 +12,18 @@ from typing import TYPE_CHECKING, Any
 
 from ..protocol.gojson import T_BOOL, T_INT, T_STRING, T_TIME, T_UINT64, GoMap, GoPointer, GoSlice, GoStruct
 from ..subjects import is_valid_subject, subject_is_literal
-from .api import ApiRequest, api, error_response, is_empty_request
+from .account_limits import stream_limits_error
+from .api import ApiRequest, api, error_response, is_empty_request, response_type
 from .errors import ApiError, ApiErrors, api_error
 from .requests import STREAM_CONFIG_REQUEST
+from .snapshot_archive import build_archive
+from .snapshot_transfer import RestoreReceiver, SnapshotSender
+from .stream_config import check_stream_config, config_from_request, config_json
 
 if TYPE_CHECKING:
+    from .consumer import Consumer
     from .service import JetStream
+    from .stream import Stream
 
 __all__ = ["RESTORE_REQUEST", "SNAPSHOT_REQUEST"]
 
@@ -52,28 +58,41 @@ _STREAM_STATE = GoStruct(
 RESTORE_REQUEST = GoStruct("JSApiStreamRestoreRequest", {"config": _STREAM_CONFIG, "state": _STREAM_STATE})
 
 
-@api("STREAM.SNAPSHOT.*", refused=True)
+@api("STREAM.SNAPSHOT.*")
 def stream_snapshot(js: JetStream, req: ApiRequest) -> dict[str, Any]:
-    """``jsStreamSnapshotRequest``'s checks, then the refusal."""
+    """``jsStreamSnapshotRequest``: the reply, then the chunks (after it, on the loop)."""
     kind = "stream_snapshot_response"
     try:
         req.check_api_level()
         if is_empty_request(req.data):
             raise api_error(ApiErrors.JSBadRequestErr)
-        if req.token(5) not in js.streams:
+        stream = js.streams.get(req.token(5))
+        if stream is None:
             raise api_error(ApiErrors.JSStreamNotFoundErr)
         values = req.decode(SNAPSHOT_REQUEST)
         deliver = values.get("deliver_subject", "")
         if not (is_valid_subject(deliver) and subject_is_literal(deliver)):
             raise api_error(ApiErrors.JSSnapshotDeliverSubjectInvalidErr)
-        raise api_error(ApiErrors.JSStreamSnapshotErrF, err="jsemu does not implement stream snapshots yet")
     except ApiError as err:
         return error_response(kind, err)
+    consumers = [] if values.get("no_consumers") else _durables(js, stream)
+    state = stream.state_json()
+    client = js.account.requester()
+    sizes = (int(values.get("chunk_size") or 0), int(values.get("window_size") or 0))
+    sender = SnapshotSender(js, stream.name, deliver, build_archive(stream, consumers), sizes, client)
+    js.server.loop.call_soon(sender.start, state)
+    return {"type": response_type(kind), "config": config_json(stream.config, False), "state": state}
 
 
-@api("STREAM.RESTORE.*", refused=True)
+def _durables(js: JetStream, stream: Stream) -> list[Consumer]:
+    """The consumers a snapshot keeps: the durable ones (ephemerals are not in nats-server's
+    store directory either)."""
+    return [c for c in js.consumer_set(stream).by_name.values() if c.config.durable_name]
+
+
+@api("STREAM.RESTORE.*")
 def stream_restore(js: JetStream, req: ApiRequest) -> dict[str, Any]:
-    """``jsStreamRestoreRequest``'s checks, then the refusal."""
+    """``jsStreamRestoreRequest``: checks, then the upload subject."""
     kind = "stream_restore_response"
     try:
         req.check_api_level()
@@ -81,10 +100,21 @@ def stream_restore(js: JetStream, req: ApiRequest) -> dict[str, Any]:
             raise api_error(ApiErrors.JSBadRequestErr)
         values = req.decode(RESTORE_REQUEST)
         name = req.token(5)
-        if values.get("config", {}).get("name", "") != name:
+        config = dict(values.get("config") or {})
+        if not config.get("name"):
+            config["name"] = name
+        if config["name"] != name:
             raise api_error(ApiErrors.JSStreamMismatchErr)
+        if "\\" in name or "/" in name:
+            raise api_error(ApiErrors.JSStreamNameContainsPathSeparatorsErr)
+        cfg = check_stream_config(config_from_request(config)[0], js.lookup_config, False, js.limits)
+        over = stream_limits_error(js, cfg)
+        if over is not None:
+            raise over
         if name in js.streams:
             raise api_error(ApiErrors.JSStreamNameExistRestoreFailedErr)
-        raise api_error(ApiErrors.JSStreamRestoreErrF, err="jsemu does not implement stream restores yet")
     except ApiError as err:
         return error_response(kind, err, deliver_subject="")
+    receiver = RestoreReceiver(js, cfg, js.account.requester())
+    receiver.start()
+    return {"type": response_type(kind), "deliver_subject": receiver.subject}

@@ -40,7 +40,7 @@ from typing import Any, BinaryIO
 
 from .records import Append, AppendRun, Compact, Purge, PurgeEx, Record, Remove, Skip, SkipMany, UpdateLimits, decode
 
-__all__ = ["FORMAT_VERSION", "MAGIC", "LogContents", "WriteAheadLog", "read_log", "replay"]
+__all__ = ["FORMAT_VERSION", "MAGIC", "LogContents", "WriteAheadLog", "log_bytes", "read_log", "replay"]
 
 MAGIC = b"JSEMUWAL"
 FORMAT_VERSION = 2
@@ -193,6 +193,11 @@ def read_log(path: Path, runs: bool = False) -> LogContents:
     damage = _damage(path, data, good, len(records), why) if good != len(data) and good > 0 else ""
     _write_atomically(path, records)
     return LogContents(records, damage)
+
+
+def log_bytes(records: Iterable[Record]) -> bytes:
+    """A whole log of ``records`` as bytes (a stream snapshot carries one)."""
+    return _file_header() + b"".join(_frame(record.encode()) for record in records)
 
 
 def _count(records: list[Record]) -> int:

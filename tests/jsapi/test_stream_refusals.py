@@ -1,5 +1,6 @@
 """What jsemu does not implement yet is refused with a clear error, never accepted and
-ignored: fast batch publish, snapshots and restores.
+ignored: fast batch publish; and the request checks of snapshots and restores (their
+transfers are in ``test_snapshot_restore.py``).
 
 Bad requests get nats-server 2.15.1's answer (compared side by side); a request the real
 server accepts gets, from jsemu only, the refusal (the real server's acceptance is checked
@@ -74,27 +75,9 @@ RESTORE_BAD: list[tuple[str, bytes]] = [
 ]
 
 
-async def test_snapshot_and_restore_checks_then_refusal(pair: Pair) -> None:
+async def test_snapshot_and_restore_request_checks(pair: Pair) -> None:
     await pair.create("S", subjects=["snap.>"], storage="memory")
     for stream, body in SNAPSHOT_BAD:
         await pair.same(f"{API}.SNAPSHOT.{stream}", body)
     for stream, body in RESTORE_BAD:
         await pair.same(f"{API}.RESTORE.{stream}", body)
-    # what nats-server would start (a snapshot to a deliver subject, a restore waiting for
-    # chunks) jsemu refuses; asked of jsemu alone, so the real server holds no open restore
-    snap = await emu_only(pair, f"{API}.SNAPSHOT.S", b'{"deliver_subject":"snap.inbox"}')
-    assert snap["error"] == {
-        "code": 500,
-        "err_code": 10064,
-        "description": "snapshot failed: jsemu does not implement stream snapshots yet",
-    }
-    restore = await emu_only(pair, f"{API}.RESTORE.RQ", b'{"config":{"name":"RQ"}}')
-    assert restore == {
-        "type": "io.nats.jetstream.api.v1.stream_restore_response",
-        "error": {
-            "code": 500,
-            "err_code": 10062,
-            "description": "restore failed: jsemu does not implement stream restores yet",
-        },
-        "deliver_subject": "",
-    }

@@ -914,4 +914,32 @@ MUTATIONS: list[Mutation] = [
         ("tests/test_external_upstream.py",),
         "an external upstream is looked for in the mirror's own account",
     ),
+    # --- stream snapshots and restores (issue 19) --------------------------------------------
+    Mutation(
+        "snapshot_end_without_status",
+        "jetstream",
+        "jsemu/jetstream/snapshot_transfer.py",
+        '            self.end_header = b"NATS/1.0 204\\r\\n\\r\\n"\n',
+        "            pass\n",
+        ("tests/jsapi/test_snapshot_restore.py",),
+        "a snapshot of several chunks ends with a plain empty message instead of NATS/1.0 204",
+    ),
+    Mutation(
+        "snapshot_ack_timeout_not_armed",
+        "jetstream",
+        "jsemu/jetstream/snapshot_transfer.py",
+        "        if not self.done:\n            self._arm()\n",
+        "        pass\n",
+        ("tests/jsapi/test_snapshot_restore.py",),
+        "a snapshot whose chunks are never acked waits forever",
+    ),
+    Mutation(
+        "restore_keeps_archived_config",
+        "jetstream",
+        "jsemu/jetstream/service.py",
+        "        stream.update_config(cfg)  # the log ends with the archived stream's limits\n",
+        "        pass\n",
+        ("tests/jsapi/test_snapshot_restore.py",),
+        "a restored stream keeps the archived limits instead of the request's",
+    ),
 ]
