@@ -149,3 +149,21 @@ def test_write_deadline_forms(value: str, seconds: float) -> None:
     options = apply_config(parse_config(f"write_deadline: {value}\n"), ServerOptions())
     assert options.write_deadline == seconds
     assert options.write_deadline_ns() == (round(seconds * 1e9) or 10_000_000_000)
+
+
+@pytest.mark.parametrize(
+    ("value", "message"),
+    [
+        ('"abc"', 'error parsing write_deadline: time: invalid duration "abc"'),
+        ('"5"', 'error parsing write_deadline: time: missing unit in duration "5"'),
+        ("1.5", 'invalid use of field "write_deadline": write_deadline should be converted to a duration'),
+    ],
+)
+def test_write_deadline_bad_values(value: str, message: str) -> None:
+    """nats-server's first line for each (``test_cli_errors`` compares them with the binary's)."""
+    from jsemu.config import ConfigError, apply_config, parse_config
+    from jsemu.server.options import ServerOptions
+
+    with pytest.raises(ConfigError) as caught:
+        apply_config(parse_config(f"write_deadline: {value}\n"), ServerOptions())
+    assert str(caught.value) == message

@@ -167,9 +167,14 @@ async def test_varz_echoes_the_deadline(start: Start, value: Any) -> None:
 @pytest.mark.fake_only
 async def test_deadline_follows_the_controlled_clock() -> None:
     """Frozen, the clock never reaches the deadline however long the subscriber stalls; one
-    step past it cuts the stalled subscriber at once, and never a subscriber that keeps up."""
+    step past it cuts the stalled subscriber at once, and never a subscriber that keeps up
+    nor a stored message."""
     async with jsemu.Server(write_deadline=1.0, max_payload=PAYLOAD) as srv:
         srv.control.freeze_clock()
+        api = await RawClient.connect(srv.port, QUIET)
+        assert await api.exchange(b"SUB _INBOX.a 9\r\n") == []
+        created = await _api(api, b"STREAM.CREATE.S", b'{"name":"S","subjects":["big"],"storage":"memory"}')
+        assert "error" not in created, created
         reader, writer = await _stalled_subscriber(srv.port, b"big")
         fast = await RawClient.connect(srv.port, QUIET)
         assert await fast.exchange(b"SUB big 2\r\n") == []
@@ -183,12 +188,12 @@ async def test_deadline_follows_the_controlled_clock() -> None:
             assert got is not None and got.startswith(b"MSG big 2 ")
             received += 1
         await asyncio.sleep(1.5)
-        assert srv.slow_consumers == 0 and len(srv.connections) == 3
+        assert srv.slow_consumers == 0 and len(srv.connections) == 4
         srv.control.advance_clock(seconds=0.9)
         await asyncio.sleep(0.1)
-        assert srv.slow_consumers == 0 and len(srv.connections) == 3
+        assert srv.slow_consumers == 0 and len(srv.connections) == 4
         srv.control.advance_clock(seconds=0.2)
-        assert srv.slow_consumers == 1 and len(srv.connections) == 2
+        assert srv.slow_consumers == 1 and len(srv.connections) == 3
         data, eof = await _rest_of(reader)
         assert eof and b"-ERR" not in data
         writer.close()
@@ -196,5 +201,15 @@ async def test_deadline_follows_the_controlled_clock() -> None:
         srv.control.advance_clock(seconds=30)
         assert await fast.exchange(b"PUB big 1\r\nz\r\n") == [b"MSG big 2 1\r\nz\r\n"]
         assert [f for f in await pub.exchange() if f != b"PING\r\n"] == []
-        await fast.close()
-        await pub.close()
+        info = await _api(api, b"STREAM.INFO.S", b"")
+        assert info["state"]["messages"] == count + 1
+        for client in (fast, pub, api):
+            await client.close()
+
+
+async def _api(client: RawClient, endpoint: bytes, body: bytes) -> Any:
+    """One ``$JS.API`` request; its JSON reply (the client listens on ``_INBOX.a``)."""
+    frames = await client.exchange(b"PUB $JS.API.%s _INBOX.a %d\r\n%s\r\n" % (endpoint, len(body), body))
+    frames = [f for f in frames if f != b"PING\r\n"]
+    assert len(frames) == 1, frames
+    return json.loads(frames[0].split(b"\r\n", 1)[1])
