@@ -143,6 +143,26 @@ async def test_stalled_subscriber_is_cut_after_the_deadline(start: Start, caplog
         assert len(notices) == 1 and "Slow Consumer Detected: WriteDeadline of 1s exceeded with" in notices[0]
 
 
+async def test_max_pending_cut_is_counted_and_listed_too(start: Start) -> None:
+    """The other slow-consumer rule: past ``max_pending`` (long before the deadline), cut at
+    once, counted in the same /varz figures, listed as ``Slow Consumer (Pending Bytes)``."""
+    port, http = await start({"write_deadline": "1m", "max_pending": 2 * 1024 * 1024, "max_payload": PAYLOAD})
+    reader, writer = await _stalled_subscriber(port, b"big")
+    pub = await RawClient.connect(port, QUIET)
+    frame = b"PUB big %d\r\n" % PAYLOAD + b"x" * PAYLOAD + b"\r\n"
+    pub.send(frame * 128)  # 8 MiB
+    await pub.writer.drain()
+    data, eof = await _rest_of(reader)
+    assert eof and b"-ERR" not in data
+    writer.close()
+    varz = await asyncio.to_thread(_get, http, "/varz")
+    assert (varz["slow_consumers"], varz["slow_consumer_stats"]["clients"]) == (1, 1)
+    closed = (await asyncio.to_thread(_get, http, "/connz?state=closed"))["connections"]
+    assert [c["reason"] for c in closed] == ["Slow Consumer (Pending Bytes)"]
+    assert [f for f in await pub.exchange() if f != b"PING\r\n"] == []
+    await pub.close()
+
+
 async def test_negative_deadline_cuts_every_client_at_its_first_write(start: Start) -> None:
     """nats-server keeps a negative ``write_deadline``: the deadline has passed before any
     write, so a client gets not even its INFO."""

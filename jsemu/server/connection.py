@@ -752,6 +752,13 @@ class ClientConnection(asyncio.Protocol):
             if pending > self.server.options.max_pending:
                 # Slow consumer: drop it without waiting for its buffer to drain.
                 self.server.slow_consumers += 1
+                log.info(
+                    "%s:%s - cid:%d - Slow Consumer Detected: MaxPending of %d Exceeded",
+                    self.client_ip,
+                    self.client_port,
+                    self.cid,
+                    self.server.options.max_pending,
+                )
                 self.cut("Slow Consumer")
             else:
                 # Falling behind: like nats-server, hold the producer back briefly.
