@@ -82,6 +82,19 @@ def _seconds(value: Any) -> float:
     return float(m.group(1)) * _DURATION_UNITS[m.group(2)]
 
 
+def _write_deadline(value: Any) -> float:
+    """``write_deadline: "2s"`` (a Go duration) or a number of seconds, as ``parseDuration``
+    (nats-server warns that a number should be a duration; any other type is fatal)."""
+    if isinstance(value, str):
+        try:
+            return parse_duration(value) / 1e9
+        except ValueError as exc:
+            raise ConfigError(f"error parsing write_deadline: {exc}") from None
+    if isinstance(value, int) and not isinstance(value, bool):
+        return float(value)
+    raise ConfigError('invalid use of field "write_deadline": write_deadline should be converted to a duration')
+
+
 def _http_port(value: Any) -> int:
     """``http: 8222`` or ``http: "localhost:8222"``."""
     if isinstance(value, int) and not isinstance(value, bool):
@@ -126,6 +139,7 @@ _TOP_LEVEL: dict[str, tuple[str, Callable[[Any], Any]]] = {
     "max_subs": ("max_subscriptions", _int),
     "ping_interval": ("ping_interval", _seconds),
     "ping_max": ("max_pings_out", _int),
+    "write_deadline": ("write_deadline", _write_deadline),
     "http_port": ("http_port", _int),
     "http": ("http_port", _http_port),
 }
@@ -166,7 +180,7 @@ _NOT_YET = {
             "mqtt",
             "websocket",
             "ws",
-            "write_deadline",
+            "write_timeout",
             "lame_duck_duration",
             "lame_duck_grace_period",
             "logfile",

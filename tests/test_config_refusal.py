@@ -102,6 +102,7 @@ NOT_YET = {
         "auth callout is not supported",
     ),
     "cluster": ("port: 4222\ncluster { port: 6222 }\n", 2, 1, '"cluster": not supported by jsemu'),
+    "write_timeout": ('port: 4222\nwrite_timeout: "retry"\n', 2, 1, '"write_timeout": not supported by jsemu'),
 }
 
 
@@ -132,3 +133,37 @@ def test_accepted_forms_start(tmp_path: Path) -> None:
     assert (options.host, options.port, options.server_name) == ("127.0.0.1", 14444, "from-include")
     assert options.auth is not None and options.auth.timeout == 1.5
     assert {u.name: u.password for u in options.auth.users.values()} == {"a": "b", "c d": "e,f"}
+
+
+@pytest.mark.parametrize(
+    ("value", "seconds"),
+    [('"2s"', 2.0), ('"1m30s"', 90.0), ('"250ms"', 0.25), ("3", 3.0), ('"-1s"', -1.0), ('"0s"', 0.0), ("0", 0.0)],
+)
+def test_write_deadline_forms(value: str, seconds: float) -> None:
+    """A Go duration or a number of seconds (nats-server warns it should be a duration); 0 is
+    the default, 10 s; a negative deadline is kept (every write fails). Bad values fail as
+    nats-server fails: ``test_cli_errors.CONFIGS``."""
+    from jsemu.config import apply_config, parse_config
+    from jsemu.server.options import ServerOptions
+
+    options = apply_config(parse_config(f"write_deadline: {value}\n"), ServerOptions())
+    assert options.write_deadline == seconds
+    assert options.write_deadline_ns() == (round(seconds * 1e9) or 10_000_000_000)
+
+
+@pytest.mark.parametrize(
+    ("value", "message"),
+    [
+        ('"abc"', 'error parsing write_deadline: time: invalid duration "abc"'),
+        ('"5"', 'error parsing write_deadline: time: missing unit in duration "5"'),
+        ("1.5", 'invalid use of field "write_deadline": write_deadline should be converted to a duration'),
+    ],
+)
+def test_write_deadline_bad_values(value: str, message: str) -> None:
+    """nats-server's first line for each (``test_cli_errors`` compares them with the binary's)."""
+    from jsemu.config import ConfigError, apply_config, parse_config
+    from jsemu.server.options import ServerOptions
+
+    with pytest.raises(ConfigError) as caught:
+        apply_config(parse_config(f"write_deadline: {value}\n"), ServerOptions())
+    assert str(caught.value) == message

@@ -15,7 +15,8 @@ The rules follow nats-server's ``client.go``:
   ``Invalid Publish Subject``) are sent as ``-ERR`` and the connection goes on; errors
   in the byte stream close it, with a ``-ERR`` only where the server sends one;
 * a client whose outbound buffer passes ``max_pending`` is cut (slow consumer) and
-  nobody else waits for it;
+  nobody else waits for it; so is one whose socket does not take buffered output within
+  ``write_deadline`` (``server/write_deadline.py``);
 * the server PINGs an idle client every ``ping_interval`` and closes it with
   ``Stale Connection`` after ``max_pings_out`` unanswered PINGs.
 """
@@ -67,6 +68,7 @@ from .responses import ReplyPermits
 from .sublist import Subscription
 from .subscriber import Change
 from .timers import Cancellable
+from .write_deadline import cut_slow_writer, watch_writes
 
 if TYPE_CHECKING:
     from .routing import Router
@@ -138,6 +140,7 @@ class ClientConnection(asyncio.Protocol):
         "dirty",
         "echo",
         "first_pong_sent",
+        "handed",
         "handshaking",
         "headers",
         "in_bytes",
@@ -164,6 +167,9 @@ class ClientConnection(asyncio.Protocol):
         "transport",
         "user",
         "verbose",
+        "write_batch",
+        "write_mark",
+        "write_timer",
     )
 
     def __init__(self, server: Server) -> None:
@@ -195,6 +201,11 @@ class ClientConnection(asyncio.Protocol):
         self.rtt = 0.0
         self.start_ns = time.time_ns()
         self.in_msgs = self.in_bytes = self.out_msgs = self.out_bytes = 0
+        #: Bytes handed to the transport so far, and the write deadline's open batch: the
+        #: count the transport must have written past, its size, its timer (``None``: no
+        #: output buffered when last looked).
+        self.handed = self.write_mark = self.write_batch = 0
+        self.write_timer: Cancellable | None = None
         self.client_ip = ""
         self.client_port = 0
         #: Authentication (server/auth.py): the first byte is not looked at yet; the timer
@@ -729,16 +740,35 @@ class ClientConnection(asyncio.Protocol):
         self.out.clear()
         transport = self.transport
         assert transport is not None
+        if self.server.write_deadline_ns < 0:  # a deadline already past: no write succeeds
+            cut_slow_writer(self, len(data))
+            return
         transport.write(data)
+        self.handed += len(data)
         pending = transport.get_write_buffer_size()
+        if pending and self.write_timer is None:
+            watch_writes(self, pending)
         if pending > self.server.options.max_pending * 3 // 4:
             if pending > self.server.options.max_pending:
                 # Slow consumer: drop it without waiting for its buffer to drain.
-                self._teardown()
-                transport.abort()
+                self.server.slow_consumers += 1
+                log.info(
+                    "%s:%s - cid:%d - Slow Consumer Detected: MaxPending of %d Exceeded",
+                    self.client_ip,
+                    self.client_port,
+                    self.cid,
+                    self.server.options.max_pending,
+                )
+                self.cut("Slow Consumer")
             else:
                 # Falling behind: like nats-server, hold the producer back briefly.
                 self.server.request_stall(_STALL)
+
+    def cut(self, reason: str) -> None:
+        """Close at once, dropping what is buffered and sending nothing (a slow consumer)."""
+        self._teardown(reason)
+        if self.transport is not None:
+            self.transport.abort()
 
     def close_with_error(self, error: str | None) -> None:
         """Send ``-ERR '<error>'`` if given, flush what is queued, then close."""
@@ -757,11 +787,14 @@ class ClientConnection(asyncio.Protocol):
         self.closed = True
         self.out.clear()
         self._cancel_auth_timer()
+        if self.write_timer is not None:
+            self.write_timer.cancel()
+            self.write_timer = None
         if self.ping_handle is not None:
             self.ping_handle.cancel()
             self.ping_handle = None
+        self.server.remove_connection(self, error)  # first: the closed record counts the subscriptions
         self._remove_all_subs()
-        self.server.remove_connection(self)
         if self.announced and self.server.system is not None:
             self.server.system.client_disconnected(self, error)
 

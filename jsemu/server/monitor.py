@@ -33,6 +33,8 @@ from ..timefmt import format_ns
 from ..version import NATS_VERSION, PROTO_VERSION, __version__
 
 if TYPE_CHECKING:
+    from .closed import ClosedClient
+    from .connection import ClientConnection
     from .server import Server
 
 __all__ = ["JetStreamReport", "Monitor", "go_duration", "uptime"]
@@ -236,7 +238,7 @@ class Monitor:
         out.update(
             {
                 "tls_timeout": 2,
-                "write_deadline": 10_000_000_000,
+                "write_deadline": opts.write_deadline_ns(),
                 "start": format_ns(start),
                 "now": format_ns(now),
                 "uptime": uptime((now - start) / 1e9),
@@ -257,7 +259,7 @@ class Monitor:
                 "out_bytes": out_bytes,
                 "out_client_msgs": out_msgs,
                 "out_client_bytes": out_bytes,
-                "slow_consumers": 0,
+                "slow_consumers": server.slow_consumers,
                 "stale_connections": 0,
                 "stalled_clients": 0,
                 "subscriptions": server.sublist.count,
@@ -266,7 +268,7 @@ class Monitor:
                 "config_digest": "",
                 "feature_flags": dict(_FEATURE_FLAGS),
                 "system_account": opts.system_account,
-                "slow_consumer_stats": {"clients": 0, "routes": 0, "gateways": 0, "leafs": 0},
+                "slow_consumer_stats": {"clients": server.slow_consumers, "routes": 0, "gateways": 0, "leafs": 0},
                 "stale_connection_stats": {"clients": 0, "routes": 0, "gateways": 0, "leafs": 0},
                 "disk_io_wait_stats": {"waiters": 0, "waits": 0, "wait_time": 0, "max_wait_time": 0},
             }
@@ -316,15 +318,23 @@ class Monitor:
 
     def connz(self, query: dict[str, str]) -> dict[str, Any]:
         server = self.server
-        conns = sorted(server.connections.values(), key=lambda c: c.cid)
+        state = query.get("state", "open").lower()
+        entries: list[tuple[ClientConnection, ClosedClient | None]] = []
+        if state in ("open", "any", "all"):
+            entries += [(conn, None) for conn in server.connections.values()]
+        if state in ("closed", "any", "all"):
+            entries += [(closed.conn, closed) for closed in server.closed_clients]
+        entries.sort(key=lambda entry: entry[0].cid)
         offset = int(query["offset"]) if query.get("offset", "").isdigit() else 0
         limit = int(query["limit"]) if query.get("limit", "").isdigit() else _CONNZ_LIMIT
-        page = conns[offset : offset + limit]
+        page = entries[offset : offset + limit]
         now = time.time_ns()
         loop_now = server.loop_time() if server._loop is not None else 0.0
         items = []
-        for conn in page:
+        for conn, closed in page:
             opts = conn.opts
+            last_ns = now - int(max(0.0, loop_now - conn.last_in) * 1e9) if conn.last_in else conn.start_ns
+            end_ns = now if closed is None else closed.stop_ns
             item: dict[str, Any] = {
                 "cid": conn.cid,
                 "kind": "Client",
@@ -332,18 +342,21 @@ class Monitor:
                 "ip": conn.client_ip,
                 "port": conn.client_port,
                 "start": format_ns(conn.start_ns),
-                "last_activity": format_ns(now - int(max(0.0, loop_now - conn.last_in) * 1e9))
-                if conn.last_in
-                else format_ns(conn.start_ns),
+                "last_activity": format_ns(last_ns),
+            }
+            if closed is not None:
+                item["stop"] = format_ns(closed.stop_ns)
+                item["reason"] = closed.reason
+            item |= {
                 "rtt": go_duration(conn.rtt),
-                "uptime": uptime((now - conn.start_ns) / 1e9),
-                "idle": uptime(max(0.0, loop_now - conn.last_in) if conn.last_in else 0.0),
+                "uptime": uptime((end_ns - conn.start_ns) / 1e9),
+                "idle": uptime(max(0, end_ns - last_ns) / 1e9 if conn.last_in else 0.0),
                 "pending_bytes": sum(len(b) for b in conn.out),
                 "in_msgs": conn.in_msgs,
                 "out_msgs": conn.out_msgs,
                 "in_bytes": conn.in_bytes,
                 "out_bytes": conn.out_bytes,
-                "subscriptions": len(conn.subs),
+                "subscriptions": len(conn.subs) if closed is None else closed.subscriptions,
             }
             for key in ("name", "lang", "version"):
                 if opts.get(key):
@@ -355,7 +368,7 @@ class Monitor:
             "server_id": server.server_id,
             "now": format_ns(now),
             "num_connections": len(page),
-            "total": len(conns),
+            "total": len(entries),
             "offset": offset,
             "limit": limit,
             "connections": items,

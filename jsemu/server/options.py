@@ -10,7 +10,10 @@ from .accounts import AccountConfig
 from .auth import Auth
 from .tls import TlsOptions
 
-__all__ = ["API_LEVEL", "NATS_VERSION", "PROTO_VERSION", "SYSTEM_JETSTREAM", "ServerOptions"]
+__all__ = ["API_LEVEL", "DEFAULT_WRITE_DEADLINE", "NATS_VERSION", "PROTO_VERSION", "SYSTEM_JETSTREAM", "ServerOptions"]
+
+#: nats-server's ``DEFAULT_FLUSH_DEADLINE`` (seconds): the write deadline when none (or 0) is set.
+DEFAULT_WRITE_DEADLINE = 10.0
 
 #: nats-server's fatal start-up line for ``jetstream: enabled`` on the system account.
 SYSTEM_JETSTREAM = "Not allowed to enable JetStream on the system account"
@@ -35,6 +38,10 @@ class ServerOptions:
     max_pings_out: int = 2
     #: Outbound bytes a client may have pending before it is cut as a slow consumer.
     max_pending: int = 64 * 1024 * 1024
+    #: Seconds a client's socket has to take a batch of buffered output before the client is
+    #: cut as a slow consumer (``server/write_deadline.py``); 0: the default, 10 s. Negative,
+    #: as in nats-server, cuts every client at its first write.
+    write_deadline: float = DEFAULT_WRITE_DEADLINE
     jetstream: bool = True
     domain: str | None = None
     store_dir: str | None = None
@@ -57,6 +64,10 @@ class ServerOptions:
     #: The system account (``system_account``): its users may ask ``$SYS.REQ.SERVER...``
     #: and hear ``$SYS.ACCOUNT...`` events (``server/system_account.py``).
     system_account: str = "$SYS"
+
+    def write_deadline_ns(self) -> int:
+        """The write deadline in force, in nanoseconds (``setBaselineOptions``: 0 is the default)."""
+        return round(self.write_deadline * 1e9) or round(DEFAULT_WRITE_DEADLINE * 1e9)
 
     def system_jetstream(self) -> bool:
         """Whether the system account's block enables JetStream (nats-server refuses to start)."""

@@ -18,6 +18,7 @@ from ..store.clock import Clock, SystemClock
 from ..version import API_LEVEL, NATS_VERSION, PROTO_VERSION, __version__
 from .accounts import AccountSpace
 from .ack_lane import AckLane
+from .closed import MAX_CLOSED_CLIENTS, ClosedClient, closed_reason
 from .connection import ClientConnection
 from .faults import FaultInjector
 from .monitor import JetStreamReport, Monitor
@@ -100,6 +101,12 @@ class Server(Router):
         self.total_connections = 0
         #: in msgs, in bytes, out msgs, out bytes of connections that have closed (for /varz).
         self.closed_stats = [0, 0, 0, 0]
+        #: The last closed connections, oldest first (``/connz?state=closed``).
+        self.closed_clients: deque[ClosedClient] = deque(maxlen=MAX_CLOSED_CLIENTS)
+        #: Clients cut as slow consumers (max_pending or write_deadline), for /varz.
+        self.slow_consumers = 0
+        #: ``write_deadline`` in force (nanoseconds; negative: every write fails at once).
+        self.write_deadline_ns = options.write_deadline_ns()
         self.start_ns = time.time_ns()
         #: The server's clock (the app's controlled clock): ``allow_responses`` expiry.
         self.clock: Clock = SystemClock()
@@ -224,8 +231,11 @@ class Server(Router):
         self.connections[conn.cid] = conn
         self.total_connections += 1
 
-    def remove_connection(self, conn: ClientConnection) -> None:
+    def remove_connection(self, conn: ClientConnection, error: str | None = None) -> None:
+        """Forget a connection that closed (with ``error``, None: the client left), keeping
+        its counters for /varz and its record for ``/connz?state=closed``."""
         if self.connections.pop(conn.cid, None) is not None:
+            self.closed_clients.append(ClosedClient(conn, closed_reason(error), time.time_ns(), len(conn.subs)))
             closed = self.closed_stats
             closed[0] += conn.in_msgs
             closed[1] += conn.in_bytes

@@ -25,6 +25,7 @@ from ..protocol.gojson import dumps
 from ..protocol.gostruct import GoJSONError, GoSyntaxError, scan_values
 from ..timefmt import format_ns
 from ..version import NATS_VERSION
+from .closed import closed_reason
 from .monitor import _FEATURE_FLAGS, Monitor
 from .sublist import Subscription
 
@@ -44,13 +45,6 @@ _FILTERS = frozenset({"server_name", "cluster", "host", "tags", "domain", "exact
 #: ``ServerInfo.Flags`` bits of nats-server 2.15.1: JetStream enabled, binary stream
 #: snapshots, account NRG.
 _JS_FLAG, _OTHER_FLAGS = 1, 2 | 4
-#: Go's ``ClosedState`` strings for the ``-ERR`` a connection was closed with.
-_REASONS = {
-    "Stale Connection": "Stale Connection",
-    "Authentication Timeout": "Authentication Timeout",
-    "Maximum Payload Violation": "Maximum Payload Exceeded",
-    "Slow Consumer": "Slow Consumer (Pending Bytes)",
-}
 _NUID = b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 _BASE62 = bytes(_NUID[i % 62] for i in range(248)) + b"\0" * 8  # 248 = 4 * 62: no letter favoured
 
@@ -139,7 +133,7 @@ class SystemAccount:
         sent = {"msgs": varz["out_msgs"], "bytes": varz["out_bytes"]}
         received = {"msgs": varz["in_msgs"], "bytes": varz["in_bytes"]}
         out |= {"sent": sent, "sent_to_clients": dict(sent), "received": received}
-        out |= {"received_from_clients": dict(received), "slow_consumers": 0, "active_servers": 1}
+        out |= {"received_from_clients": dict(received), "slow_consumers": varz["slow_consumers"], "active_servers": 1}
         if "jetstream" in varz:
             js = dict(varz["jetstream"])
             js["config"] = {k: v for k, v in js["config"].items() if k != "store_dir"}
@@ -184,7 +178,7 @@ class SystemAccount:
         # The client's view: what it sent is what the server received from it.
         event["sent"] = {"msgs": conn.in_msgs, "bytes": conn.in_bytes}
         event["received"] = {"msgs": conn.out_msgs, "bytes": conn.out_bytes}
-        event["reason"] = "Client Closed" if error is None else _REASONS.get(error, "Client Closed")
+        event["reason"] = closed_reason(error)
         self._send(subject, event)
 
     def _event(self, kind: str) -> dict[str, Any]:

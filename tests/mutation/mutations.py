@@ -942,4 +942,26 @@ MUTATIONS: list[Mutation] = [
         ("tests/jsapi/test_snapshot_restore.py",),
         "a restored stream keeps the archived limits instead of the request's",
     ),
+    # --- write_deadline ------------------------------------------------------------------------
+    Mutation(
+        "write_deadline_ignored",
+        "server",
+        "jsemu/server/write_deadline.py",
+        "    if conn.handed - buffered >= conn.write_mark:  # the batch was written in time\n",
+        "    if True:\n",
+        (
+            "tests/test_write_deadline.py::test_stalled_subscriber_is_cut_after_the_deadline",
+            "tests/test_write_deadline.py::test_deadline_follows_the_controlled_clock",
+        ),
+        "a subscriber that never reads is never cut: its output piles up to max_pending",
+    ),
+    Mutation(
+        "write_deadline_bad_value_accepted",
+        "config",
+        "jsemu/config.py",
+        '            raise ConfigError(f"error parsing write_deadline: {exc}") from None\n',
+        "            return 0.0\n",
+        ("tests/test_config_refusal.py::test_write_deadline_bad_values",),
+        'write_deadline: "abc" starts with the default deadline where nats-server refuses to start',
+    ),
 ]
