@@ -10,7 +10,8 @@ failed batch stores nothing and a log replays a committed one whole. Every error
 and its order is the binary's (``tests/jsapi/test_atomic_batch.py``).
 
 Batches are dropped on a timer on the server's clock (inactivity since their last
-message), when the stream is deleted or stops allowing them, and on any error.
+message), when the stream is deleted or stops allowing them, and on any error; a timeout, a
+gap, too many messages or a required API level also send ``BATCH_ABANDONED`` (as 2.15.1).
 """
 
 from __future__ import annotations
@@ -23,8 +24,10 @@ from ..protocol.headers import api_level_too_high, parse_uint_header, remove_hea
 from ..protocol.msg_ttl import InvalidTTL, header_ttl
 from ..store import MaxBytesExceeded, MaxMsgsExceeded, MaxMsgsPerSubjectExceeded, StoreError
 from ..store.records import ROLLUP_ALL, ROLLUP_NONE, ROLLUP_SUBJECT, BatchMessage
+from ..timefmt import format_ns
 from .counters import INCR, apply_increment, incr_header_error, parse_incr
 from .errors import ApiError, ApiErrors, api_error, wrap_error
+from .events import new_event_id
 from .msg_schedules import schedule_error, with_sub_rollup
 
 if TYPE_CHECKING:
@@ -49,6 +52,8 @@ _SCHEDULE = b"Nats-Schedule"
 _STREAM_SOURCE = b"Nats-Stream-Source"
 _MAX_HEADER = 0xFFFF
 _MAX_ID = 64  # a longer batch id is invalid
+_ABANDONED = "$JS.EVENT.ADVISORY.STREAM.BATCH_ABANDONED"
+_ABANDONED_TYPE = "io.nats.jetstream.advisory.v1.stream_batch_abandoned"
 
 
 @dataclass
@@ -124,14 +129,14 @@ class AtomicBatches:
             return self._error(api_error(ApiErrors.JSAtomicPublishInvalidBatchCommitErr))
         if slice_header(_API_LEVEL, hdr):
             if api_level_too_high(hdr, js.api_level):
-                self.drop(batch_id)
+                self.abandon(batch_id, "unsupported")
                 return self._error(api_error(ApiErrors.JSRequiredApiLevelErr))
             hdr = remove_header(hdr, _API_LEVEL)
         if seq != len(batch.staged) + 1 or (seq == 1 and eob):
-            self.drop(batch_id)
+            self.abandon(batch_id, "incomplete")
             return self._incomplete()
         if seq - eob > limits.max_msgs:
-            self.drop(batch_id)
+            self.abandon(batch_id, "large")
             return self._too_large()
         if not eob:
             batch.staged.append((subject, hdr, payload))
@@ -145,7 +150,24 @@ class AtomicBatches:
 
     def _expire(self, batch_id: bytes, batch: _Batch) -> None:
         if self.open.get(batch_id) is batch:
-            self.drop(batch_id)
+            self.abandon(batch_id, "timeout")
+
+    def abandon(self, batch_id: bytes, reason: str) -> None:
+        """Drop an open batch and say why (``sendStreamBatchAbandonedAdvisory``: a timeout, a
+        gap, too many messages, a required API level; not the errors of a commit)."""
+        self.drop(batch_id)
+        stream = self.stream
+        subject = f"{_ABANDONED}.{stream.name}".encode()
+        out = stream.js.out
+        if out.has_interest(subject):
+            event = {"type": _ABANDONED_TYPE, "id": new_event_id(), "timestamp": format_ns(stream.js.clock.now_ns())}
+            event["stream"] = stream.name
+            if stream.js.domain:
+                event["domain"] = stream.js.domain
+            event["batch"] = batch_id.decode("utf-8", "replace")
+            event["reason"] = reason
+            # after the error ack the publish gets (the server answers first)
+            stream.js.server.loop.call_soon(out.send, subject, -1, dumps(event).encode())
 
     def drop(self, batch_id: bytes) -> None:
         batch = self.open.pop(batch_id, None)

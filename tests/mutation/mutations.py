@@ -964,4 +964,13 @@ MUTATIONS: list[Mutation] = [
         ("tests/test_config_refusal.py::test_write_deadline_bad_values",),
         'write_deadline: "abc" starts with the default deadline where nats-server refuses to start',
     ),
+    Mutation(
+        "batch_timeout_without_advisory",
+        "jetstream",
+        "jsemu/jetstream/atomic_batch.py",
+        '            self.abandon(batch_id, "timeout")\n',
+        "            self.drop(batch_id)\n",
+        ("tests/jsapi/test_batch_abandoned.py",),
+        "an atomic batch that times out is dropped without the BATCH_ABANDONED advisory",
+    ),
 ]
