@@ -146,25 +146,24 @@ def read_batch(nc: NatsClient, stream: str, request: dict[str, Any], cols: Colum
             m = match(buf, pos)
             if m is None:
                 break
-            start = m.start(3)
-            body_end = start + int(m.group(2))
-            if body_end + 2 > end or m.end(3) - start != int(m.group(1)):
+            hlen, total, block, lines, stream_name, subject, seq_text, stamp = m.groups()
+            block_end = m.end()
+            body_end = block_end - len(block) + int(total)
+            if body_end + 2 > end or len(block) != int(hlen):
                 break
             if buf[pos + 5 : pos + 5 + inbox_len] != inbox or buf[pos + 5 + inbox_len] != 32:
                 break  # not this request's: the general way skips it
-            streams.append(m.group(5))
-            subjects.append(m.group(6))
-            seq = int(m.group(7))
-            seqs.append(seq)
-            stamps.append(m.group(8))
-            data.append(buf[m.end(3) : body_end])
-            lines = m.group(4)
+            streams.append(stream_name)
+            subjects.append(subject)
+            last = int(seq_text)
+            seqs.append(last)
+            stamps.append(stamp)
+            data.append(buf[block_end:body_end])
             if lines:
                 add_headers(lines)
             else:
                 hdr_offsets.append(hdr_offsets[-1])
             got += 1
-            last = seq
             pos = body_end + 2
         nc.reader.skip_to(pos)
         subj, hlen, msg = nc.next_frame()
