@@ -973,4 +973,13 @@ MUTATIONS: list[Mutation] = [
         ("tests/jsapi/test_batch_abandoned.py",),
         "an atomic batch that times out is dropped without the BATCH_ABANDONED advisory",
     ),
+    Mutation(
+        "dg_plain_run_last_seq_shifted",
+        "jetstream",
+        "jsemu/jetstream/direct_get.py",
+        "        last_seqs = [0, *seqs[: n - 1]]\n",
+        "        last_seqs = [0, *seqs[1:n]]\n",
+        ("tests/directget/test_random_diff.py",),
+        "a batch built column by column names the wrong previous message in Nats-Last-Sequence",
+    ),
 ]
