@@ -354,6 +354,10 @@ class JetStream:
             raise RestoreError("stream names do not match")
         if cfg.name in self.streams:
             raise api_error(ApiErrors.JSStreamNameExistRestoreFailedErr)
+        for other in self.streams.values():
+            if any(subjects_collide(a, b) for a in cfg.subjects or [] for b in other.config.subjects or []):
+                err = api_error(ApiErrors.JSStreamSubjectOverlapErr)  # ``addStream``'s, wrapped
+                raise RestoreError(f"error adding stream: {err.description} ({err.err_code})")
         now = self.clock.now_ns()
         stream = self._new_stream(cfg, now)
         files.replay_into(stream)

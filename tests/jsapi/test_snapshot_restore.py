@@ -256,3 +256,23 @@ async def test_restore_under_new_limits(server: Handle) -> None:
     assert (restored["config"]["max_msgs"], state["messages"], state["first_seq"]) == (4, 4, 7), (restored, state)
     await _req(nc, f"{API}.DELETE.{name}")
     await nc.close()
+
+
+async def test_restore_onto_taken_subjects(server: Handle) -> None:
+    """Subjects another stream took meanwhile fail the restore at its end, in addStream's words."""
+    name, other = f"OVL_{server.kind}", f"OVO_{server.kind}"
+    nc = await nats.connect(server.url)
+    config = {"name": name, "subjects": [f"{name}.>"], "storage": "file"}
+    await _req(nc, f"{API}.CREATE.{name}", config)
+    await nc.request(f"{name}.1", b"x")
+    _, chunks = await _snapshot(nc, name)
+    await _req(nc, f"{API}.DELETE.{name}")
+    await _req(nc, f"{API}.CREATE.{other}", {"name": other, "subjects": [f"{name}.1"]})
+    reply = await _restore(nc, name, config, b"".join(m.data for m in chunks[:-1]))
+    assert reply["error"] == {
+        "code": 500,
+        "err_code": 10062,
+        "description": "restore failed: error adding stream: subjects overlap with an existing stream (10065)",
+    }
+    await _req(nc, f"{API}.DELETE.{other}")
+    await nc.close()
