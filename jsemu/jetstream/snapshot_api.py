@@ -3,7 +3,7 @@
 The request checks are nats-server 2.15.1's, in its order (``jsStreamSnapshotRequest``,
 ``jsStreamRestoreRequest``); the transfers are in ``snapshot_transfer.py`` and the archive's
 contents in ``snapshot_archive.py``. A snapshot holds the stream's messages and, unless
-``no_consumers``, its durable consumers with their state.
+``no_consumers``, its consumers (ephemeral ones too, as 2.15.1's) with their state.
 """
 
 from __future__ import annotations
@@ -21,9 +21,7 @@ from .snapshot_transfer import RestoreReceiver, SnapshotSender
 from .stream_config import check_stream_config, config_from_request, config_json
 
 if TYPE_CHECKING:
-    from .consumer import Consumer
     from .service import JetStream
-    from .stream import Stream
 
 __all__ = ["RESTORE_REQUEST", "SNAPSHOT_REQUEST"]
 
@@ -75,19 +73,13 @@ def stream_snapshot(js: JetStream, req: ApiRequest) -> dict[str, Any]:
             raise api_error(ApiErrors.JSSnapshotDeliverSubjectInvalidErr)
     except ApiError as err:
         return error_response(kind, err)
-    consumers = [] if values.get("no_consumers") else _durables(js, stream)
+    consumers = [] if values.get("no_consumers") else list(js.consumer_set(stream).by_name.values())
     state = stream.state_json()
     client = js.account.requester()
     sizes = (int(values.get("chunk_size") or 0), int(values.get("window_size") or 0))
     sender = SnapshotSender(js, stream.name, deliver, build_archive(stream, consumers), sizes, client)
     js.server.loop.call_soon(sender.start, state)
     return {"type": response_type(kind), "config": config_json(stream.config, False), "state": state}
-
-
-def _durables(js: JetStream, stream: Stream) -> list[Consumer]:
-    """The consumers a snapshot keeps: the durable ones (ephemerals are not in nats-server's
-    store directory either)."""
-    return [c for c in js.consumer_set(stream).by_name.values() if c.config.durable_name]
 
 
 @api("STREAM.RESTORE.*")

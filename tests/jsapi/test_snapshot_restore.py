@@ -276,3 +276,30 @@ async def test_restore_onto_taken_subjects(server: Handle) -> None:
     }
     await _req(nc, f"{API}.DELETE.{other}")
     await nc.close()
+
+
+async def test_consumers_in_a_snapshot(server: Handle) -> None:
+    """Durable and ephemeral consumers come back; none with ``no_consumers``."""
+    name = f"CONS_{server.kind}"
+    nc = await nats.connect(server.url)
+    config = {"name": name, "subjects": [f"{name}.>"], "storage": "memory"}
+    await _req(nc, f"{API}.CREATE.{name}", config)
+    await nc.request(f"{name}.1", b"x")
+    ephemeral = {"stream_name": name, "config": {"ack_policy": "explicit", "inactive_threshold": 60_000_000_000}}
+    eph = (await _req(nc, f"$JS.API.CONSUMER.CREATE.{name}", ephemeral))["name"]
+    await _req(nc, f"$JS.API.CONSUMER.CREATE.{name}.D", {"stream_name": name, "config": {"durable_name": "D"}})
+    for options, expected in (({}, sorted(["D", eph])), ({"no_consumers": True}, [])):
+        reply, chunks = await _snapshot(nc, name, **options)
+        assert reply["state"]["consumer_count"] == 2
+        await _req(nc, f"{API}.DELETE.{name}")
+        restored = await _restore(nc, name, config, b"".join(m.data for m in chunks[:-1]))
+        assert restored["state"]["consumer_count"] == len(expected)
+        assert sorted((await _req(nc, f"$JS.API.CONSUMER.NAMES.{name}"))["consumers"] or []) == expected
+        if not expected:
+            break
+        for consumer in expected:  # the next round starts from two again
+            await _req(nc, f"$JS.API.CONSUMER.DELETE.{name}.{consumer}")
+        eph = (await _req(nc, f"$JS.API.CONSUMER.CREATE.{name}", ephemeral))["name"]
+        await _req(nc, f"$JS.API.CONSUMER.CREATE.{name}.D", {"stream_name": name, "config": {"durable_name": "D"}})
+    await _req(nc, f"{API}.DELETE.{name}")
+    await nc.close()
