@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..protocol.gojson import dumps
+from ..protocol.texts import STATUS_SNAPSHOT_END, STATUS_SNAPSHOT_NO_FLOW, STATUS_SNAPSHOT_NO_INTEREST
 from ..server.client_info import ClientInfo
 from ..server.sublist import Subscription
 from ..timefmt import format_ns
@@ -126,7 +127,7 @@ class SnapshotSender:
             self.slots -= 1
             reply = f"{self.ack_subject}.{len(chunk)}.{self.index}".encode()
             self.index += 1
-            self.end_header = b"NATS/1.0 204\r\n\r\n"
+            self.end_header = STATUS_SNAPSHOT_END
             self.js.out.deliver(self.deliver, [(self.deliver, reply, -1, chunk)])
         if not self.done:
             self._arm()
@@ -146,10 +147,10 @@ class SnapshotSender:
         if self.done:
             return
         if self.js.out.has_interest(self.deliver):
-            self.end_header = b"NATS/1.0 408 No Flow Response\r\n\r\n"
+            self.end_header = STATUS_SNAPSHOT_NO_FLOW
             self._finish("no flow response")
         else:
-            self.end_header = b"NATS/1.0 408 No Interest\r\n\r\n"
+            self.end_header = STATUS_SNAPSHOT_NO_INTEREST
             self._finish("no interest")
 
     def _finish(self, error: str) -> None:

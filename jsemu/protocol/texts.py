@@ -58,6 +58,9 @@ __all__ = [
     "STATUS_NO_RESPONDERS",
     "STATUS_NO_RESULTS",
     "STATUS_REQUIRED_API_LEVEL",
+    "STATUS_SNAPSHOT_END",
+    "STATUS_SNAPSHOT_NO_FLOW",
+    "STATUS_SNAPSHOT_NO_INTEREST",
     "STATUS_TOO_MANY_RESULTS",
     "ApiErrorText",
     "ApiErrors",
@@ -97,6 +100,10 @@ STATUS_BAD_REQUEST: Final = b"NATS/1.0 408 Bad Request\r\n\r\n"
 STATUS_NOT_FOUND: Final = b"NATS/1.0 404 Message Not Found\r\n\r\n"
 STATUS_NO_RESULTS: Final = b"NATS/1.0 404 No Results\r\n\r\n"
 STATUS_TOO_MANY_RESULTS: Final = b"NATS/1.0 413 Too Many Results\r\n\r\n"
+# The end of a stream snapshot's chunks (``streamSnapshot``).
+STATUS_SNAPSHOT_END: Final = b"NATS/1.0 204\r\n\r\n"
+STATUS_SNAPSHOT_NO_FLOW: Final = b"NATS/1.0 408 No Flow Response\r\n\r\n"
+STATUS_SNAPSHOT_NO_INTEREST: Final = b"NATS/1.0 408 No Interest\r\n\r\n"
 #: The end of a Direct Get batch: ``% (num pending, last sequence)``.
 STATUS_EOB: Final = b"NATS/1.0 204 EOB\r\nNats-Num-Pending: %d\r\nNats-Last-Sequence: %d\r\n\r\n"
 #: The end of a multi-last batch with ``up_to``: ``% (num pending, last sequence, up-to sequence)``.

@@ -919,7 +919,7 @@ MUTATIONS: list[Mutation] = [
         "snapshot_end_without_status",
         "jetstream",
         "jsemu/jetstream/snapshot_transfer.py",
-        '            self.end_header = b"NATS/1.0 204\\r\\n\\r\\n"\n',
+        "            self.end_header = STATUS_SNAPSHOT_END\n",
         "            pass\n",
         ("tests/jsapi/test_snapshot_restore.py",),
         "a snapshot of several chunks ends with a plain empty message instead of NATS/1.0 204",
