@@ -238,14 +238,24 @@ async def test_quorum_lost_as_the_real_cluster(cluster: tuple[jsemu.Server, Clie
 
 async def test_one_of_three_down_sends_nothing(cluster: tuple[jsemu.Server, Client, list[Event]]) -> None:
     srv, nc, got = cluster
-    t0, leader, (first, _) = await _setup(srv, nc)
+    t0, leader, (first, second) = await _setup(srv, nc)
     got.clear()
     srv.control.peer_down("S", first)
-    for second_ in range(1, 120, 2):
+    for second_ in range(1, 122, 2):
         await _until(srv, nc, t0, second_)
     assert got == []
     assert (await _request(nc, "$JS.API.STREAM.INFO.S"))["cluster"]["leader"] == leader
     assert (await _request(nc, "$JS.API.CONSUMER.INFO.S.D"))["cluster"]["leader"] == leader
+    # the second at 121 s: the tick at 130 s still heard it, the one at 140 s did not
+    srv.control.peer_down("S", second)
+    await _until(srv, nc, t0, 139.9)
+    assert got == []
+    await _until(srv, nc, t0, 140)
+    assert [s for _, s, _ in got] == [
+        "$JS.EVENT.ADVISORY.STREAM.QUORUM_LOST.S",
+        "$JS.EVENT.ADVISORY.CONSUMER.QUORUM_LOST.S.D",
+    ]
+    assert all(r["active"] == 19 * S for _, _, e in got for r in e["replicas"] if r["name"] == second)
 
 
 async def test_nothing_without_a_listener_but_the_group_stalls(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -276,3 +286,22 @@ async def test_nothing_without_a_listener_but_the_group_stalls(monkeypatch: pyte
             await _until(srv, nc, t0, second_)
         assert built and json.loads((await sub.next_msg(timeout=1)).data)["stream"] == "S"
         await nc.close()
+
+
+async def test_candidate_signals_throttled_then_every_20s(
+    cluster: tuple[jsemu.Server, Client, list[Event]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With every election timeout 4 s: the candidate's first check (58 s) is within 10 s of
+    the step-down's advisory (throttled, yet it counts as a signal), the next signal comes
+    more than 20 s after it (82 s), then 106 s, 130 s."""
+    monkeypatch.setattr(quorum_advisories, "election_timeout_ns", lambda: 4 * S)
+    srv, nc, got = cluster
+    t0, _, (first, second) = await _setup(srv, nc)
+    srv.control.peer_down("S", first)
+    await _until(srv, nc, t0, 36)
+    srv.control.peer_down("S", second)
+    for second_ in range(37, 132):
+        await _until(srv, nc, t0, second_)
+    for subject in ("$JS.EVENT.ADVISORY.STREAM.QUORUM_LOST.S", "$JS.EVENT.ADVISORY.CONSUMER.QUORUM_LOST.S.D"):
+        times = [(parse_rfc3339_ns(e["timestamp"]) - t0) / S for _, s, e in got if s == subject]
+        assert times == [50, 82, 106, 130], (subject, times)
