@@ -305,3 +305,20 @@ async def test_candidate_signals_throttled_then_every_20s(
     for subject in ("$JS.EVENT.ADVISORY.STREAM.QUORUM_LOST.S", "$JS.EVENT.ADVISORY.CONSUMER.QUORUM_LOST.S.D"):
         times = [(parse_rfc3339_ns(e["timestamp"]) - t0) / S for _, s, e in got if s == subject]
         assert times == [50, 82, 106, 130], (subject, times)
+
+
+async def test_domain_is_the_last_field() -> None:
+    """``Domain string `json:"domain,omitempty"``` comes after ``replicas``."""
+    async with jsemu.Server(cluster_size=3, cluster_name="C", domain="hub") as srv:
+        srv.control.freeze_clock()
+        nc = await nats.connect(srv.url)
+        sub = await nc.subscribe("$JS.EVENT.ADVISORY.*.QUORUM_LOST.>")
+        await nc.flush()
+        t0, _, (first, second) = await _setup(srv, nc)
+        srv.control.peer_down("S", first)
+        srv.control.peer_down("S", second)
+        await _until(srv, nc, t0, 10)
+        for expected in (REAL_STREAM_LOST, REAL_CONSUMER_LOST):
+            event = json.loads((await sub.next_msg(timeout=1)).data)
+            assert list(event) == [*expected, "domain"] and event["domain"] == "hub"
+        await nc.close()
