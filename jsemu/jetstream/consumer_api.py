@@ -375,6 +375,9 @@ def consumer_info(js: JetStream, req: ApiRequest) -> dict[str, Any]:
         if not is_empty_request(req.data):
             raise api_error(ApiErrors.JSNotEmptyRequestErr)
         consumer = _lookup(js, req)
+        group = consumer.group
+        if group is not None and group.quorum is not None and group.quorum.stalled and not group.current_leader():
+            raise api_error(ApiErrors.JSClusterNotAvailErr)  # no quorum: no leader to answer
     except ApiError as err:
         return error_response(kind, err)
     out: dict[str, Any] = {"type": response_type(kind)}

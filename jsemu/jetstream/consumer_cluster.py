@@ -21,6 +21,7 @@ from .consumer_replication import ConsumerReplicas
 from .errors import ApiError, ApiErrors, api_error
 from .gohash import go_hash
 from .leader_advisories import consumer_leader_elected
+from .quorum_advisories import ConsumerQuorum
 from .requests import STEPDOWN_REQUEST
 
 if TYPE_CHECKING:
@@ -73,6 +74,8 @@ class ConsumerGroup:
             self.replicas = ConsumerReplicas(
                 self.peers, self.leader, consumer.config.ack_policy, lambda n: self._stream_peer(n).offline
             )
+        #: The leader's lost-quorum clock and the QUORUM_LOST advisories (groups with a raft node).
+        self.quorum: ConsumerQuorum | None = ConsumerQuorum(self) if len(self.peers) > 1 else None
 
     def _stream_peer(self, name: str) -> Peer:
         return self.consumer.stream.replicas.peer(name)
@@ -82,7 +85,8 @@ class ConsumerGroup:
         if not self.leaderless and not self._stream_peer(self.leader).offline:
             return self.leader
         online = [n for n in self.peers if not self._stream_peer(n).offline]
-        if not online:
+        quorum = self.quorum
+        if not online or (quorum is not None and quorum.stalled and not quorum.has_quorum()):
             self.leaderless = True
             return ""
         self._make_leader(online[0])

@@ -23,6 +23,7 @@ from ..store import FLAVOURS, Clock, Store, StoreError, StoreLimits, StreamStore
 from ..store.records import Append, Record, batched
 from ..store.wal import WriteAheadLog
 from .leader_advisories import stream_leader_elected
+from .quorum_advisories import StreamQuorum
 
 if TYPE_CHECKING:
     from .direct_get import DirectGetResponder
@@ -153,6 +154,8 @@ class ReplicaSet:
         for peer in peers:
             if isinstance(peer.store, ReplicatedStore):
                 peer.store.replicas = self
+        #: The leader's lost-quorum clock and the QUORUM_LOST advisories.
+        self.quorum = StreamQuorum(self)
 
     # --- the log ----------------------------------------------------------------------
 
@@ -245,6 +248,7 @@ class ReplicaSet:
             return
         peer.offline = offline
         if offline:
+            peer.last_active_ns = self.stream.js.clock.now_ns()  # heard from (heartbeats) until now
             if peer is self.leader:
                 self._elect(exclude=peer)
         else:
@@ -252,11 +256,14 @@ class ReplicaSet:
             if self.leaderless:
                 self._elect()
         self.stream.js.sync_responders(self.stream)
+        self.quorum.check()  # before the consumers': the stream's group is the older
         consumers = self.stream.consumer_set
         if consumers is not None:  # their groups elect now too (a new leader takes over its state)
             for c in list(consumers.by_name.values()):
                 if c.group is not None:
                     c.group.current_leader()
+                    if c.group.quorum is not None:
+                        c.group.quorum.check()
 
     def step_down(self, to: str | None = None) -> Peer:
         """Hand leadership to ``to`` or to the best other online peer."""
@@ -275,7 +282,7 @@ class ReplicaSet:
     def _elect(self, exclude: Peer | None = None) -> None:
         """Raft elects a current peer; prefer one that is not paused, then the least behind."""
         candidates = [p for p in self.peers if p is not exclude and not p.offline]
-        if not candidates:
+        if not candidates or (self.quorum.stalled and not self.quorum.has_quorum()):
             self.leaderless = True
             return
         candidates.sort(key=lambda p: (p.paused, self.lag(p)))
@@ -293,6 +300,11 @@ class ReplicaSet:
         self.stream.store = peer.store
         if elected:
             stream_leader_elected(self.stream, self)
+
+    def lose_quorum(self) -> None:
+        """The leader stepped down for want of a quorum: leaderless until one is back."""
+        self.leaderless = True
+        self.stream.js.sync_responders(self.stream)
 
     def catch_up_all(self) -> None:
         for peer in self.peers:

@@ -12,6 +12,7 @@ from hypothesis import settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
 
+from jsemu.jetstream.clock_timers import ClockTimers
 from jsemu.jetstream.replicas import Peer, ReplicaSet, replicated_store
 from jsemu.store import ManualClock, StoreError, StoreLimits
 
@@ -39,7 +40,10 @@ class ReplicaMachine(RuleBasedStateMachine):
         limits = StoreLimits(max_msgs=max_msgs, max_msgs_per_subject=max_per_subject)
         stream = SimpleNamespace(name="S", created_ns=self.clock.now_ns(), consumer_set=None)
         out = SimpleNamespace(has_interest=lambda subject: False)  # nobody listens to advisories
-        stream.js = SimpleNamespace(clock=self.clock, sync_responders=lambda s: None, out=out)
+        timers = ClockTimers(self.clock, lambda: None)  # the quorum watch's deadlines (never run here)
+        stream.js = SimpleNamespace(
+            clock=self.clock, sync_responders=lambda s: None, out=out, streams={"S": stream}, timers=timers
+        )
         peers = [Peer(n, replicated_store("memory", limits, self.clock), 0) for n in PEERS]
         self.replicas = ReplicaSet(stream, peers)  # type: ignore[arg-type]
         stream.store = peers[0].store

@@ -777,6 +777,15 @@ MUTATIONS: list[Mutation] = [
         "no CONSUMER.LEADER_ELECTED advisory when a step-down moves the leader",
     ),
     Mutation(
+        "quorum_lost_without_the_10s_window",
+        "jetstream",
+        "jsemu/jetstream/quorum_advisories.py",
+        " or now - self.down_since_ns(name) < LOST_QUORUM_NS",
+        "",
+        ("tests/jetstream/test_quorum_advisories.py::test_quorum_lost_as_the_real_cluster",),
+        "the leader steps down (QUORUM_LOST) at its first tick after the loss, not once the peers were unheard for 10 s",
+    ),
+    Mutation(
         "replicated_consumer_takes_plain_acks",
         "jetstream",
         "jsemu/jetstream/consumer.py",
