@@ -66,7 +66,12 @@ async def _scenario(port: int, with_stream: bool, wait_for: int) -> list[Any]:
         a.send(b"HPUB s.2 _INBOX.r 18 20\r\nNATS/1.0\r\nH: 1\r\n\r\nhh\r\n")
         await _take(a, 6)
     for name, spec in (("M", {"mirror": _MIRROR}), ("SRC", {"sources": [_SOURCE]})):
-        b.send(_pub(f"$JS.API.STREAM.CREATE.{name}", json.dumps({"name": name, "storage": "memory", "allow_direct": True, **spec}).encode()))
+        b.send(
+            _pub(
+                f"$JS.API.STREAM.CREATE.{name}",
+                json.dumps({"name": name, "storage": "memory", "allow_direct": True, **spec}).encode(),
+            )
+        )
         out.append(await _take(b, 1))
     if with_stream:
         a.send(_pub("s.9", b"late"))

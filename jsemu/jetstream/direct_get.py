@@ -603,9 +603,7 @@ class DirectGetResponder:
         else:
             self._answer(reply, tails, size, status)
 
-    def _plain_run(
-        self, seq: int, batch: int, np: int, mb: int
-    ) -> tuple[list[bytes], int, int, int, int] | None:
+    def _plain_run(self, seq: int, batch: int, np: int, mb: int) -> tuple[list[bytes], int, int, int, int] | None:
         """A batch of messages without stored headers, built column by column (the bulk read
         of a stream, e.g. by the Spark pipeline): the same frames as the loop below, without
         its per-message calls and caches. None (the loop's turn) for anything else: stored

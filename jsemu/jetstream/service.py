@@ -251,9 +251,8 @@ class JetStream:
             if cfg == existing.config:
                 return existing
             raise api_error(ApiErrors.JSStreamNameExistErr)
-        for other in self.streams.values():
-            if any(subjects_collide(a, b) for a in cfg.subjects or [] for b in other.config.subjects or []):
-                raise api_error(ApiErrors.JSStreamSubjectOverlapErr)
+        if self._overlaps(cfg):
+            raise api_error(ApiErrors.JSStreamSubjectOverlapErr)
         _check_transform(cfg)
         _check_mirror_filters(cfg)
         refuse_unsupported(cfg)
@@ -269,6 +268,13 @@ class JetStream:
         for link in self._orphans.pop(cfg.name, []):
             link.attach(stream)
         return stream
+
+    def _overlaps(self, cfg: StreamConfig) -> bool:
+        """Whether another stream already takes some of ``cfg``'s subjects."""
+        mine = cfg.subjects or []
+        return any(
+            subjects_collide(a, b) for other in self.streams.values() for a in mine for b in other.config.subjects or []
+        )
 
     def persists(self, cfg: StreamConfig) -> bool:
         """File streams outlive a restart when there is a store_dir; memory streams never
@@ -354,10 +360,9 @@ class JetStream:
             raise RestoreError("stream names do not match")
         if cfg.name in self.streams:
             raise api_error(ApiErrors.JSStreamNameExistRestoreFailedErr)
-        for other in self.streams.values():
-            if any(subjects_collide(a, b) for a in cfg.subjects or [] for b in other.config.subjects or []):
-                err = api_error(ApiErrors.JSStreamSubjectOverlapErr)  # ``addStream``'s, wrapped
-                raise RestoreError(f"error adding stream: {err.description} ({err.err_code})")
+        if self._overlaps(cfg):
+            err = api_error(ApiErrors.JSStreamSubjectOverlapErr)  # ``addStream``'s, wrapped
+            raise RestoreError(f"error adding stream: {err.description} ({err.err_code})")
         now = self.clock.now_ns()
         stream = self._new_stream(cfg, now)
         files.replay_into(stream)

@@ -115,8 +115,10 @@ async def test_an_inactive_batch_times_out_on_the_server_clock() -> None:
         ctl.advance_clock(ns=1)
         frames = await _frames(client)
         assert [f.split(b"\r\n")[1] for f in frames] == [
-            (b'{"type":"io.nats.jetstream.advisory.v1.stream_batch_abandoned","id":"X","timestamp":"T",'
-            b'"stream":"T","batch":"slow","reason":"timeout"}')
+            (
+                b'{"type":"io.nats.jetstream.advisory.v1.stream_batch_abandoned","id":"X","timestamp":"T",'
+                b'"stream":"T","batch":"slow","reason":"timeout"}'
+            )
         ]
         client.send(_hpub("t", _batch("slow", 2, **{"Nats-Batch-Commit": "1"})))
         frames = await _frames(client)  # gone: incomplete, and no second advisory

@@ -106,7 +106,11 @@ async def test_snapshot_and_restore_round_trip(server: Handle) -> None:
         await js.publish(f"{name}.{i % 7}", (b"payload-%d-" % i) * 5, headers={"N": str(i)} if i % 3 else None)
     for seq in (4, 5, 30):
         await _req(nc, f"{API}.MSG.DELETE.{name}", {"seq": seq})
-    await _req(nc, f"$JS.API.CONSUMER.CREATE.{name}.D", {"stream_name": name, "config": {"durable_name": "D", "ack_policy": "explicit"}})
+    await _req(
+        nc,
+        f"$JS.API.CONSUMER.CREATE.{name}.D",
+        {"stream_name": name, "config": {"durable_name": "D", "ack_policy": "explicit"}},
+    )
     sub = await js.pull_subscribe_bind("D", name)
     for msg in await sub.fetch(10):
         if msg.metadata.sequence.stream <= 6:
@@ -138,7 +142,7 @@ async def test_snapshot_and_restore_round_trip(server: Handle) -> None:
         assert after[key] == consumer[key], key
     await nc.flush()
     await asyncio.sleep(0.2)
-    kinds = [f'{e["type"].rsplit(".", 1)[-1]}:{e.get("action", "")}' for e in events]
+    kinds = [f"{e['type'].rsplit('.', 1)[-1]}:{e.get('action', '')}" for e in events]
     assert kinds[:5] == [
         "stream_action:create",
         "snapshot_create:",
@@ -187,7 +191,9 @@ async def test_bad_uploads(server: Handle) -> None:
     await nc.flush()
     with pytest.raises(nats.errors.NoRespondersError):
         await nc.request(subject, b"", timeout=2)
-    assert (await _req(nc, f"{API}.NAMES"))["streams"] is None or quiet not in (await _req(nc, f"{API}.NAMES"))["streams"]
+    assert (await _req(nc, f"{API}.NAMES"))["streams"] is None or quiet not in (await _req(nc, f"{API}.NAMES"))[
+        "streams"
+    ]
     await nc.close()
 
 
@@ -217,6 +223,7 @@ async def test_unacked_chunks_end_the_snapshot_on_the_server_clock() -> None:
         for _ in range(50):
             await nc.request("s", b"x" * 200)
         got: list[Any] = []
+
         async def keep(msg: Any) -> None:
             got.append(msg)
 
@@ -231,7 +238,11 @@ async def test_unacked_chunks_end_the_snapshot_on_the_server_clock() -> None:
         ctl.advance_clock(ns=1_000_000)
         await nc.flush()
         await asyncio.sleep(0.05)
-        assert len(got) == 2 and got[1].data == b"" and got[1].headers == {"Status": "408", "Description": "No Flow Response"}
+        assert (
+            len(got) == 2
+            and got[1].data == b""
+            and got[1].headers == {"Status": "408", "Description": "No Flow Response"}
+        )
         subject = (await _req(nc, f"{API}.RESTORE.R", {"config": {"name": "R"}}))["deliver_subject"]
         ctl.advance_clock(seconds=5)
         await nc.flush()
