@@ -98,7 +98,9 @@ def run(args: argparse.Namespace, kinds: list[str], out: dict[str, Any]) -> list
     if "slow" in args.only:
         rows = {}
         for kind in kinds:
-            srv = ServerProc(kind, config={"max_pending": args.max_pending})
+            srv = ServerProc(
+                kind, config={"max_pending": args.max_pending, "max_payload": min(1 << 20, args.max_pending)}
+            )
             try:
                 r = slow_consumers(srv, args.fast, args.slow, args.duration, args.rate, args.size)
             finally:
@@ -128,7 +130,7 @@ def run(args: argparse.Namespace, kinds: list[str], out: dict[str, Any]) -> list
     if "crash" in args.only:
         rows = {}
         for kind in kinds:
-            r = crash_trials(kind, args.trials, args.seed)
+            r = crash_trials(kind, args.trials, args.seed, args.kill_within)
             rows[_label(kind)] = r
             if r["missing"] or r["corrupt"] or r["dedupe_lost"] or r["floor_back"] or r["internal"]:
                 failures.append(f"crash/{kind}: {r['problems']}")
@@ -240,6 +242,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--size", type=int, default=512, help="flood message bytes (512)")
     p.add_argument("--max-pending", type=int, default=1 << 20, help="the servers' max_pending (1 MiB)")
     p.add_argument("--trials", type=int, default=20)
+    p.add_argument("--kill-within", type=float, default=1.5, help="crash: SIGKILL 0.05 s to this many s in (1.5)")
     p.add_argument("--fuzz", type=int, default=100_000, help="inputs (100,000; 1,000,000 for a long run)")
     p.add_argument("--compare", type=int, default=1000, help="inputs sent to both servers and compared")
     p.add_argument("--seed", type=int, default=1)
