@@ -71,7 +71,7 @@ def run(args: argparse.Namespace, kinds: list[str], out: dict[str, Any]) -> list
             finally:
                 srv.close()
             rows[_label(kind)] = r
-            if r["errors"] or r["missing"] or r["internal"]:
+            if r["errors"] or r["missing"] or r["internal"] or r["core_lost"]:
                 failures.append(f"many/{kind}: {r['errors']} errors {r['error_samples']}, {r['missing']} missing")
         print(
             table(
@@ -85,6 +85,7 @@ def run(args: argparse.Namespace, kinds: list[str], out: dict[str, Any]) -> list
                     "fetched",
                     "core_pubs",
                     "core_received",
+                    "core_lost",
                     "p50_ms",
                     "p99_ms",
                     "peak_rss_mb",

@@ -32,6 +32,7 @@ class _Client:
     msg_id: str = ""
     ready: bool = False
     done: bool = False
+    closed: bool = False
 
 
 def setup_stream(port: int) -> None:
@@ -72,6 +73,8 @@ def many_connections(srv: ServerProc, connections: int, duration: float, seed: i
     latencies: list[float] = []
     counts = dict.fromkeys(("pub", "get", "fetch", "fetched", "ack", "core", "core_received", "no_msgs"), 0)
     acked: dict[str, int] = {}
+    fanout = [sum(1 for k in range(connections) if k % 50 == j) for j in range(50)]
+    core_expected = [0]
 
     def send(cl: _Client, data: bytes) -> None:
         try:
@@ -99,7 +102,9 @@ def many_connections(srv: ServerProc, connections: int, duration: float, seed: i
             subj = f"$JS.API.CONSUMER.MSG.NEXT.{STREAM}.{DURABLE}".encode()
             data = b"PUB %s %s %d\r\n%s\r\n" % (subj, reply, len(body), body)
         else:
-            data = b"PUB core.%d 16\r\ncore message 16b\r\nPING\r\n" % rng.randrange(50)
+            j = rng.randrange(50)
+            core_expected[0] += fanout[j]
+            data = b"PUB core.%d 16\r\ncore message 16b\r\nPING\r\n" % j
         send(cl, data)
 
     def on_frame(cl: _Client, f: Frame, now: float) -> None:
@@ -115,6 +120,8 @@ def many_connections(srv: ServerProc, connections: int, duration: float, seed: i
                 cl.ready = True
             elif cl.op == "core":
                 done(cl, now)
+            elif cl.op == "drain":
+                cl.op = ""
             return
         if not f.is_msg:
             return
@@ -169,7 +176,7 @@ def many_connections(srv: ServerProc, connections: int, duration: float, seed: i
     deadline = time.monotonic() + 60
     while not all(c.ready for c in clients) and time.monotonic() < deadline:
         for key, _ in sel.select(0.5):
-            _pump(key.data, on_frame, errors)
+            _pump(sel, key.data, on_frame, errors)
     if not all(c.ready for c in clients):
         errors.append(f"{sum(not c.ready for c in clients)} connections never got their PONG")
     t0 = time.monotonic()
@@ -179,7 +186,7 @@ def many_connections(srv: ServerProc, connections: int, duration: float, seed: i
     while True:
         now = time.monotonic()
         for key, _ in sel.select(0.2):
-            _pump(key.data, on_frame, errors)
+            _pump(sel, key.data, on_frame, errors)
         waiting = [c for c in clients if not c.done and c.op]
         if not waiting:
             break
@@ -190,8 +197,18 @@ def many_connections(srv: ServerProc, connections: int, duration: float, seed: i
             )
             break
     wall = time.monotonic() - t0
+    # A PING to each: its PONG comes after every core message sent to it before.
     for cl in clients:
-        sel.unregister(cl.sock)
+        if not cl.op and cl.ready and not cl.closed:
+            cl.op = "drain"
+            send(cl, b"PING\r\n")
+    drain_until = time.monotonic() + REQUEST_TIMEOUT
+    while any(c.op == "drain" for c in clients) and time.monotonic() < drain_until:
+        for key, _ in sel.select(0.2):
+            _pump(sel, key.data, on_frame, errors)
+    for cl in clients:
+        if not cl.closed:
+            sel.unregister(cl.sock)
         cl.sock.close()
     cpu = srv.cpu_seconds() - cpu0
     missing = verify_acked(srv.port, acked)
@@ -207,6 +224,7 @@ def many_connections(srv: ServerProc, connections: int, duration: float, seed: i
         "acks": counts["ack"],
         "core_pubs": counts["core"],
         "core_received": counts["core_received"],
+        "core_lost": core_expected[0] - counts["core_received"],
         "requests": len(latencies),
         "p50_ms": percentile(latencies, 0.50) * 1000,
         "p99_ms": percentile(latencies, 0.99) * 1000,
@@ -215,7 +233,7 @@ def many_connections(srv: ServerProc, connections: int, duration: float, seed: i
     }
 
 
-def _pump(cl: _Client, on_frame: Any, errors: list[str]) -> None:
+def _pump(sel: selectors.BaseSelector, cl: _Client, on_frame: Any, errors: list[str]) -> None:
     try:
         data = cl.sock.recv(1 << 18)
     except BlockingIOError:
@@ -225,6 +243,9 @@ def _pump(cl: _Client, on_frame: Any, errors: list[str]) -> None:
         errors.append(f"client {cl.k}: {e}")
     now = time.monotonic()
     if not data:
+        if not cl.closed:
+            cl.closed = True
+            sel.unregister(cl.sock)
         if not cl.done:
             errors.append(f"client {cl.k}: connection closed by the server")
             cl.done = True
