@@ -964,4 +964,14 @@ MUTATIONS: list[Mutation] = [
         ("tests/test_config_refusal.py::test_write_deadline_bad_values",),
         'write_deadline: "abc" starts with the default deadline where nats-server refuses to start',
     ),
+    # --- found by benchmarks.stress ------------------------------------------------------------
+    Mutation(
+        "pull_batch_completed_missing",
+        "jetstream",
+        "jsemu/jetstream/consumer.py",
+        "            if wr.n <= 0 and wr.b > 0:  # the batch is filled with bytes to spare: say so\n",
+        "            if False:\n",
+        ("tests/jsapi/test_consumers.py::test_pull_batch_completed_with_bytes_left",),
+        "a pull request with max_bytes ends without 409 Batch Completed when its batch fills first",
+    ),
 ]
