@@ -191,6 +191,7 @@ def setup(port: int) -> None:
 
 @dataclass
 class _Lane:
+    nxt: int = 0
     sock: socket.socket | None = None
     index: int = -1
     sent_at: float = 0.0
@@ -221,8 +222,9 @@ def fuzz(srv: ServerProc, items: list[bytes], lanes: int = 32, timeout: float = 
     setup(srv.port)
     res = FuzzResult()
     sel = selectors.DefaultSelector()
-    pool = [_Lane() for _ in range(lanes)]
-    nxt = 0
+    # Lane k takes inputs k, k + lanes, ... in order: what a connection carries from one input to
+    # the next (CONNECT options, subscriptions) is the same on every server and every run.
+    pool = [_Lane(nxt=k) for k in range(lanes)]
     t0 = time.monotonic()
 
     def open_lane(lane: _Lane) -> None:
@@ -245,7 +247,7 @@ def fuzz(srv: ServerProc, items: list[bytes], lanes: int = 32, timeout: float = 
             lane.sock = None
 
     def start_next(lane: _Lane) -> None:
-        nonlocal nxt
+        nxt = lane.nxt
         if nxt >= len(items):
             lane.index = -1
             return
@@ -253,7 +255,7 @@ def fuzz(srv: ServerProc, items: list[bytes], lanes: int = 32, timeout: float = 
             open_lane(lane)
         assert lane.sock is not None
         lane.index, lane.got_err, lane.buf = nxt, False, b""
-        nxt += 1
+        lane.nxt += lanes
         lane.sent_at = time.monotonic()
         lane.sock.setblocking(True)
         try:
