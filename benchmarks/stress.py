@@ -13,10 +13,13 @@ in count and time), and prints a table row per server for each scenario:
   slow ones (``/varz`` ``slow_consumers``) and the fast ones' largest gap between messages.
 * ``crash``: ``--trials`` times: acked publishes and AckSync'd acks of a durable pull consumer,
   SIGKILL at a random moment, restart on the same store; every acked publish stored (by
-  sequence and by Msg-Id), no message half there, the ack floor never behind a confirmed ack.
+  sequence and by Msg-Id), no message half there, the ack floor never going back between restarts;
+  acks confirmed by their reply but forgotten by the kill are counted (both servers write consumer
+  state behind the acks: about the last 100 ms are lost).
 * ``fuzz``: ``--fuzz`` seeded mutated inputs (protocol lines, API JSON bodies): internal errors
-  (a traceback or handler failure in the log, a close without ``-ERR``, the server dying);
-  with both servers, ``--compare`` of them sent to each and the answers compared.
+  (a traceback or handler failure in the log, a panic, the server dying), closes with and
+  without ``-ERR`` (with both servers: jsemu's silent closes where nats-server answered); with
+  both servers, ``--compare`` of them sent to each on fresh connections and the answers compared.
 """
 
 from __future__ import annotations
