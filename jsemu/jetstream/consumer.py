@@ -772,6 +772,8 @@ class Consumer:
             if wr.hb:
                 wr.hbt = now + wr.hb
             self._pop(wr)
+            if wr.n <= 0 and wr.b > 0:  # the batch is filled with bytes to spare: say so
+                self._send_status(wr.reply, texts.PULL_BATCH_COMPLETED % (wr.n, wr.b))
         if not self.waiting:
             self._arm_inactive()
         self.on_waiting()

@@ -38,6 +38,7 @@ __all__ = [
     "PULL_BAD_NOT_PINNED",
     "PULL_BAD_PRIORITY",
     "PULL_BAD_REQUEST",
+    "PULL_BATCH_COMPLETED",
     "PULL_EXCEEDED_MAX_REQUEST_BATCH",
     "PULL_EXCEEDED_MAX_REQUEST_EXPIRES",
     "PULL_EXCEEDED_MAX_REQUEST_MAX_BYTES",
@@ -129,6 +130,11 @@ PULL_REQUEST_TIMEOUT: Final = (
 #: ``% (messages still asked for, bytes still allowed)``.
 PULL_MESSAGE_SIZE_EXCEEDS_MAX_BYTES: Final = (
     b"NATS/1.0 409 Message Size Exceeds MaxBytes\r\nNats-Pending-Messages: %d\r\nNats-Pending-Bytes: %d\r\n\r\n"
+)
+#: After the message that fills a request's batch with ``max_bytes`` to spare
+#: (``JsPullRequestRemainingBytesT``): ``% (messages still asked for, bytes still allowed)``.
+PULL_BATCH_COMPLETED: Final = (
+    b"NATS/1.0 409 Batch Completed\r\nNats-Pending-Messages: %d\r\nNats-Pending-Bytes: %d\r\n\r\n"
 )
 #: ``% the consumer's max_batch``.
 PULL_EXCEEDED_MAX_REQUEST_BATCH: Final = b"NATS/1.0 409 Exceeded MaxRequestBatch of %d\r\n\r\n"

@@ -393,6 +393,25 @@ async def test_pull_limits_statuses_and_next(pair: Pair) -> None:
     assert got[0].split(" Nats-Subject")[0] == got[1].split(" Nats-Subject")[0] == "<no responders>"
 
 
+async def test_pull_batch_completed_with_bytes_left(pair: Pair) -> None:
+    """A request with ``max_bytes`` whose batch is filled with bytes to spare ends with
+    ``409 Batch Completed`` and what is left (``loopAndGatherMsgs``); one whose bytes run out
+    exactly does not. Found by ``python -m benchmarks.stress --only fuzz``."""
+    await _stream_with(pair, 6)
+    await pair.same(f"{CREATE}.B", _req({"durable_name": "B", "ack_policy": "explicit"}))
+    for payload in [
+        {"batch": 1, "max_bytes": 1000},
+        {"batch": 2, "max_bytes": 1000, "expires": 500_000_000},
+        {"batch": 1, "max_bytes": 1000, "no_wait": True},
+    ]:
+        e, r = await pull_frames(pair, f"{NEXT}.B", payload, 4, timeout=0.5)
+        assert e.frames == r.frames, payload
+        assert "409 Batch Completed" in r.frames[-1], r.frames
+    # the last message's size exactly: the batch is 1 from then on, no status after it
+    e, r = await pull_frames(pair, f"{NEXT}.B", {"batch": 5, "max_bytes": 1}, 3, timeout=0.5)
+    assert e.frames == r.frames
+
+
 async def test_more_api_edges(pair: Pair) -> None:
     await pair.create("S", subjects=["s.>"], max_consumers=1)
     await pair.create("W", subjects=["w.>"], retention="workqueue")

@@ -991,4 +991,14 @@ MUTATIONS: list[Mutation] = [
         ("tests/directget/test_random_diff.py",),
         "a batch built column by column names the wrong previous message in Nats-Last-Sequence",
     ),
+    # --- found by benchmarks.stress ------------------------------------------------------------
+    Mutation(
+        "pull_batch_completed_missing",
+        "jetstream",
+        "jsemu/jetstream/consumer.py",
+        "            if wr.n <= 0 and wr.b > 0:  # the batch is filled with bytes to spare: say so\n",
+        "            if False:\n",
+        ("tests/jsapi/test_consumers.py::test_pull_batch_completed_with_bytes_left",),
+        "a pull request with max_bytes ends without 409 Batch Completed when its batch fills first",
+    ),
 ]
