@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from itertools import repeat
+from operator import add
 from typing import TYPE_CHECKING, Any, cast
 
 from ..protocol.encoder import HMSG_TAIL_SPLIT, hmsg_tail
@@ -52,9 +53,8 @@ SYS_GROUP = b"_sys_"
 MAX_MULTI_RESULTS = 1024  # maxAllowedResponses
 
 _PENDING = b"Nats-Num-Pending: %d\r\nNats-Last-Sequence: %d\r\n\r\n"
-#: A batch message's whole header block without stored headers (``_plain_run``).
-_PLAIN_BLOCK = b"%b%b\r\nNats-Sequence: %d\r\nNats-Time-Stamp: %b\r\n" + _PENDING
-_TAIL = b"%d %d\r\n%b%b\r\n"
+#: A batch message's header block without stored headers, up to its pending lines (``_plain_run``).
+_PLAIN_PREFIX = b"%b%b\r\nNats-Sequence: %d\r\nNats-Time-Stamp: %b\r\n"
 _NOT_FOUND_TAIL = hmsg_tail(STATUS_NOT_FOUND, b"")
 
 _UINT64_MAX = (1 << 64) - 1
@@ -533,7 +533,9 @@ class DirectGetResponder:
         sent_bytes = lseq = size = 0
         tails: list[bytes] = []
         plain: list[tuple[int, bytes]] = []  # the messages of a no_hdr reply
-        if batch > 0 and is_batch and seq > 0 and not next_for and not no_hdr:
+        if batch > 0 and is_batch and seq > 0 and not next_for and not no_hdr and seq not in self._prefixes:
+            # A range not read lately (a bulk read): column by column. One read again (a
+            # client polling the same batch) is cheaper from the cached prefixes below.
             run = self._plain_run(seq, batch, np, mb)
             if run is not None:
                 tails, size, np, lseq, seq = run
@@ -616,12 +618,19 @@ class DirectGetResponder:
         pending = [max(np - k, 0) for k in range(1, n + 1)] if np < n else range(np - 1, np - 1 - n, -1)
         last_seqs = [0, *seqs[: n - 1]]
         head = b"NATS/1.0\r\n" + self._stream_line
-        blocks = [
-            _PLAIN_BLOCK % (head, subject, mseq, stamp(ts), left, prev)
-            for subject, mseq, ts, left, prev in zip(subjects, seqs, tss, pending, last_seqs)
+        prefixes = [_PLAIN_PREFIX % (head, subject, mseq, stamp(ts)) for subject, mseq, ts in zip(subjects, seqs, tss)]
+        lines = list(map(_PENDING.__mod__, zip(pending, last_seqs)))
+        tails = [
+            HMSG_TAIL_SPLIT % (len(p) + len(q), len(p) + len(q) + len(d), p, q, d)
+            for p, q, d in zip(prefixes, lines, bodies)
         ]
-        tails = [_TAIL % (len(b), len(b) + len(d), b, d) for b, d in zip(blocks, bodies)]
-        size = sum(map(len, blocks)) + sum(map(len, bodies))
+        # Kept as the loop keeps them, so a range read again comes from the cache.
+        cache = self._prefixes
+        if len(cache) + n > _TAIL_CACHE_MAX:
+            cache.clear()
+        sizes = map(add, map(len, subjects), map(len, bodies))
+        cache.update(zip(seqs, zip(subjects, bodies, tss, prefixes, bodies, sizes)))
+        size = sum(map(len, prefixes)) + sum(map(len, lines)) + sum(map(len, bodies))
         return tails, size, max(np - n, 0), seqs[-1], seqs[-1] + 1
 
     def _serve_multi(self, req: dict[str, Any], reply: bytes) -> None:
