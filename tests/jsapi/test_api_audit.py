@@ -72,9 +72,14 @@ async def _step(
 
 
 async def _audits(adv: Advisories, n: int) -> list[str]:
-    """``n`` audit events from each side, equal once normalised (with an ``rtt`` in each)."""
+    """``n`` audit events from each side, equal once normalised (with an ``rtt`` in each).
+
+    Compared in sorted order: nats-server sends the audit from its server send queue and a
+    stream's advisories from that stream's own queue (two goroutines), so the order of a
+    request's audit and its ``stream_action`` varies from run to run on the binary.
+    """
     got = await asyncio.gather(*(Advisories._take(c, s, n) for c, s in zip(adv.clients, adv.sides, strict=True)))
-    emu, real = ([_scrub(t) for t in side] for side in got)
+    emu, real = (sorted(_scrub(t) for t in side) for side in got)
     assert emu == real
     assert len(real) == n, real
     for event in real:
