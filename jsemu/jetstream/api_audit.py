@@ -44,4 +44,4 @@ def send_api_audit(js: JetStream, client: ClientInfo, subject: str, request: byt
     event["response"] = response.decode("utf-8", "replace")
     if js.domain:
         event["domain"] = js.domain
-    js.out.send(AUDIT_SUBJECT, -1, dumps(event).encode())
+    js.out.send_via_sendq(AUDIT_SUBJECT, -1, dumps(event).encode())

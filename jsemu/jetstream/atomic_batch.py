@@ -167,7 +167,7 @@ class AtomicBatches:
             event["batch"] = batch_id.decode("utf-8", "replace")
             event["reason"] = reason
             # after the error ack the publish gets (the server answers first)
-            stream.js.server.loop.call_soon(out.send, subject, -1, dumps(event).encode())
+            stream.js.server.loop.call_soon(out.send_via_sendq, subject, -1, dumps(event).encode())
 
     def drop(self, batch_id: bytes) -> None:
         batch = self.open.pop(batch_id, None)

@@ -52,7 +52,7 @@ def _send(stream: Stream, subject: str, fields: dict[str, Any]) -> None:
         return
     if js.domain:
         fields["domain"] = js.domain
-    out.send(subject.encode(), -1, dumps(fields).encode())
+    out.send_via_sendq(subject.encode(), -1, dumps(fields).encode())
 
 
 def stream_leader_elected(stream: Stream, replicas: ReplicaSet) -> None:

@@ -230,7 +230,7 @@ class QuorumWatch:
         fields = self.fields(now, replicas())
         if self.js.domain:
             fields["domain"] = self.js.domain
-        out.send(subject, -1, dumps(fields).encode())
+        out.send_via_sendq(subject, -1, dumps(fields).encode())
 
     def _peer_info(self, name: str, now: int, me: str, my_active: int, candidate: bool) -> dict[str, Any]:
         """``PeerInfo`` as ``s.replicas(node)`` gives it on the sender (a candidate has

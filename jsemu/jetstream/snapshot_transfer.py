@@ -73,7 +73,7 @@ def send_advisory(
         doc["client"] = client.as_json()
     if js.domain:
         doc["domain"] = js.domain
-    js.out.send(subject, -1, dumps(doc).encode())
+    js.out.send_via_sendq(subject, -1, dumps(doc).encode())
 
 
 class SnapshotSender:
@@ -225,7 +225,7 @@ class RestoreReceiver:
             return
         self.chunks.append(msg)
         self.total += len(msg)
-        self.js.out.send(reply, -1, b"")
+        self.js.out.send_via_sendq(reply, -1, b"")  # into the account, not back through the API
         self._arm()
 
     def _complete(self) -> None:
@@ -244,10 +244,10 @@ class RestoreReceiver:
             text = exc.description if isinstance(exc, ApiError) else str(exc)
             err = api_error(ApiErrors.JSStreamRestoreErrF, err=text)
             self._complete()
-            self.js.send_reply(reply, dumps({"type": response_type(kind), "error": err.as_dict()}).encode())
+            self.js.out.send_via_sendq(reply, -1, dumps({"type": response_type(kind), "error": err.as_dict()}).encode())
             log.warning("Restore failed for stream '%s > %s': %s", self.js.account.name, self.cfg.name, text)
             return
         self._complete()
         out: dict[str, Any] = {"type": response_type(kind)}
         out.update(stream.info_json(domain=False, cluster=False))
-        self.js.send_reply(reply, dumps(out).encode())
+        self.js.out.send_via_sendq(reply, -1, dumps(out).encode())

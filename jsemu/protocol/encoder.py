@@ -19,6 +19,7 @@ from .gostruct import go_quote
 from .texts import STATUS_NO_RESPONDERS
 
 __all__ = [
+    "EMPTY_REPLY",
     "HMSG_TAIL_SPLIT",
     "OK",
     "PING",
@@ -53,8 +54,15 @@ def encode_err(error: str) -> bytes:
     return b"-ERR '" + error.encode("utf-8", "surrogateescape") + b"'\r\n"
 
 
+#: The reply of a message from the server's send queue: empty but there (see ``encode_msg``).
+EMPTY_REPLY = b""
+
+
 def encode_msg(subject: bytes, sid: bytes, reply: bytes | None, payload: bytes) -> bytes:
-    if reply:
+    """``MSG``; as nats-server's ``msgHeader``, a reply that is there (not None) is written
+    with its space even when empty (:data:`EMPTY_REPLY`): two spaces before the size, the
+    mark of what nats-server's own send queue delivers (advisories, ``$SYS`` replies)."""
+    if reply is not None:
         head = b"MSG %b %b %b %d\r\n" % (subject, sid, reply, len(payload))
     else:
         head = b"MSG %b %b %d\r\n" % (subject, sid, len(payload))
@@ -62,8 +70,9 @@ def encode_msg(subject: bytes, sid: bytes, reply: bytes | None, payload: bytes) 
 
 
 def encode_hmsg(subject: bytes, sid: bytes, reply: bytes | None, hdr_len: int, msg: bytes) -> bytes:
-    """``msg`` is the header block followed by the payload; ``hdr_len`` splits them."""
-    if reply:
+    """``msg`` is the header block followed by the payload; ``hdr_len`` splits them (an
+    empty reply as in ``encode_msg``)."""
+    if reply is not None:
         head = b"HMSG %b %b %b %d %d\r\n" % (subject, sid, reply, hdr_len, len(msg))
     else:
         head = b"HMSG %b %b %d %d\r\n" % (subject, sid, hdr_len, len(msg))

@@ -22,6 +22,7 @@ from operator import itemgetter
 from typing import Protocol
 
 from ..protocol.encoder import (
+    EMPTY_REPLY,
     Delivery,
     delivery_frames,
     frame_heads,
@@ -55,6 +56,13 @@ class Sender(Protocol):
 
     def send(self, subject: bytes, hdr: int, msg: bytes) -> None:
         """One message; ``hdr`` is its header length, -1 for none."""
+        ...
+
+    def send_via_sendq(self, subject: bytes, hdr: int, msg: bytes) -> None:
+        """One message as nats-server's server send queue delivers it into an account
+        (``sendInternalAccountMsg``, ``publishAdvisory``, ``$SYS`` replies and events): with
+        an empty reply, so its control line has two spaces before the size. (What a stream
+        or consumer queue sends, and API replies, go through ``send``: one space.)"""
         ...
 
     def send_payloads(self, subject: bytes, payloads: Sequence[bytes]) -> None:
@@ -138,6 +146,17 @@ class Outbound:
                 continue
             sub.nm += 1
             conn.queue(message_frame(hmsg, pmsg, conn.headers, hdr, msg), 1, len(msg))
+
+    def send_via_sendq(self, subject: bytes, hdr: int, msg: bytes) -> None:
+        plan = self.plan(subject)
+        if not plan:
+            self._route(None, subject, EMPTY_REPLY, hdr, msg)
+            return
+        for sub, conn, hmsg, pmsg in plan:
+            if conn.closed:
+                continue
+            sub.nm += 1
+            conn.queue(message_frame(hmsg + b" ", pmsg + b" ", conn.headers, hdr, msg), 1, len(msg))
 
     def send_payloads(self, subject: bytes, payloads: Sequence[bytes]) -> None:
         plan = self.plan(subject)

@@ -155,7 +155,7 @@ class SystemAccount:
         return info
 
     def _send(self, subject: bytes, value: dict[str, Any]) -> None:
-        self.router.outbound.send(subject, -1, dumps(value).encode())
+        self.router.outbound.send_via_sendq(subject, -1, dumps(value).encode())
 
     # --- events -----------------------------------------------------------------------
 

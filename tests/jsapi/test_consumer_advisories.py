@@ -43,6 +43,20 @@ async def expect_sorted(adv: Advisories, n: int, timeout: float = 2.0) -> list[s
     return real
 
 
+async def _deleted_with_stream(adv: Advisories, expected: list[str]) -> None:
+    """The consumers' delete advisories when their stream is deleted: all of them from jsemu.
+    nats-server queues them on the stream's own send queue and then closes that queue's
+    loop (``stream.stop``); on a loaded machine the loop can quit before the last one is
+    written (seen once in a full local run: one of two missing), so from the binary a
+    subset is accepted."""
+    got = await asyncio.gather(
+        *(Advisories._take(c, s, len(expected), 5.0) for c, s in zip(adv.clients, adv.sides, strict=True))
+    )
+    emu, real = (sorted(_GENERATED.sub('"consumer":"<gen>"', t.strip()) for t in side) for side in got)
+    assert emu == expected
+    assert real and set(real) <= set(expected), real
+
+
 def _create(name: str, **config: object) -> tuple[str, dict[str, object]]:
     cfg = {"ack_policy": "explicit", **config}
     if name:
@@ -73,7 +87,7 @@ async def test_consumer_create_update_delete_advisories(pair: Pair) -> None:
         await pair.same(f"{CONSUMER}.DELETE.S.D")  # 10014: none
         await expect_sorted(adv, 0)
         await pair.same(f"{STREAM}.DELETE.S")  # each consumer of the stream goes
-        assert await expect_sorted(adv, 2) == sorted([_action("E", "delete"), _action("<gen>", "delete")])
+        await _deleted_with_stream(adv, sorted([_action("E", "delete"), _action("<gen>", "delete")]))
     finally:
         await adv.close()
 

@@ -1001,4 +1001,23 @@ MUTATIONS: list[Mutation] = [
         ("tests/jsapi/test_consumers.py::test_pull_batch_completed_with_bytes_left",),
         "a pull request with max_bytes ends without 409 Batch Completed when its batch fills first",
     ),
+    # --- control lines of the server's send queue ---------------------------------------------
+    Mutation(
+        "sendq_plan_one_space",
+        "server",
+        "jsemu/server/outbound.py",
+        '            conn.queue(message_frame(hmsg + b" ", pmsg + b" ", conn.headers, hdr, msg), 1, len(msg))\n',
+        "            conn.queue(message_frame(hmsg, pmsg, conn.headers, hdr, msg), 1, len(msg))\n",
+        ("tests/test_control_lines.py",),
+        "an advisory from the server's send queue has one space before its size (nats-server: two)",
+    ),
+    Mutation(
+        "sendq_routed_without_reply",
+        "server",
+        "jsemu/server/outbound.py",
+        "            self._route(None, subject, EMPTY_REPLY, hdr, msg)\n",
+        "            self._route(None, subject, None, hdr, msg)\n",
+        ("tests/test_control_lines.py",),
+        "a send-queue message routed (a queue group listens) loses its empty reply: one space",
+    ),
 ]
