@@ -5,7 +5,6 @@ user's, the user's permissions hold, and an unknown or wrongly signed nkey is re
 
 from __future__ import annotations
 
-
 import json
 import re
 from pathlib import Path

@@ -83,8 +83,10 @@ NOT_YET = {
         '"accounts": not supported in account exports by jsemu yet',
     ),
     "js-api-import-into-jetstream-account": (
-        "accounts {\n  A: { exports: [ {service: $JS.API.>} ] }\n"
-        "  B: {\n    jetstream: enabled\n    imports: [ {service: {account: A, subject: $JS.API.>}} ]\n  }\n}\n",
+        (
+            "accounts {\n  A: { exports: [ {service: $JS.API.>} ] }\n"
+            "  B: {\n    jetstream: enabled\n    imports: [ {service: {account: A, subject: $JS.API.>}} ]\n  }\n}\n"
+        ),
         5,
         5,
         "the JetStream API imported into an account with JetStream is not supported by jsemu yet",

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from jsemu.timefmt import ZERO_TIME, format_ns, parse_rfc3339_ns
 from jsemu.protocol.headers import parse_uint_header, remove_header, remove_header_status, slice_header
 from jsemu.subjects import subject_is_subset_match, subjects_collide
+from jsemu.timefmt import ZERO_TIME, format_ns, parse_rfc3339_ns
 
 
 @pytest.mark.parametrize(

@@ -31,7 +31,7 @@ from .test_sources import caught_up, create, get, info, origin
         ({"Nats-Incr": "1", "Nats-Expected-Stream": "S"}, ""),
         ({"Nats-Incr": "1", "Nats-Rollup": "sub"}, ""),
         ({"Nats-Incr": "1", "Nats-Msg-Id": "a"}, ""),
-        ({"Nats-Incr": "1", "Nats-Msg-Id": "a"}, ""),
+        ({"Nats-Incr": "1", "Nats-Expected-Last-Msg-Id": "a"}, ""),
         ({"Nats-Incr": "1", "X": "y"}, ""),
         ({"Nats-Incr": "1", "Nats-TTL": "5s"}, ""),
     ],

@@ -11,6 +11,7 @@ import asyncio
 import json
 
 import pytest
+
 from .conftest import REAL_REAL, Pair
 
 G = "$JS.API.STREAM.MSG.GET.S"

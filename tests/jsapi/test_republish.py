@@ -12,7 +12,6 @@ import re
 from typing import Any
 
 import pytest
-
 from rawclient import RawClient
 
 from .conftest import CONNECT, Pair, Side
