@@ -15,6 +15,7 @@ import re
 import time
 from typing import Any
 
+import pytest
 from rawclient import RawClient
 
 from jsapi.conftest import CONNECT, Pair, Side
@@ -157,15 +158,25 @@ async def test_paused_pull_requests_and_resume_at_pause_until(pair: Pair) -> Non
 async def test_resume_by_api_wakes_nothing_until_the_next_request_or_message(pair: Pair) -> None:
     """nats-server 2.15.1: ``CONSUMER.PAUSE`` with no time resumes the consumer without
     signalling it, so a request already waiting gets nothing and times out with its whole
-    batch (a new request or message would have woken it)."""
+    batch (a new request or message would have woken it).
+
+    The binary's consumer loop wakes for the request on its own goroutine and finds the
+    consumer paused; when that goroutine runs late (a loaded machine), after the resume, it
+    delivers instead. The pause is sent 0.2 s after the request to make that rare; when it
+    happens anyway, the binary's side cannot be compared and the test says so (skip);
+    jsemu's frame is checked either way."""
     await _stream_with(pair)
     await same(pair, f"{CREATE}.C", _req({"durable_name": "C", "ack_policy": "explicit", "pause_until": _at(3600)}))
     for side in (pair.emu, pair.real):
         side.client.send(b"SUB _PR.c pr\r\n")
         side._send(NEXT + ".C", b"_PR.c", b'{"batch":2,"expires":700000000}', None)
         assert not await side.client.round_trip()
+    await asyncio.sleep(0.2)
     await same(pair, f"{PAUSE}.C", {})
     got = await asyncio.gather(*(side.client.next_frame(1.5) for side in (pair.emu, pair.real)))
     texts = [side.normalise(f) if f else "" for side, f in zip((pair.emu, pair.real), got, strict=True)]
-    assert texts[0] == texts[1] and "408 Request Timeout" in texts[1] and "Nats-Pending-Messages: 2" in texts[1]
+    assert "408 Request Timeout" in texts[0] and "Nats-Pending-Messages: 2" in texts[0], texts[0]
+    if got[1] is not None and got[1].startswith(b"MSG s."):
+        pytest.skip("nats-server's consumer loop ran after the resume (its race): delivered, not comparable")
+    assert texts[0] == texts[1]
     await same(pair, "$JS.API.CONSUMER.INFO.S.C")
