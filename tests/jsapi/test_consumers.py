@@ -307,9 +307,15 @@ async def test_waiting_request_is_woken_by_a_publish(pair: Pair) -> None:
     finally:
         for client in publishers:
             await client.close()
-    assert e.frames == r.frames
+    # The pending count in the first ack reply is a race on the binary: 1 when both messages
+    # were stored before its consumer goroutine ran (the usual case, and jsemu's: one read),
+    # 0 when that goroutine ran in between (seen on a loaded machine). Blanked; all else equal.
+    assert [_PENDING.sub(".<pending> ", f) for f in e.frames] == [_PENDING.sub(".<pending> ", f) for f in r.frames]
     assert len(e.frames) == 2
     await pair.same("$JS.API.CONSUMER.INFO.S.D")
+
+
+_PENDING = re.compile(r"\.\d+ (?=one$)")
 
 
 async def test_legacy_ephemeral_and_unknown_consumer(pair: Pair) -> None:
