@@ -4,7 +4,7 @@ nats-server writes ``MSG <subject> <sid> <reply> <size>`` with the reply and its
 whenever the reply is not nil (``msgHeader``). What its server send queue delivers
 (``sendInternalAccountMsg``, ``publishAdvisory``, ``$SYS`` replies and events) has an empty,
 non-nil reply, so those frames carry two spaces before the size: the API audit, atomic
-batch and snapshot/restore advisories, a restore's chunk answers, ``$SYS`` answers and
+batch and snapshot/restore advisories, a restore's chunk answers and final reply, ``$SYS`` answers and
 events. What a stream or consumer queue sends (API responses travelling back through the
 account's import, stream and consumer advisories, Direct Get replies, deliveries) has a nil
 reply and one space. Only the size fields are blanked (ids, times and server names change
@@ -14,23 +14,10 @@ payload lengths); every space, subject, sid and reply is compared.
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
 from pathlib import Path
 
 from rawclient import RawClient
-from test_auth import _RealWithConfig
-
-import jsemu
-from jsemu.config import load_config
-
-CONF = """
-jetstream {{ store_dir: "{store}" }}
-accounts {{
-  SYS: {{ users: [ {{user: sys, password: sys}} ] }}
-  A: {{ users: [ {{user: a, password: a}} ], jetstream: enabled }}
-}}
-system_account: SYS
-"""
+from test_system_account import _pair
 
 _BASE = {"verbose": False, "pedantic": False, "headers": True, "no_responders": True, "protocol": 1}
 
@@ -39,32 +26,13 @@ def _line(frame: bytes) -> bytes:
     """A message frame's control line with its size field(s) blanked, spaces kept."""
     fields = frame.split(b"\r\n", 1)[0].split(b" ")
     sizes = 2 if fields[0] == b"HMSG" else 1
-    if len(fields) > 3 + sizes and fields[3].startswith(b"$JS.ACK."):  # its time token
-        fields[3] = fields[3].rsplit(b".", 2)[0] + b".T.0"
+    if len(fields) > 3 + sizes and fields[3].startswith(b"$JS.ACK."):  # its time and pending tokens
+        fields[3] = fields[3].rsplit(b".", 2)[0] + b".T.P"
     return b" ".join(fields[:-sizes] + [b"N"] * sizes)
 
 
 def _messages(frames: list[bytes]) -> list[bytes]:
     return [f for f in frames if f.startswith((b"MSG ", b"HMSG "))]
-
-
-async def _servers(tmp_path: Path) -> AsyncIterator[dict[str, int]]:
-    confs = {}
-    for side in ("real", "jsemu"):
-        conf = tmp_path / f"{side}.conf"
-        conf.write_text(CONF.format(store=tmp_path / f"store-{side}"))
-        confs[side] = conf
-    real = _RealWithConfig(confs["real"])
-    options = jsemu.ServerOptions()
-    load_config(confs["jsemu"], options)
-    options.host, options.port = "127.0.0.1", 0
-    emu = jsemu.Server(options)
-    await emu.start()
-    try:
-        yield {"jsemu": emu.port, "real": real.port}
-    finally:
-        await emu.stop()
-        real.stop()
 
 
 async def _quiet(client: RawClient, wait: float = 0.3) -> list[bytes]:
@@ -139,8 +107,8 @@ async def _script(port: int) -> dict[str, list[bytes]]:
 
 
 async def test_control_lines_as_nats_server(tmp_path: Path) -> None:
-    async for ports in _servers(tmp_path):
-        got = {side: await _script(port) for side, port in ports.items()}
+    async for pair in _pair(tmp_path):  # the system account's file: accounts SYS and A
+        got = {side: await _script(port) for side, port in pair.ports.items()}
         for name in got["real"]:
             assert got["jsemu"][name] == got["real"][name], name
         assert got["jsemu"] == got["real"]
