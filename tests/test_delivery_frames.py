@@ -46,7 +46,8 @@ def _frame(sid: bytes, headers: bool, item: Delivery) -> bytes:
     else:
         msg = msg[hdr:] if hdr > 0 else msg
         sizes = [b"%d" % len(msg)]
-    return b" ".join(head + ([reply] if reply else []) + sizes) + b"\r\n" + msg + b"\r\n"
+    # a reply that is there, even empty, is written with its space (Go's msgHeader: reply != nil)
+    return b" ".join(head + ([reply] if reply is not None else []) + sizes) + b"\r\n" + msg + b"\r\n"
 
 
 @settings(max_examples=300)

@@ -147,14 +147,14 @@ def delivery_frames(sid: bytes, headers: bool, items: Sequence[Delivery]) -> byt
             parts[-1] = b"\r\n"
             return b"MSG " + b"".join(parts)
     out = []
-    for subject, reply, hdr, msg in items:
+    for subject, reply, hdr, msg in items:  # a reply that is there, even empty, as in encode_msg
         if hdr <= 0:
-            if reply:
+            if reply is not None:
                 out.append(b"MSG %b %b %b %d\r\n%b\r\n" % (subject, sid, reply, len(msg), msg))
             else:
                 out.append(b"MSG %b %b %d\r\n%b\r\n" % (subject, sid, len(msg), msg))
         elif headers:
-            if reply:
+            if reply is not None:
                 out.append(b"HMSG %b %b %b %d %d\r\n%b\r\n" % (subject, sid, reply, hdr, len(msg), msg))
             else:
                 out.append(b"HMSG %b %b %d %d\r\n%b\r\n" % (subject, sid, hdr, len(msg), msg))
