@@ -109,9 +109,16 @@ async def _script(port: int) -> dict[str, list[bytes]]:
 async def test_control_lines_as_nats_server(tmp_path: Path) -> None:
     async for pair in _pair(tmp_path):  # the system account's file: accounts SYS and A
         got = {side: await _script(port) for side, port in pair.ports.items()}
-        for name in got["real"]:
-            assert got["jsemu"][name] == got["real"][name], name
-        assert got["jsemu"] == got["real"]
+        assert list(got["jsemu"]) == list(got["real"])
+        for name, real in got["real"].items():
+            emu = got["jsemu"][name]
+            if name == "delete":
+                # The binary queues the deleted stream's and consumer's advisories on the
+                # stream's queue, then quits that queue's loop: one can be lost (its select;
+                # seen on a loaded machine). jsemu sends all five frames.
+                assert len(emu) == 5 and set(real) <= set(emu), (emu, real)
+            else:
+                assert emu == real, name
         # The rule itself, so a change on both sides cannot pass unnoticed.
         assert got["real"]["$SYS answer"] == [b"MSG _INBOX.s 2  N"]
         assert b"MSG $JS.EVENT.ADVISORY.API 2  N" in got["real"]["account info"]
