@@ -1020,4 +1020,17 @@ MUTATIONS: list[Mutation] = [
         ("tests/test_control_lines.py",),
         "a send-queue message routed (a queue group listens) loses its empty reply: one space",
     ),
+    # --- a stream delete's advisories (the binary may lose them; jsemu may not) ----------------
+    Mutation(
+        "stream_delete_advisory_missing",
+        "jetstream",
+        "jsemu/jetstream/stream_api.py",
+        "    send_stream_action(js, stream.name, DELETE)\n",
+        "",
+        (
+            "tests/jsapi/test_stream_advisories.py",
+            "tests/jsapi/test_consumer_advisories.py::test_stream_delete_sends_a_delete_per_consumer_and_its_own",
+        ),
+        "a stream delete goes without its STREAM.DELETED advisory",
+    ),
 ]
