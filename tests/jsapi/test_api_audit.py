@@ -63,7 +63,9 @@ async def _step(
     for client, side in zip(clients, adv.sides, strict=True):
         frames = await client.exchange(b"PUB %s%s %d\r\n%s\r\n" % (subject.encode(), inbox, len(payload), payload))
         if reply and answered and not any(f.startswith(b"MSG") for f in frames):
-            late = await client.next_frame(2.0)  # the real server answers from another goroutine
+            # The real server answers from another goroutine: a consumer create's reply came
+            # more than 2 s late once under heavy load, so a long wait (only waited out on a bug).
+            late = await client.next_frame(10.0)
             frames += [late] if late is not None else []
         # Payloads only: the size in the control line follows the server name's length.
         answers.append([side.scrub(f.split(b"\r\n", 1)[1].decode()) for f in frames if f.startswith(b"MSG")])

@@ -14,6 +14,6 @@ async def test_stepdown_needs_clustering(pair: Pair) -> None:
     await pair.same("$JS.API.CONSUMER.LEADER.STEPDOWN.S.D")
     await pair.same("$JS.API.CONSUMER.LEADER.STEPDOWN.S.D", {"placement": {"preferred": "x"}})
     await pair.same("$JS.API.CONSUMER.LEADER.STEPDOWN.T.X")
-    await pair.same("$JS.API.CONSUMER.LEADER.STEPDOWN.S")  # too few tokens: no reply
+    await pair.same("$JS.API.CONSUMER.LEADER.STEPDOWN.S", timeout=2.0)  # too few tokens: no reply
     await pair.same("$JS.API.CONSUMER.INFO.S.D")  # no cluster block standalone
     await pair.same("$JS.API.INFO")

@@ -73,7 +73,8 @@ async def test_random_create_update_publish(pair: Any) -> None:
         literal = next((s for s in subjects if "*" not in s and ">" not in s), None)
         if literal:
             for n in range(3):
-                await pair.same(literal, f"m{n}".encode(), {"Nats-Msg-Id": f"id{n % 2}"})
+                # No reply at all for a no_ack stream: the old short wait.
+                await pair.same(literal, f"m{n}".encode(), {"Nats-Msg-Id": f"id{n % 2}"}, timeout=2.0)
         update = random_config(rng, name, create=False)
         await pair.same(f"$JS.API.STREAM.UPDATE.{name}", update)
         await pair.same(f"$JS.API.STREAM.INFO.{name}", {"subjects_filter": ">", "deleted_details": True})
