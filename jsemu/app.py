@@ -11,10 +11,10 @@ from __future__ import annotations
 from typing import Any
 
 from .control import ControlApi, ControlPlane
+from .jetstream.api.not_enabled import NotEnabledApi
+from .jetstream.limits.storage import accounts_fit
 from .jetstream.monitoring import JetStreamMonitoring
-from .jetstream.not_enabled import NotEnabledApi
 from .jetstream.service import JetStream
-from .jetstream.storage_limits import accounts_fit
 from .server.options import ServerOptions
 from .server.routing import GLOBAL_ACCOUNT
 from .server.server import Server as CoreServer

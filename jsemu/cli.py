@@ -23,15 +23,15 @@ from pathlib import Path
 from typing import NoReturn
 
 from .app import Server
-from .config import ConfigError, load_config
-from .config_tls import check_files
+from .config.server_config import ConfigError, load_config
+from .config.startup_errors import StartupError, check_store_dir, listen_error, monitor_error
+from .config.tls import check_files
 from .conformance import command as conformance_command
-from .jetstream.storage_limits import accounts_fit
+from .jetstream.limits.storage import accounts_fit
 from .pipeline import command as pipeline_command
 from .server.auth import Auth, User
 from .server.options import NATS_VERSION, SYSTEM_JETSTREAM, ServerOptions
 from .server.tls import TlsOptions
-from .startup_errors import StartupError, check_store_dir, listen_error, monitor_error
 from .version import __version__
 
 __all__ = ["build_parser", "main"]

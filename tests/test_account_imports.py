@@ -15,7 +15,7 @@ from rawclient import RawClient
 from test_auth import Pair, _RealWithConfig
 
 import jsemu
-from jsemu.config import load_config
+from jsemu.config.server_config import load_config
 
 CONF = """
 accounts {

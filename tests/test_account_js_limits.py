@@ -21,8 +21,8 @@ from test_cli_errors import _assert_one_line, _fatal, _jsemu, _real
 
 import jsemu
 from jsemu.cli import build_parser, serve_options
-from jsemu.config import load_config
-from jsemu.startup_errors import StartupError
+from jsemu.config.server_config import load_config
+from jsemu.config.startup_errors import StartupError
 
 _CONNECT = {"verbose": False, "pedantic": False, "headers": True, "no_responders": True, "protocol": 1}
 

@@ -20,9 +20,9 @@ from rawclient import RawClient
 from test_auth import Pair, _RealWithConfig
 
 import jsemu
-from jsemu.config import load_config
-from jsemu.jetstream.api import registered_patterns
-from jsemu.jetstream.not_enabled import NOT_ENABLED_REPLIES
+from jsemu.config.server_config import load_config
+from jsemu.jetstream.api.not_enabled import NOT_ENABLED_REPLIES
+from jsemu.jetstream.api.registry import registered_patterns
 
 CONF = """
 jetstream {{ store_dir: "{store}" }}

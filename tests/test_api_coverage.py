@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 import jsemu
-from jsemu.jetstream import api as api_registry
+from jsemu.jetstream.api import registry as api_registry
 from jsemu.tools import api_coverage
 from jsemu.tools.api_coverage import NATS_SERVER_API, README, check, coverage_table, main, rewrite
 

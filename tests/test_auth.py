@@ -18,7 +18,7 @@ from conftest import RealServer
 from rawclient import RawClient
 
 import jsemu
-from jsemu.config import load_config
+from jsemu.config.server_config import load_config
 
 HASH = bcrypt.hashpw(b"s3cret", bcrypt.gensalt(4)).decode().replace("$2b$", "$2a$", 1)
 

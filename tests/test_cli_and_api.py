@@ -14,7 +14,7 @@ import nats
 import pytest
 
 import jsemu
-from jsemu.config import parse_config
+from jsemu.config.server_config import parse_config
 
 
 async def test_async_context_manager_and_url() -> None:
@@ -81,7 +81,7 @@ def test_config_subset() -> None:
 
 
 def test_config_applied_to_options() -> None:
-    from jsemu.config import apply_config
+    from jsemu.config.server_config import apply_config
 
     opts = apply_config(
         parse_config(

@@ -122,7 +122,7 @@ def test_not_yet_supported_is_refused_with_its_position(name: str, tmp_path: Pat
 
 def test_accepted_forms_start(tmp_path: Path) -> None:
     """What jsemu implements is taken, arrays and inline maps included."""
-    from jsemu.config import load_config
+    from jsemu.config.server_config import load_config
     from jsemu.server.options import ServerOptions
 
     (tmp_path / "inc.conf").write_text("server_name: from-include # comment\n")
@@ -145,7 +145,7 @@ def test_write_deadline_forms(value: str, seconds: float) -> None:
     """A Go duration or a number of seconds (nats-server warns it should be a duration); 0 is
     the default, 10 s; a negative deadline is kept (every write fails). Bad values fail as
     nats-server fails: ``test_cli_errors.CONFIGS``."""
-    from jsemu.config import apply_config, parse_config
+    from jsemu.config.server_config import apply_config, parse_config
     from jsemu.server.options import ServerOptions
 
     options = apply_config(parse_config(f"write_deadline: {value}\n"), ServerOptions())
@@ -163,7 +163,7 @@ def test_write_deadline_forms(value: str, seconds: float) -> None:
 )
 def test_write_deadline_bad_values(value: str, message: str) -> None:
     """nats-server's first line for each (``test_cli_errors`` compares them with the binary's)."""
-    from jsemu.config import ConfigError, apply_config, parse_config
+    from jsemu.config.server_config import ConfigError, apply_config, parse_config
     from jsemu.server.options import ServerOptions
 
     with pytest.raises(ConfigError) as caught:

@@ -18,7 +18,7 @@ import pytest
 from test_account_imports import _both_with_js, _login, _take
 
 import jsemu
-from jsemu.config import load_config
+from jsemu.config.server_config import load_config
 
 CONF = """
 jetstream {{{{ store_dir: "{{store}}" }}}}

@@ -13,7 +13,7 @@ import pytest
 from rawclient import RawClient
 
 import jsemu
-from jsemu.jetstream.api import _HANDLERS
+from jsemu.jetstream.api.registry import _HANDLERS
 from jsemu.server import sublist as sublist_module
 from jsemu.server.sublist import Subscription
 from jsemu.server.subscriber import Change

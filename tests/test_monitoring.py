@@ -20,7 +20,7 @@ import pytest
 from conftest import nats_server_binary
 
 import jsemu
-import jsemu.config
+import jsemu.config.server_config
 
 _MONITOR = re.compile(r"Starting http monitor on [^:]+:(\d+)")
 _CLIENT = re.compile(r"Listening for client connections on [^:]+:(\d+)")
@@ -149,7 +149,7 @@ async def test_configured_store_limits_are_reported(tmp_path: Path) -> None:
     conf = tmp_path / "js.conf"
     conf.write_text("jetstream {\n  store_dir: " + str(tmp_path) + "\n  max_memory_store: 1GB\n  domain: hub\n}\n")
     options = jsemu.ServerOptions(http_port=-1)
-    jsemu.config.load_config(conf, options)
+    jsemu.config.server_config.load_config(conf, options)
     async with jsemu.Server(options) as srv:
         assert srv.monitor is not None
         jsz = json.loads((await _fetch(srv.monitor.port, "/jsz"))[2])

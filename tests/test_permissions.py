@@ -18,7 +18,7 @@ from nats.js.api import StreamConfig
 from rawclient import RawClient
 from test_auth import _pair
 
-from jsemu.config import parse_config
+from jsemu.config.server_config import parse_config
 from jsemu.server.permissions import Permissions, SubjectRules
 
 PERMS = """authorization {
@@ -189,7 +189,7 @@ def test_random_permissions_same_outcome(
 
 
 def test_rules_from_the_file() -> None:
-    from jsemu.config import apply_config
+    from jsemu.config.server_config import apply_config
     from jsemu.server.options import ServerOptions
 
     options = apply_config(parse_config(PERMS), ServerOptions())

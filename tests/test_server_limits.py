@@ -10,7 +10,7 @@ from typing import Any
 
 from rawclient import RawClient
 
-from jsemu.config import load_config
+from jsemu.config.server_config import load_config
 from jsemu.server.options import ServerOptions
 
 

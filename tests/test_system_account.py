@@ -20,7 +20,7 @@ from nats.errors import NoRespondersError
 from test_auth import Pair, _RealWithConfig
 
 import jsemu
-from jsemu.config import load_config
+from jsemu.config.server_config import load_config
 
 CONF = """
 jetstream {{ store_dir: "{store}" }}

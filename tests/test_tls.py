@@ -22,7 +22,7 @@ from test_auth import _pair
 from test_cli_errors import _assert_one_line, _jsemu, _real
 
 from jsemu.cli import build_parser, serve_options
-from jsemu.startup_errors import StartupError
+from jsemu.config.startup_errors import StartupError
 
 
 @dataclass

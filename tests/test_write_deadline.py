@@ -21,7 +21,7 @@ from conftest import KINDS, RealServer
 from rawclient import RawClient
 
 import jsemu
-from jsemu.config import apply_config, parse_config
+from jsemu.config.server_config import apply_config, parse_config
 from jsemu.server.options import ServerOptions
 
 QUIET = {"verbose": False, "pedantic": False}

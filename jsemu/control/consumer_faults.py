@@ -28,14 +28,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..jetstream.consumer_faults import consumer_state, expire_waiting, faults_of
+from ..jetstream.consumers.faults import consumer_state, expire_waiting, faults_of
 from .remote import ControlError, remote
 
 if TYPE_CHECKING:
-    from ..jetstream.consumer import Consumer
-    from ..jetstream.consumer_replication import ConsumerReplicas
+    from ..jetstream.cluster.consumer_replication import ConsumerReplicas
+    from ..jetstream.consumers.consumer import Consumer
     from ..jetstream.service import JetStream
-    from ..jetstream.stream import Stream
+    from ..jetstream.streams.stream import Stream
 
 __all__ = ["ConsumerControls"]
 

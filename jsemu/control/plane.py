@@ -22,7 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ..jetstream.replicas import ReplicationError
+from ..jetstream.cluster.replicas import ReplicationError
 from ..server.queue_policy import Prefer, RoundRobin
 from ..store import ControlledClock, ManualClock
 from .consumer_faults import ConsumerControls
@@ -30,11 +30,11 @@ from .remote import ControlError, remote, remote_methods
 
 if TYPE_CHECKING:
     from ..app import Server
-    from ..jetstream.mirror import MirrorLink
-    from ..jetstream.replicas import ReplicaSet
+    from ..jetstream.cluster.replicas import ReplicaSet
+    from ..jetstream.links.mirror import MirrorLink
+    from ..jetstream.links.upstream import UpstreamLink
     from ..jetstream.service import JetStream
-    from ..jetstream.stream import Stream
-    from ..jetstream.upstream import UpstreamLink
+    from ..jetstream.streams.stream import Stream
 
 __all__ = ["ControlError", "ControlPlane", "DirectGetAnswer", "remote", "remote_methods"]
 

@@ -10,12 +10,12 @@ from typing import TYPE_CHECKING, Any
 
 from ..timefmt import format_ns
 from ..version import API_LEVEL
-from .stream_config import config_json
+from .streams.config import config_json
 
 if TYPE_CHECKING:
-    from .consumer import Consumer
+    from .consumers.consumer import Consumer
     from .service import JetStream
-    from .stream import Stream
+    from .streams.stream import Stream
 
 __all__ = ["JetStreamMonitoring"]
 

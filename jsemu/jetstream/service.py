@@ -22,39 +22,39 @@ from ..store import Clock, ControlledClock
 from ..subject_transform import SubjectTransform, TransformError
 from ..subjects import is_valid_subject, subjects_collide
 from ..version import API_LEVEL
-from . import consumer_api as _consumer_api  # noqa: F401 - registers the handlers
-from . import consumer_cluster as _consumer_cluster  # noqa: F401 - registers the handler
-from . import consumer_pause as _consumer_pause  # noqa: F401 - registers the handler
-from . import priority_groups as _priority_groups  # noqa: F401 - registers the handler
-from . import snapshot_api as _snapshot_api  # noqa: F401 - registers the handlers
-from . import stream_api as _stream_api  # noqa: F401 - registers the handlers
-from .account_limits import stream_limits_error
-from .api import API_PREFIX, ApiRequest, QuietError, find_handler
-from .api_audit import AUDIT_SUBJECT, send_api_audit
-from .atomic_batch import BatchLimits
+from .api import consumers as _consumer_api  # noqa: F401 - registers the handlers
+from .api import snapshots as _snapshot_api  # noqa: F401 - registers the handlers
+from .api import streams as _stream_api  # noqa: F401 - registers the handlers
+from .api.consumers import ConsumerSet
+from .api.errors import ApiError, ApiErrors, api_error
+from .api.registry import API_PREFIX, ApiRequest, QuietError, find_handler
 from .clock_timers import ClockTimers
-from .consumer import Consumer
-from .consumer_advisories import DELETE as CONSUMER_DELETED
-from .consumer_advisories import send_consumer_action
-from .consumer_api import ConsumerSet
-from .consumer_store import ConsumerStore
-from .dedup_rebuild import rebuild_dedup
-from .direct_get import DirectGetResponder
-from .errors import ApiError, ApiErrors, api_error
-from .external_route import resolve_external
+from .cluster import consumer_peers as _consumer_cluster  # noqa: F401 - registers the handler
+from .cluster.replicas import Peer
+from .consumers import pause as _consumer_pause  # noqa: F401 - registers the handler
+from .consumers import priority_groups as _priority_groups  # noqa: F401 - registers the handler
+from .consumers.consumer import Consumer
+from .directget.responder import DirectGetResponder
+from .events.api_audit import AUDIT_SUBJECT, send_api_audit
+from .events.consumer_advisories import DELETE as CONSUMER_DELETED
+from .events.consumer_advisories import send_consumer_action
+from .events.stream_advisories import CREATE as STREAM_CREATED
+from .events.stream_advisories import send_stream_action
 from .internal import InternalSubscriber
-from .mirror import MirrorLink
-from .persistence import MetaError, StreamFiles, saved_streams
-from .replicas import Peer
-from .retention import check_interest_state, consumer_deleted
-from .snapshot_archive import RestoreError
-from .sources import SourceLink
-from .stream import Stream
-from .stream_advisories import CREATE as STREAM_CREATED
-from .stream_advisories import send_stream_action
-from .stream_config import StreamConfig, check_stream_config, compose_iname, copy_metadata
-from .stream_refusals import refuse_unsupported
-from .upstream import UpstreamLink
+from .limits.counts import stream_limits_error
+from .links.external_route import resolve_external
+from .links.mirror import MirrorLink
+from .links.sources import SourceLink
+from .links.upstream import UpstreamLink
+from .persistence.consumer_store import ConsumerStore
+from .persistence.dedup_rebuild import rebuild_dedup
+from .persistence.snapshot_archive import RestoreError
+from .persistence.stream_files import MetaError, StreamFiles, saved_streams
+from .streams.atomic_batch import BatchLimits
+from .streams.config import StreamConfig, check_stream_config, compose_iname, copy_metadata
+from .streams.refusals import refuse_unsupported
+from .streams.retention import check_interest_state, consumer_deleted
+from .streams.stream import Stream
 
 #: Logged as warnings (a damaged store is not a jsemu bug), printed by ``jsemu serve`` as [ERR].
 _NATS_ERR = {"nats_level": "ERR"}

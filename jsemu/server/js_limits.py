@@ -2,7 +2,7 @@
 
 Plain data, as nats-server's ``JetStreamAccountLimits``: -1 (or ``False``) means no limit,
 which is also what ``jetstream: enabled`` gives. The config fills it in; the JetStream layer
-enforces it (``jetstream/storage_limits.py`` for bytes, ``jetstream/account_limits.py`` for
+enforces it (``jetstream/limits/storage.py`` for bytes, ``jetstream/limits/counts.py`` for
 counts) and ``$JS.API.INFO`` shows it as :meth:`JetStreamLimits.to_json`.
 """
 

@@ -47,7 +47,7 @@ class ServerOptions:
     store_dir: str | None = None
     #: JetStream's memory and file storage limits (bytes); -1: nats-server's defaults
     #: (75% of the machine's memory, 75% of the free disk), not enforced; a set limit is
-    #: enforced as nats-server's (``jetstream/storage_limits.py``).
+    #: enforced as nats-server's (``jetstream/limits/storage.py``).
     max_memory_store: int = -1
     max_file_store: int = -1
     http_port: int | None = None

@@ -30,7 +30,7 @@ from typing import Any
 import pytest
 
 from ..app import Server, ThreadedServer
-from ..config_js_limits import JsLimitsError, parse_account_jetstream
+from ..config.js_limits import JsLimitsError, parse_account_jetstream
 from ..server.accounts import AccountConfig
 from ..server.auth import Auth, User
 from ..server.nkeys import is_valid_user_key

@@ -13,7 +13,7 @@ import pytest
 from nats.js.api import AckPolicy, ConsumerConfig
 
 import jsemu
-from jsemu.jetstream import api_audit, consumer_advisories, stream_advisories
+from jsemu.jetstream.events import api_audit, consumer_advisories, stream_advisories
 from jsemu.server.routing import Router
 
 pytestmark = pytest.mark.fake_only

@@ -16,8 +16,8 @@ from hypothesis import strategies as st
 
 import jsemu
 from jetstream.test_consumer_model import Capture
-from jsemu.jetstream.atomic_batch import BatchLimits
 from jsemu.jetstream.service import JetStream
+from jsemu.jetstream.streams.atomic_batch import BatchLimits
 from jsemu.server.sublist import Subscription
 from jsemu.store.records import AppendBatch
 from jsemu.store.wal import replay

@@ -20,7 +20,7 @@ import pytest
 from nats.aio.client import Client
 
 import jsemu
-from jsemu.jetstream.gohash import go_hash
+from jsemu.ids import go_hash
 
 pytestmark = pytest.mark.fake_only
 

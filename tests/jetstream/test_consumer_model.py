@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
 
 import jsemu
-from jsemu.jetstream import consumer_fast
+from jsemu.jetstream.consumers import fast as consumer_fast
 from jsemu.server.sublist import Subscription
 
 ACK_WAIT = 10_000_000_000

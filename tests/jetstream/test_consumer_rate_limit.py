@@ -19,7 +19,7 @@ import pytest
 from conftest import RealServer
 
 import jsemu
-from jsemu.jetstream.rate_limit import NEVER, TokenBucket
+from jsemu.jetstream.consumers.rate_limit import NEVER, TokenBucket
 
 RATE = 3000  # bytes per second
 CONSUMER = {"durable_name": "C", "deliver_subject": "dlv", "ack_policy": "none", "rate_limit_bps": 8 * RATE}

@@ -22,8 +22,8 @@ from nats.js.api import AckPolicy, ConsumerConfig
 
 import jsemu
 from jsemu.control.remote import ControlError
-from jsemu.jetstream.consumer import Consumer
-from jsemu.jetstream.consumer_replication import ConsumerReplicas, ReplicaState
+from jsemu.jetstream.cluster.consumer_replication import ConsumerReplicas, ReplicaState
+from jsemu.jetstream.consumers.consumer import Consumer
 
 pytestmark = pytest.mark.fake_only
 

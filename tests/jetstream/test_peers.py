@@ -18,7 +18,7 @@ from nats.aio.client import Client
 from nats.errors import NoRespondersError
 
 import jsemu
-from jsemu.jetstream.gohash import go_hash
+from jsemu.ids import go_hash
 from jsemu.testing import ControlError
 
 SECOND = 1_000_000_000

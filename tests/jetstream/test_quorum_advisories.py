@@ -32,7 +32,7 @@ import pytest
 from nats.aio.client import Client
 
 import jsemu
-from jsemu.jetstream import quorum_advisories
+from jsemu.jetstream.cluster import quorum as quorum_advisories
 from jsemu.timefmt import parse_rfc3339_ns
 
 pytestmark = pytest.mark.fake_only

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
 
 from jsemu.jetstream.clock_timers import ClockTimers
-from jsemu.jetstream.replicas import Peer, ReplicaSet, replicated_store
+from jsemu.jetstream.cluster.replicas import Peer, ReplicaSet, replicated_store
 from jsemu.store import ManualClock, StoreError, StoreLimits
 
 PEERS = ["n1", "n2", "n3"]

@@ -25,7 +25,7 @@ from test_auth import _RealWithConfig
 import jsemu
 from jsapi.conftest import CONNECT, Pair, Side
 from jsapi.test_consumer_pause import Advisories
-from jsemu.config import load_config
+from jsemu.config.server_config import load_config
 
 AUDIT = "$JS.EVENT.ADVISORY.API"
 #: The requester tells the server who it is (these come back in the audit's client block).

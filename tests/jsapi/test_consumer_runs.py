@@ -1,7 +1,7 @@
 """Runs of acks in one read and long delivery stretches, side by side with nats-server.
 
 jsemu takes a run of plain acks, and a stretch of new messages to one receiver, through
-the inline loops of ``jetstream/consumer_fast.py``, and a read of acks followed by a pull
+the inline loops of ``jetstream/consumers/fast.py``, and a read of acks followed by a pull
 request as one ack run plus the request (``Parser._columns``, ``Router.learn_stretch``).
 These must leave the state, and send the frames, that one ack or message at a time would.
 """

@@ -63,7 +63,7 @@ MUTATIONS: list[Mutation] = [
     Mutation(
         "fast_lane_dedup_skipped",
         "jetstream",
-        "jsemu/jetstream/stream.py",
+        "jsemu/jetstream/streams/stream.py",
         "        for k in range(n):\n            self.publish(subjects[k], replies[k], hdrs[k] if hdrs is not None else -1, msgs[k])\n",
         "        dedup, self.dedup = self.dedup, DedupWindow(0, self.js.clock)\n"
         "        try:\n"
@@ -77,7 +77,7 @@ MUTATIONS: list[Mutation] = [
     Mutation(
         "fast_batch_num_pending",
         "jetstream",
-        "jsemu/jetstream/direct_get.py",
+        "jsemu/jetstream/directget/responder.py",
         "pre = self._batch_prefix(mseq, subject, hdr, data, ts)\n                    pending = _PENDING % (np, lseq)",
         "pre = self._batch_prefix(mseq, subject, hdr, data, ts)\n                    pending = _PENDING % (np + 1, lseq)",
         ("tests/directget/test_random_diff.py",),
@@ -107,7 +107,7 @@ MUTATIONS: list[Mutation] = [
     Mutation(
         "multi_last_limit_1023",
         "jetstream",
-        "jsemu/jetstream/direct_get.py",
+        "jsemu/jetstream/directget/responder.py",
         "MAX_MULTI_RESULTS = 1024  # maxAllowedResponses",
         "MAX_MULTI_RESULTS = 1023  # maxAllowedResponses",
         ("tests/directget/test_random_diff.py",),
@@ -126,7 +126,7 @@ MUTATIONS: list[Mutation] = [
     Mutation(
         "reply_many_one_subject",
         "server",
-        "jsemu/jetstream/stream.py",
+        "jsemu/jetstream/streams/stream.py",
         "            while j < n and replies[j] == reply:\n",
         "            while j < n:\n",
         ("tests/test_fast_lane.py",),
@@ -209,7 +209,7 @@ MUTATIONS: list[Mutation] = [
     Mutation(
         "dedup_not_rebuilt",
         "jetstream",
-        "jsemu/jetstream/dedup_rebuild.py",
+        "jsemu/jetstream/persistence/dedup_rebuild.py",
         "last_id = stream.dedup.rebuild(stream.store)",
         "last_id = None",
         ("tests/jetstream/test_restart_recovery.py",),
@@ -325,7 +325,7 @@ MUTATIONS: list[Mutation] = [
     Mutation(
         "puback_duplicate_spacing",
         "jetstream",
-        "jsemu/jetstream/stream.py",
+        "jsemu/jetstream/streams/stream.py",
         """b',"duplicate": true}'""",
         """b',"duplicate":true}'""",
         ("tests/jsapi/test_publish.py",),
@@ -345,7 +345,7 @@ MUTATIONS: list[Mutation] = [
     Mutation(
         "interest_delete_keeps_messages",
         "jetstream",
-        "jsemu/jetstream/retention.py",
+        "jsemu/jetstream/streams/retention.py",
         '    if stream.config.retention != "interest":\n        return\n    store = stream.store\n    if not any',
         "    return\n    store = stream.store\n    if not any",
         ("tests/jsapi/test_retention.py::test_interest_consumer_delete_releases",),
@@ -354,7 +354,7 @@ MUTATIONS: list[Mutation] = [
     Mutation(
         "needack_forgets_max_delivered",
         "jetstream",
-        "jsemu/jetstream/retention.py",
+        "jsemu/jetstream/streams/retention.py",
         "    return need or seq in consumer.rdc\n",
         "    return need\n",
         ("tests/jsapi/test_retention.py::test_interest_keeps_what_reached_max_deliver",),
@@ -363,7 +363,7 @@ MUTATIONS: list[Mutation] = [
     Mutation(
         "backoff_ignored",
         "jetstream",
-        "jsemu/jetstream/consumer.py",
+        "jsemu/jetstream/consumers/consumer.py",
         "        return backoff[min(self.rdc.get(seq, 0), len(backoff) - 1)]\n",
         "        return self.config.ack_wait\n",
         ("tests/jetstream/test_consumer_backoff.py",),
@@ -372,7 +372,7 @@ MUTATIONS: list[Mutation] = [
     Mutation(
         "max_deliver_stops_at_expiry",
         "jetstream",
-        "jsemu/jetstream/consumer.py",
+        "jsemu/jetstream/consumers/consumer.py",
         "        dc = max(self.rdc.get(seq, 0), 1)\n",
         "        dc = self.rdc.get(seq, 0) + 1\n",
         ("tests/jsapi/test_consumer_policies.py::test_term_max_deliveries_advisories_and_ack_metric",),
@@ -400,7 +400,7 @@ MUTATIONS: list[Mutation] = [
     Mutation(
         "deliver_group_any_interest",
         "jetstream",
-        "jsemu/jetstream/consumer.py",
+        "jsemu/jetstream/consumers/consumer.py",
         "return self.js.out.has_interest(self._deliver_to, self._deliver_group)",
         "return self.js.out.has_interest(self._deliver_to)",
         ("tests/jsapi/test_ack_routing.py::test_deliver_group_needs_a_member_of_that_group",),
@@ -410,7 +410,7 @@ MUTATIONS: list[Mutation] = [
     Mutation(
         "account_bytes_unchecked_at_create",
         "jetstream",
-        "jsemu/jetstream/storage_limits.py",
+        "jsemu/jetstream/limits/storage.py",
         "if account_limit >= 0 and _reserved(js.streams.values(), storage, skip=cfg.name) + add > account_limit:",
         "if account_limit >= 0 and _reserved(js.streams.values(), storage, skip=cfg.name) > account_limit:",
         ("tests/test_account_js_limits.py::test_account_limits_as_nats_server",),
@@ -419,7 +419,7 @@ MUTATIONS: list[Mutation] = [
     Mutation(
         "server_storage_per_account",
         "jetstream",
-        "jsemu/jetstream/storage_limits.py",
+        "jsemu/jetstream/limits/storage.py",
         "sum(_reserved(j.streams.values(), storage) for j in js.all_jetstreams.values())",
         "_reserved(js.streams.values(), storage)",
         ("tests/test_account_js_limits.py::test_account_limits_as_nats_server",),
@@ -428,7 +428,7 @@ MUTATIONS: list[Mutation] = [
     Mutation(
         "account_publish_after_server",
         "jetstream",
-        "jsemu/jetstream/storage_limits.py",
+        "jsemu/jetstream/limits/storage.py",
         "    account_limit = js.limits.max_bytes(storage)\n    if account_limit < 0:\n        return None\n",
         "    account_limit = js.limits.max_bytes(storage)\n    if account_limit < 0 or True:\n        return None\n",
         ("tests/test_account_js_limits.py::test_account_limits_as_nats_server",),
@@ -437,7 +437,7 @@ MUTATIONS: list[Mutation] = [
     Mutation(
         "max_streams_off_by_one",
         "jetstream",
-        "jsemu/jetstream/account_limits.py",
+        "jsemu/jetstream/limits/counts.py",
         "if others >= limits.max_streams:",
         "if others > limits.max_streams:",
         ("tests/test_account_js_limits.py::test_account_limits_as_nats_server",),
@@ -446,7 +446,7 @@ MUTATIONS: list[Mutation] = [
     Mutation(
         "max_consumers_per_account_ignored",
         "jetstream",
-        "jsemu/jetstream/account_limits.py",
+        "jsemu/jetstream/limits/counts.py",
         "    if stream_max <= 0 or 0 < account_max < stream_max:\n        return account_max\n",
         "    if stream_max <= 0 or 0 < account_max < stream_max:\n        return stream_max\n",
         ("tests/test_account_js_limits.py::test_account_limits_as_nats_server",),
@@ -464,7 +464,7 @@ MUTATIONS: list[Mutation] = [
     Mutation(
         "max_bytes_required_ignored",
         "jetstream",
-        "jsemu/jetstream/stream_config.py",
+        "jsemu/jetstream/streams/config.py",
         "if limits.max_bytes_required and cfg.max_bytes <= 0:",
         "if False and limits.max_bytes_required and cfg.max_bytes <= 0:",
         ("tests/test_account_js_limits.py::test_account_limits_as_nats_server",),
@@ -473,7 +473,7 @@ MUTATIONS: list[Mutation] = [
     Mutation(
         "account_max_ack_pending_not_default",
         "jetstream",
-        "jsemu/jetstream/consumer_config.py",
+        "jsemu/jetstream/consumers/config.py",
         "min(MAX_ACK_PENDING_DEFAULT, account_max_ack) if account_max_ack > 0 else MAX_ACK_PENDING_DEFAULT",
         "MAX_ACK_PENDING_DEFAULT",
         ("tests/test_account_js_limits.py::test_account_limits_as_nats_server",),
@@ -482,7 +482,7 @@ MUTATIONS: list[Mutation] = [
     Mutation(
         "account_info_limits_unlimited",
         "jetstream",
-        "jsemu/jetstream/stream_api.py",
+        "jsemu/jetstream/api/streams.py",
         '"limits": js.limits.to_json(),',
         '"limits": {**js.limits.to_json(), "max_streams": -1},',
         ("tests/test_account_js_limits.py::test_account_limits_as_nats_server",),
@@ -491,7 +491,7 @@ MUTATIONS: list[Mutation] = [
     Mutation(
         "account_limits_fit_unchecked",
         "jetstream",
-        "jsemu/jetstream/storage_limits.py",
+        "jsemu/jetstream/limits/storage.py",
         "        if options.max_memory_store >= 0 and memory > options.max_memory_store:",
         "        if options.max_memory_store >= 0 and memory > options.max_memory_store * 2:",
         ("tests/test_account_js_limits.py::test_accounts_that_do_not_fit_the_server_do_not_start",),
@@ -500,7 +500,7 @@ MUTATIONS: list[Mutation] = [
     Mutation(
         "account_nkey_user_in_global_account",
         "config",
-        "jsemu/config.py",
+        "jsemu/config/server_config.py",
         'auth.nkeys[key] = User(key, "", perms, account)',
         'auth.nkeys[key] = User(key, "", perms)',
         ("tests/test_account_nkeys.py",),
@@ -509,7 +509,7 @@ MUTATIONS: list[Mutation] = [
     Mutation(
         "config_k_is_1024",
         "config",
-        "jsemu/conf_parser.py",
+        "jsemu/config/parser.py",
         '**{unit: 1000 ** (power + 1) for power, unit in enumerate("kmgtpe")},',
         '**{unit: 1024 ** (power + 1) for power, unit in enumerate("kmgtpe")},',
         ("tests/test_account_js_limits.py::test_size_units_as_nats_server",),
@@ -528,7 +528,7 @@ MUTATIONS: list[Mutation] = [
     Mutation(
         "consumer_action_wrong_action",
         "jetstream",
-        "jsemu/jetstream/consumer_advisories.py",
+        "jsemu/jetstream/events/consumer_advisories.py",
         '        "action": action,\n',
         '        "action": CREATE,\n',
         ("tests/jsapi/test_consumer_advisories.py",),
@@ -555,7 +555,7 @@ MUTATIONS: list[Mutation] = [
     Mutation(
         "consumer_advisory_without_listener",
         "jetstream",
-        "jsemu/jetstream/consumer_advisories.py",
+        "jsemu/jetstream/events/consumer_advisories.py",
         "    if not out.has_interest(subject):\n        return\n",
         "",
         ("tests/jetstream/test_advisory_interest.py",),
@@ -591,7 +591,7 @@ MUTATIONS: list[Mutation] = [
     Mutation(
         "stream_action_without_domain",
         "jetstream",
-        "jsemu/jetstream/stream_advisories.py",
+        "jsemu/jetstream/events/stream_advisories.py",
         '        event["domain"] = js.domain\n',
         "        pass\n",
         ("tests/jsapi/test_api_audit.py::test_api_audit_user_and_domain",),
@@ -629,7 +629,7 @@ MUTATIONS: list[Mutation] = [
     Mutation(
         "batch_partial_commit",
         "jetstream",
-        "jsemu/jetstream/atomic_batch.py",
+        "jsemu/jetstream/streams/atomic_batch.py",
         "                return self._error(result)\n",
         "                return stream.store_batch(batch_id, checked) if checked else self._error(result)\n",
         ("tests/jsapi/test_atomic_batch.py", "tests/jetstream/test_atomic_batch_model.py"),
@@ -638,7 +638,7 @@ MUTATIONS: list[Mutation] = [
     Mutation(
         "batch_expected_last_seq_on_any_message",
         "jetstream",
-        "jsemu/jetstream/atomic_batch.py",
+        "jsemu/jetstream/streams/atomic_batch.py",
         "            if diff.inflight:\n                return api_error(ApiErrors.JSStreamWrongLastSequenceConstantErr)\n",
         "",
         ("tests/jsapi/test_atomic_batch.py::test_a_failed_commit_stores_nothing",),
@@ -647,7 +647,7 @@ MUTATIONS: list[Mutation] = [
     Mutation(
         "batch_invalid_commit_keeps_batch",
         "jetstream",
-        "jsemu/jetstream/atomic_batch.py",
+        "jsemu/jetstream/streams/atomic_batch.py",
         "            self.drop(batch_id)\n            return self._error(api_error(ApiErrors.JSAtomicPublishInvalidBatchCommitErr))",
         "            return self._error(api_error(ApiErrors.JSAtomicPublishInvalidBatchCommitErr))",
         ("tests/jsapi/test_atomic_batch.py::test_gaps_and_restarts",),
@@ -656,7 +656,7 @@ MUTATIONS: list[Mutation] = [
     Mutation(
         "batch_ids_not_deduplicated_within",
         "jetstream",
-        "jsemu/jetstream/atomic_batch.py",
+        "jsemu/jetstream/streams/atomic_batch.py",
         "if msg_id in diff.msg_ids or stream.dedup.lookup(msg_id) is not None:",
         "if stream.dedup.lookup(msg_id) is not None:",
         ("tests/jsapi/test_atomic_batch.py::test_a_failed_commit_stores_nothing",),
@@ -665,7 +665,7 @@ MUTATIONS: list[Mutation] = [
     Mutation(
         "batch_timeout_not_restarted",
         "jetstream",
-        "jsemu/jetstream/atomic_batch.py",
+        "jsemu/jetstream/streams/atomic_batch.py",
         "            if batch.timer is not None:\n                batch.timer.cancel()  # each message restarts the batch's timeout\n",
         "            if batch.timer is not None:\n                return b\"\"\n",
         ("tests/jetstream/test_atomic_batch_model.py::test_a_batch_times_out_on_the_server_clock",),
@@ -674,7 +674,7 @@ MUTATIONS: list[Mutation] = [
     Mutation(
         "batch_inflight_never_released",
         "jetstream",
-        "jsemu/jetstream/atomic_batch.py",
+        "jsemu/jetstream/streams/atomic_batch.py",
         "            self.stream.js.atomic_inflight -= 1\n",
         "            pass\n",
         ("tests/jetstream/test_atomic_batch_model.py",),
@@ -683,7 +683,7 @@ MUTATIONS: list[Mutation] = [
     Mutation(
         "batch_count_off_by_one",
         "jetstream",
-        "jsemu/jetstream/stream.py",
+        "jsemu/jetstream/streams/stream.py",
         'return b\'%b%d,"batch":%b,"count":%d}\' % (self._ack_prefix, last, batch, len(messages))',
         'return b\'%b%d,"batch":%b,"count":%d}\' % (self._ack_prefix, last, batch, len(messages) + 1)',
         ("tests/jsapi/test_atomic_batch.py::test_end_of_batch_commit",),
@@ -701,7 +701,7 @@ MUTATIONS: list[Mutation] = [
     Mutation(
         "batch_ignores_interest",
         "jetstream",
-        "jsemu/jetstream/stream.py",
+        "jsemu/jetstream/streams/stream.py",
         '        if self.config.retention == "interest":  # nobody wants it: the sequence is used up only\n',
         "        if False:\n",
         ("tests/jsapi/test_atomic_batch.py::test_interest_retention_without_interest",),
@@ -710,7 +710,7 @@ MUTATIONS: list[Mutation] = [
     Mutation(
         "batch_republish_ignores_rollup",
         "jetstream",
-        "jsemu/jetstream/stream.py",
+        "jsemu/jetstream/streams/stream.py",
         "                purged = True\n",
         "                purged = False\n",
         ("tests/jsapi/test_atomic_batch.py::test_republished_at_the_commit",),
@@ -720,7 +720,7 @@ MUTATIONS: list[Mutation] = [
     Mutation(
         "plain_acks_floor_at_next_pending",
         "jetstream",
-        "jsemu/jetstream/consumer_fast.py",
+        "jsemu/jetstream/consumers/fast.py",
         "c.ack_floor = (nxt[0] - 1, sseq) if nxt[0] > 0 else (dseq, sseq)",
         "c.ack_floor = (nxt[0], sseq) if nxt[0] > 0 else (dseq, sseq)",
         ("tests/jsapi/test_consumer_runs.py::test_acks_out_of_order_in_one_read_then_a_pull_request",),
@@ -740,7 +740,7 @@ MUTATIONS: list[Mutation] = [
     Mutation(
         "push_parts_not_continued",
         "jetstream",
-        "jsemu/jetstream/consumer.py",
+        "jsemu/jetstream/consumers/consumer.py",
         "                        self._push_later()\n",
         "                        pass\n",
         (
@@ -752,7 +752,7 @@ MUTATIONS: list[Mutation] = [
     Mutation(
         "consumer_replica_drops_acks",
         "jetstream",
-        "jsemu/jetstream/consumer_replication.py",
+        "jsemu/jetstream/cluster/consumer_replication.py",
         "        elif isinstance(rec, Acked | Terminated):\n            self._acked(rec.dseq, rec.sseq)\n",
         "        elif isinstance(rec, Terminated):\n            self._acked(rec.dseq, rec.sseq)\n",
         ("tests/jetstream/test_consumer_replication.py",),
@@ -761,7 +761,7 @@ MUTATIONS: list[Mutation] = [
     Mutation(
         "consumer_takeover_keeps_leader_memory",
         "jetstream",
-        "jsemu/jetstream/consumer_cluster.py",
+        "jsemu/jetstream/cluster/consumer_peers.py",
         "            self.consumer.take_over(self.replicas.elect(name))\n",
         "            self.replicas.elect(name)\n",
         ("tests/jetstream/test_consumer_replication.py",),
@@ -770,7 +770,7 @@ MUTATIONS: list[Mutation] = [
     Mutation(
         "no_leader_elected_on_stepdown",
         "jetstream",
-        "jsemu/jetstream/consumer_cluster.py",
+        "jsemu/jetstream/cluster/consumer_peers.py",
         "        if elected:\n            consumer_leader_elected(self.consumer)\n",
         "        if elected and not changed:\n            consumer_leader_elected(self.consumer)\n",
         ("tests/jetstream/test_leader_advisories.py",),
@@ -779,7 +779,7 @@ MUTATIONS: list[Mutation] = [
     Mutation(
         "quorum_lost_without_the_10s_window",
         "jetstream",
-        "jsemu/jetstream/quorum_advisories.py",
+        "jsemu/jetstream/cluster/quorum.py",
         " or now - self.down_since_ns(name) < LOST_QUORUM_NS",
         "",
         ("tests/jetstream/test_quorum_advisories.py::test_quorum_lost_as_the_real_cluster",),
@@ -788,7 +788,7 @@ MUTATIONS: list[Mutation] = [
     Mutation(
         "replicated_consumer_takes_plain_acks",
         "jetstream",
-        "jsemu/jetstream/consumer.py",
+        "jsemu/jetstream/consumers/consumer.py",
         "                and self.replicas is None  # each ack is a record for the replicas (``_record_ack``)\n",
         "                and True\n",
         ("tests/jetstream/test_consumer_replication.py::test_a_run_of_acks_and_a_batch_of_deliveries_are_records_too",),
@@ -798,7 +798,7 @@ MUTATIONS: list[Mutation] = [
     Mutation(
         "schedule_every_no_skip_ahead",
         "jetstream",
-        "jsemu/jetstream/schedule_pattern.py",
+        "jsemu/jetstream/streams/schedule_pattern.py",
         "        if fire < now:\n            fire = _round_second(now) + every\n",
         "",
         ("tests/jetstream/test_msg_schedules_model.py::test_schedules_follow_the_model",),
@@ -807,7 +807,7 @@ MUTATIONS: list[Mutation] = [
     Mutation(
         "schedule_not_cancelled_by_plain_message",
         "jetstream",
-        "jsemu/jetstream/msg_schedules.py",
+        "jsemu/jetstream/streams/schedules.py",
         "        elif not hdr or not slice_header(SCHEDULER, hdr):\n            self.forget(subject)\n",
         "",
         ("tests/jetstream/test_msg_schedules_model.py::test_schedules_follow_the_model",),
@@ -816,7 +816,7 @@ MUTATIONS: list[Mutation] = [
     Mutation(
         "schedule_cron_day_rule",
         "jetstream",
-        "jsemu/jetstream/schedule_pattern.py",
+        "jsemu/jetstream/streams/schedule_pattern.py",
         "    if dom & _STAR or dow & _STAR:",
         "    if dom & _STAR and dow & _STAR:",
         ("tests/jsapi/test_msg_schedules.py::test_every_and_cron_repeat_on_whole_seconds",),
@@ -848,7 +848,7 @@ MUTATIONS: list[Mutation] = [
     Mutation(
         "in_order_acks_any_start",
         "jetstream",
-        "jsemu/jetstream/consumer_fast.py",
+        "jsemu/jetstream/consumers/fast.py",
         """        dfirst != c.ack_floor[0] + 1
         or dfirst != c.mem_floor[0] + 1
 """,
@@ -908,7 +908,7 @@ MUTATIONS: list[Mutation] = [
     Mutation(
         "external_link_deaf_ignored",
         "jetstream",
-        "jsemu/jetstream/upstream.py",
+        "jsemu/jetstream/links/upstream.py",
         "        if self.upstream is None or self.deaf or (self.paused and not force):\n",
         "        if self.upstream is None or (self.paused and not force):\n",
         ("tests/test_external_upstream.py",),
@@ -917,7 +917,7 @@ MUTATIONS: list[Mutation] = [
     Mutation(
         "external_route_own_account",
         "jetstream",
-        "jsemu/jetstream/external_route.py",
+        "jsemu/jetstream/links/external_route.py",
         "        other = js.all_jetstreams.get(exporter.name)\n",
         "        other = js\n",
         ("tests/test_external_upstream.py",),
@@ -927,7 +927,7 @@ MUTATIONS: list[Mutation] = [
     Mutation(
         "snapshot_end_without_status",
         "jetstream",
-        "jsemu/jetstream/snapshot_transfer.py",
+        "jsemu/jetstream/persistence/snapshot_transfer.py",
         "            self.end_header = STATUS_SNAPSHOT_END\n",
         "            pass\n",
         ("tests/jsapi/test_snapshot_restore.py",),
@@ -936,7 +936,7 @@ MUTATIONS: list[Mutation] = [
     Mutation(
         "snapshot_ack_timeout_not_armed",
         "jetstream",
-        "jsemu/jetstream/snapshot_transfer.py",
+        "jsemu/jetstream/persistence/snapshot_transfer.py",
         "        if not self.done:\n            self._arm()\n",
         "        pass\n",
         ("tests/jsapi/test_snapshot_restore.py",),
@@ -967,7 +967,7 @@ MUTATIONS: list[Mutation] = [
     Mutation(
         "write_deadline_bad_value_accepted",
         "config",
-        "jsemu/config.py",
+        "jsemu/config/server_config.py",
         '            raise ConfigError(f"error parsing write_deadline: {exc}") from None\n',
         "            return 0.0\n",
         ("tests/test_config_refusal.py::test_write_deadline_bad_values",),
@@ -976,7 +976,7 @@ MUTATIONS: list[Mutation] = [
     Mutation(
         "batch_timeout_without_advisory",
         "jetstream",
-        "jsemu/jetstream/atomic_batch.py",
+        "jsemu/jetstream/streams/atomic_batch.py",
         '            self.abandon(batch_id, "timeout")\n',
         "            self.drop(batch_id)\n",
         ("tests/jsapi/test_batch_abandoned.py",),
@@ -985,7 +985,7 @@ MUTATIONS: list[Mutation] = [
     Mutation(
         "dg_plain_run_last_seq_shifted",
         "jetstream",
-        "jsemu/jetstream/direct_get.py",
+        "jsemu/jetstream/directget/responder.py",
         "        last_seqs = [0, *seqs[: n - 1]]\n",
         "        last_seqs = [0, *seqs[1:n]]\n",
         ("tests/directget/test_random_diff.py",),
@@ -995,7 +995,7 @@ MUTATIONS: list[Mutation] = [
     Mutation(
         "pull_batch_completed_missing",
         "jetstream",
-        "jsemu/jetstream/consumer.py",
+        "jsemu/jetstream/consumers/consumer.py",
         "            if wr.n <= 0 and wr.b > 0:  # the batch is filled with bytes to spare: say so\n",
         "            if False:\n",
         ("tests/jsapi/test_consumers.py::test_pull_batch_completed_with_bytes_left",),
@@ -1024,7 +1024,7 @@ MUTATIONS: list[Mutation] = [
     Mutation(
         "stream_delete_advisory_missing",
         "jetstream",
-        "jsemu/jetstream/stream_api.py",
+        "jsemu/jetstream/api/streams.py",
         "    send_stream_action(js, stream.name, DELETE)\n",
         "",
         (

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from jsemu.jetstream.replicas import ReplicatedStore, replicated_store
+from jsemu.jetstream.cluster.replicas import ReplicatedStore, replicated_store
 from jsemu.store import FLAVOURS, ManualClock, MemoryStore, Store, StoreError, StoreLimits, StoreReader, new_store
 from jsemu.store.records import (
     RECORDS,

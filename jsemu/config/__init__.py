@@ -1,0 +1,1 @@
+"""nats-server's configuration: the file format, the keys applied, start-up errors."""

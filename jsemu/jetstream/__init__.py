@@ -1,0 +1,1 @@
+"""JetStream: streams, consumers and the $JS.API of one account."""

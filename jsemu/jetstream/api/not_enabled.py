@@ -1,0 +1,125 @@
+"""``$JS.API`` of an account without JetStream: nats-server's "not enabled" answers.
+
+With accounts configured, nats-server enables JetStream only for the accounts whose block
+says ``jetstream: enabled``; every other account still reaches the API (the system account
+imports it into each), and each endpoint answers its own response type with the 503
+``JetStream not enabled for account`` error (10039) and the zero fields its Go struct always
+marshals. A few endpoints look at the request first (``CONSUMER.CREATE`` and ``.PAUSE``
+decode it, ``.UNPIN`` wants a valid group, ``CONSUMER.INFO`` an empty body; the leader
+stepdowns of a standalone server want a cluster), as captured from nats-server 2.15.1. Direct Gets and pull
+requests get no responders, and subjects without an endpoint no reply, as in an account
+with JetStream. Subjects the account imports as a service (the JetStream API of another
+account) are left to the import.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from ...protocol.gojson import dumps
+from ...server.sublist import Subscription
+from ...subjects import subject_matches
+from ..consumers.config import CREATE_CONSUMER_REQUEST
+from ..consumers.pause import PAUSE_REQUEST
+from ..consumers.priority_groups import GROUP_NAME, unmarshal_unpin
+from ..internal import InternalSubscriber
+from ..service import _is_direct_get
+from .errors import ApiError, ApiErrors, api_error
+from .registry import ApiRequest, error_response, find_pattern, is_empty_request, is_json_object_or_array
+
+if TYPE_CHECKING:
+    from ...server.routing import Router
+
+__all__ = ["NOT_ENABLED_REPLIES", "NotEnabledApi"]
+
+_PAGED_ZERO: dict[str, Any] = {"total": 0, "offset": 0, "limit": 0}
+
+#: Registered pattern -> (response type suffix, fields after ``error``), as nats-server marshals them.
+NOT_ENABLED_REPLIES: dict[str, tuple[str, dict[str, Any]]] = {
+    "INFO": ("account_info_response", {}),
+    "STREAM.CREATE.*": ("stream_create_response", {}),
+    "STREAM.UPDATE.*": ("stream_update_response", {}),
+    "STREAM.INFO.*": ("stream_info_response", _PAGED_ZERO),
+    "STREAM.NAMES": ("stream_names_response", {**_PAGED_ZERO, "streams": None}),
+    "STREAM.LIST": ("stream_list_response", {**_PAGED_ZERO, "streams": []}),
+    "STREAM.DELETE.*": ("stream_delete_response", {}),
+    "STREAM.PURGE.*": ("stream_purge_response", {"purged": 0}),
+    "STREAM.SNAPSHOT.*": ("stream_snapshot_response", {}),
+    "STREAM.RESTORE.*": ("stream_restore_response", {"deliver_subject": ""}),
+    "STREAM.MSG.DELETE.*": ("stream_msg_delete_response", {}),
+    "STREAM.MSG.GET.*": ("stream_msg_get_response", {}),
+    "STREAM.LEADER.STEPDOWN.*": ("stream_leader_stepdown_response", {}),
+    "CONSUMER.CREATE.*": ("consumer_create_response", {}),
+    "CONSUMER.CREATE.*.>": ("consumer_create_response", {}),
+    "CONSUMER.DURABLE.CREATE.*.*": ("consumer_create_response", {}),
+    "CONSUMER.INFO.*.*": ("consumer_info_response", {}),
+    "CONSUMER.NAMES.*": ("consumer_names_response", {**_PAGED_ZERO, "consumers": []}),
+    "CONSUMER.LIST.*": ("consumer_list_response", {**_PAGED_ZERO, "consumers": []}),
+    "CONSUMER.DELETE.*.*": ("consumer_delete_response", {}),
+    "CONSUMER.LEADER.STEPDOWN.*.*": ("consumer_leader_stepdown_response", {}),
+    "CONSUMER.PAUSE.*.*": ("consumer_pause_response", {"paused": False, "pause_until": "0001-01-01T00:00:00Z"}),
+    "CONSUMER.UNPIN.*.*": ("consumer_unpin_response", {}),
+}
+
+_CLUSTER_FIRST = frozenset({"STREAM.LEADER.STEPDOWN.*", "CONSUMER.LEADER.STEPDOWN.*.*"})
+_DECODES_FIRST = frozenset({"CONSUMER.CREATE.*", "CONSUMER.CREATE.*.>", "CONSUMER.DURABLE.CREATE.*.*"})
+
+
+def _unpin_checks(req: ApiRequest) -> None:
+    """``CONSUMER.UNPIN`` reads the request and its group first."""
+    group = unmarshal_unpin(req.data).get("group") or ""
+    if not group:
+        raise api_error(ApiErrors.JSInvalidJSONErr, err="consumer group not specified")
+    if not GROUP_NAME.match(group):
+        raise api_error(ApiErrors.JSConsumerInvalidGroupNameErr)
+
+
+def _error_for(pattern: str, req: ApiRequest) -> ApiError:
+    """The error an account without JetStream gets for one request."""
+    try:
+        if pattern in _DECODES_FIRST:
+            req.decode(CREATE_CONSUMER_REQUEST)
+        elif pattern == "CONSUMER.INFO.*.*" and not is_empty_request(req.data):
+            raise api_error(ApiErrors.JSNotEmptyRequestErr)
+        elif pattern == "CONSUMER.PAUSE.*.*" and is_json_object_or_array(req.data):
+            req.decode(PAUSE_REQUEST)
+        elif pattern == "CONSUMER.UNPIN.*.*":
+            _unpin_checks(req)
+    except ApiError as err:
+        return err
+    if pattern in _CLUSTER_FIRST:  # a standalone server checks clustering first
+        return api_error(ApiErrors.JSClusterRequiredErr)
+    return api_error(ApiErrors.JSNotEnabledForAccountErr)
+
+
+class NotEnabledApi:
+    """The ``$JS.API.>`` subscriber of one account without JetStream."""
+
+    def __init__(self, account: Router, imported: Sequence[str] = ()) -> None:
+        self.account = account
+        #: Subjects of the account's service imports: an imported JetStream API (``$JS.API.>``
+        #: exported by an account with JetStream) answers those, not this.
+        self.imported = tuple(imported)
+        self._sub = Subscription(InternalSubscriber(self._on_api, skips=_is_direct_get), b"$JS.API.>", None, b"$JS.API")
+
+    def start(self) -> None:
+        self.account.sublist.insert(self._sub)
+
+    def _on_api(self, subject: bytes, reply: bytes | None, hdr: int, msg: bytes) -> bool | None:
+        if _is_direct_get(subject):
+            return False  # no stream answers: no responders
+        text = subject.decode("utf-8", "replace")
+        if self.imported and any(subject_matches(text, pattern) for pattern in self.imported):
+            return False
+        tokens = text.split(".")
+        found = find_pattern(tokens[2:]) if text.startswith("$JS.API.") else None
+        if found is None or not reply:
+            return True  # taken (and dropped) by the API import, like the server
+        pattern = found[0]
+        kind, extra = NOT_ENABLED_REPLIES[pattern]
+        data = msg[hdr:] if hdr > 0 else msg
+        req = ApiRequest(text, tokens, reply, msg[:hdr] if hdr > 0 else b"", data)
+        body = dumps(error_response(kind, _error_for(pattern, req), **extra)).encode()
+        self.account.outbound.send(reply, -1, body)
+        return True

@@ -1,0 +1,1 @@
+"""The simulated cluster: stream and consumer peers, replication, leaders and quorum."""

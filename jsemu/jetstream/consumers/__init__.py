@@ -1,0 +1,1 @@
+"""Consumers: config, the delivery engine, pull requests and the features on them."""

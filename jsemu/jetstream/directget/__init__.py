@@ -1,0 +1,1 @@
+"""Direct Get (ADR-31): the responders of ``$JS.API.DIRECT.GET``."""

@@ -1,0 +1,1 @@
+"""Every ``$JS.EVENT`` JetStream publishes: advisories and the API audit."""

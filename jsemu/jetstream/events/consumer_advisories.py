@@ -1,0 +1,51 @@
+"""Consumer action advisories: ``$JS.EVENT.ADVISORY.CONSUMER.CREATED|DELETED.<stream>.<consumer>``.
+
+nats-server 2.15.1 sends ``io.nats.jetstream.advisory.v1.consumer_action``
+(``JSConsumerActionAdvisory``: type, id, timestamp, stream, consumer, action, domain when set)
+when a consumer is created, durable or ephemeral (not when a create finds it there, not for
+an update, not for a failed request), and when one goes: a delete request, its inactive
+threshold, or the delete of its stream (one per consumer, before the stream's own advisory).
+Consumers restored at start-up send none. Like ``sendAdvisory``, nothing is encoded while
+nobody listens.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ...protocol.gojson import dumps
+from ...timefmt import format_ns
+from .event_id import new_event_id
+
+if TYPE_CHECKING:
+    from ..service import JetStream
+
+__all__ = ["CREATE", "DELETE", "send_consumer_action"]
+
+_TYPE = "io.nats.jetstream.advisory.v1.consumer_action"
+CREATE = "create"
+DELETE = "delete"
+#: ``JSAdvisoryConsumerCreatedPre`` and ``JSAdvisoryConsumerDeletedPre``, by action.
+_PREFIX = {
+    CREATE: "$JS.EVENT.ADVISORY.CONSUMER.CREATED.",
+    DELETE: "$JS.EVENT.ADVISORY.CONSUMER.DELETED.",
+}
+
+
+def send_consumer_action(js: JetStream, stream: str, consumer: str, action: str) -> None:
+    """``sendCreateAdvisory`` / the delete advisory of ``stopWithFlags``."""
+    subject = f"{_PREFIX[action]}{stream}.{consumer}".encode()
+    out = js.out
+    if not out.has_interest(subject):
+        return
+    event = {
+        "type": _TYPE,
+        "id": new_event_id(),
+        "timestamp": format_ns(js.clock.now_ns()),
+        "stream": stream,
+        "consumer": consumer,
+        "action": action,
+    }
+    if js.domain:
+        event["domain"] = js.domain
+    out.send(subject, -1, dumps(event).encode())

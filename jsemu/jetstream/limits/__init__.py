@@ -1,0 +1,1 @@
+"""JetStream account and server limits: counts and storage bytes."""

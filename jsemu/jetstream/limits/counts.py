@@ -1,0 +1,45 @@
+"""An account's JetStream count limits (``max_streams``, ``max_consumers``,
+``max_ack_pending``), enforced as nats-server 2.15.1 does (side by side:
+``tests/test_account_js_limits.py``); its byte limits are in ``storage_limits.py``.
+
+* ``max_streams``: a create of a new stream once the account has that many gets 10027 (a
+  create repeating an existing stream's config is no new stream);
+* ``max_consumers`` holds for each stream, not the account (Go ``addConsumer``): a stream's
+  own ``max_consumers`` counts only when it is lower, and a stream may not ask for more
+  than the account's (10026, at create and update);
+* ``max_ack_pending`` caps a consumer's default and refuses a larger one (10121).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ..api.errors import ApiError, ApiErrors, api_error
+from .storage import create_error as storage_create_error
+
+if TYPE_CHECKING:
+    from ..service import JetStream
+    from ..streams.config import StreamConfig
+
+__all__ = ["consumer_limit", "stream_limits_error"]
+
+
+def stream_limits_error(js: JetStream, cfg: StreamConfig, old: StreamConfig | None = None) -> ApiError | None:
+    """Go ``jsNonClusteredStreamLimitsCheck`` (a create) or the limits part of
+    ``configUpdateCheck`` (an update of ``old``): streams, then consumers, then bytes."""
+    limits = js.limits
+    if old is None and limits.max_streams > 0:
+        others = sum(1 for name in js.streams if name != cfg.name)
+        if others >= limits.max_streams:
+            return api_error(ApiErrors.JSMaximumStreamsLimitErr)
+    if cfg.max_consumers > 0 and 0 < limits.max_consumers < cfg.max_consumers:
+        return api_error(ApiErrors.JSMaximumConsumersLimitErr)
+    return storage_create_error(js, cfg, old)
+
+
+def consumer_limit(js: JetStream, stream_max: int) -> int:
+    """How many consumers a stream with ``max_consumers: stream_max`` may have (<= 0: any)."""
+    account_max = js.limits.max_consumers
+    if stream_max <= 0 or 0 < account_max < stream_max:
+        return account_max
+    return stream_max

@@ -1,0 +1,1 @@
+"""Mirrors and sources: a stream's internal consumers of other streams."""

@@ -1,0 +1,1 @@
+"""What outlives a restart: stream files, consumer state, snapshots."""

@@ -1,0 +1,1 @@
+"""Streams: config, the publish path and the stream features that run on it."""
