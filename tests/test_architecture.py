@@ -31,22 +31,24 @@ def _is_type_checking(test: ast.expr) -> bool:
     return isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
 
 
-def _runtime_imports(tree: ast.AST) -> Iterator[ast.Import | ast.ImportFrom]:
-    """Import statements outside ``if TYPE_CHECKING:`` blocks (their ``else`` still counts)."""
+def _runtime_imports(tree: ast.AST, type_only_too: bool = False) -> Iterator[ast.Import | ast.ImportFrom]:
+    """Import statements outside ``if TYPE_CHECKING:`` blocks (their ``else`` still counts);
+    with ``type_only_too``, those inside as well."""
     stack: list[ast.AST] = [tree]
     while stack:
         node = stack.pop()
         if isinstance(node, ast.Import | ast.ImportFrom):
             yield node
             continue
-        if isinstance(node, ast.If) and _is_type_checking(node.test):
+        if isinstance(node, ast.If) and _is_type_checking(node.test) and not type_only_too:
             stack.extend(node.orelse)
             continue
         stack.extend(ast.iter_child_nodes(node))
 
 
-def import_graph(root: Path = ROOT) -> dict[str, set[str]]:
-    """Module -> the modules of ``root``'s package that importing it runs first."""
+def import_graph(root: Path = ROOT, type_only_too: bool = False) -> dict[str, set[str]]:
+    """Module -> the modules of ``root``'s package that importing it runs first (with
+    ``type_only_too``, also those it names only for the type checker)."""
     files = {_module_name(p, root): p for p in sorted(root.rglob("*.py"))}
     top = root.name
     graph: dict[str, set[str]] = {name: set() for name in files}
@@ -60,7 +62,7 @@ def import_graph(root: Path = ROOT) -> dict[str, set[str]]:
         base = name if is_package else name.rpartition(".")[0]
         own = set(packages_of(name)) | ({name} if is_package else set())
         targets: set[str] = set()
-        for node in _runtime_imports(ast.parse(path.read_text(), str(path))):
+        for node in _runtime_imports(ast.parse(path.read_text(), str(path)), type_only_too):
             if isinstance(node, ast.Import):
                 targets.update(alias.name for alias in node.names)
                 continue
@@ -229,3 +231,99 @@ def test_layer_check_sees_an_upward_import(module: str, dep: str) -> None:
     graph = import_graph()
     graph[module] = {*graph[module], dep}
     assert f"{module} -> {dep}" in layer_violations(graph)
+
+
+# --- Inside jetstream: its parts in order -------------------------------------------------
+#: The parts of ``jsemu/jetstream/`` (its sub-packages and top-level modules), lowest first. A part
+#: imports, at run time and for the type checker alike, only parts listed before it: a stream reaches
+#: its consumers, links and peers through the small interfaces of the lower parts, never by name.
+_JETSTREAM_ORDER = [
+    "jsemu.jetstream.errors",
+    "jsemu.jetstream.requests",
+    "jsemu.jetstream.clock_timers",
+    "jsemu.jetstream.internal",
+    "jsemu.jetstream.context",
+    "jsemu.jetstream.events",
+    "jsemu.jetstream.limits",
+    "jsemu.jetstream.directget",
+    "jsemu.jetstream.links",
+    "jsemu.jetstream.cluster",
+    "jsemu.jetstream.streams",
+    "jsemu.jetstream.consumers",
+    "jsemu.jetstream.persistence",
+    "jsemu.jetstream.service",
+    "jsemu.jetstream.api",
+    "jsemu.jetstream.monitoring",
+    "jsemu.jetstream",
+]
+
+
+def part(module: str) -> str:
+    """The unit the order rules speak of: ``jsemu.jetstream.<part>`` inside jetstream, else the
+    top-level package or module (``jsemu.server``, ``jsemu.app``)."""
+    parts = module.split(".")
+    return ".".join(parts[:3] if parts[:2] == ["jsemu", "jetstream"] else parts[:2])
+
+
+def part_graph(graph: dict[str, set[str]]) -> dict[str, set[str]]:
+    out: dict[str, set[str]] = {}
+    for module, deps in graph.items():
+        out.setdefault(part(module), set()).update(part(d) for d in deps if part(d) != part(module))
+    return out
+
+
+def order_violations(graph: dict[str, set[str]], order: list[str] = _JETSTREAM_ORDER) -> list[str]:
+    rank = {name: i for i, name in enumerate(order)}
+    out = []
+    for module, deps in sorted(graph.items()):
+        mine = rank.get(part(module))
+        for dep in sorted(deps):
+            theirs = rank.get(part(dep))
+            if mine is not None and theirs is not None and theirs > mine:
+                out.append(f"{module} -> {dep}")
+    return out
+
+
+def test_every_jetstream_part_is_in_the_order() -> None:
+    parts = {part(m) for m in import_graph() if m.startswith("jsemu.jetstream")}
+    assert parts == set(_JETSTREAM_ORDER)
+
+
+def test_jetstream_parts_import_only_lower_parts_even_for_types() -> None:
+    assert order_violations(import_graph(type_only_too=True)) == []
+
+
+def test_no_cycle_between_parts_even_for_types() -> None:
+    """Type-only imports included: a cycle between two parts means neither can be read (or
+    replaced) without the other, whatever runs first."""
+    cycle = find_cycle(part_graph(import_graph(type_only_too=True)))
+    assert cycle is None, "cycle between parts: " + " -> ".join(cycle or [])
+
+
+def test_order_check_sees_a_type_only_import_upwards(tmp_path: Path) -> None:
+    root = (
+        _write(
+            tmp_path,
+            {
+                "jsemu/__init__.py": "",
+                "jsemu/jetstream/__init__.py": "",
+                "jsemu/jetstream/streams/__init__.py": "",
+                "jsemu/jetstream/streams/stream.py": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n"
+                "    from ..consumers.consumer import Consumer\n",
+                "jsemu/jetstream/consumers/__init__.py": "",
+                "jsemu/jetstream/consumers/consumer.py": "from ..streams.stream import X\n",
+            },
+        ).parent
+        / "jsemu"
+    )
+    runtime, typed = import_graph(root), import_graph(root, type_only_too=True)
+    assert order_violations(runtime) == []
+    assert order_violations(typed) == [
+        "jsemu.jetstream.streams.stream -> jsemu.jetstream.consumers",  # its package's __init__ runs first
+        "jsemu.jetstream.streams.stream -> jsemu.jetstream.consumers.consumer",
+    ]
+    assert find_cycle(part_graph(typed)) == [
+        "jsemu.jetstream.consumers",
+        "jsemu.jetstream.streams",
+        "jsemu.jetstream.consumers",
+    ]
