@@ -16,7 +16,7 @@ text so the Go integer rules can be applied exactly.
 
 JetStream API requests are decoded by nats-server with a ``json.Decoder`` (a stream of
 values, unknown fields rejected) and their error texts matter: that decoder lives in
-:mod:`jsemu.protocol.gostruct` and is re-exported here.
+:mod:`jsemu.protocol.gojson.scanner` and is re-exported here.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ import json
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from .gostruct import (
+from .scanner import (
     GO_ZERO_TIME_NS,
     T_ANY,
     T_BOOL,
