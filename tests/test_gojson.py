@@ -1,4 +1,5 @@
-"""Go ``json.Unmarshal`` semantics used for CONNECT (and JetStream requests)."""
+"""The accept/reject decoder of CONNECT (:mod:`jsemu.protocol.gojson.unmarshal`): Go ``json.Unmarshal``
+semantics; and ``json.Marshal``'s escaping (:mod:`jsemu.protocol.gojson.marshal`)."""
 
 from __future__ import annotations
 

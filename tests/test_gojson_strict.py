@@ -3,7 +3,7 @@ that the server itself uses), checked against nats-server.
 
 nats-server decodes API requests with ``json.NewDecoder`` + ``DisallowUnknownFields``
 and a ``Decode`` loop, and replies ``"invalid JSON: " + err.Error()``; see
-:mod:`jsemu.protocol.gostruct`. The unit tables hold texts verified against the real
+:mod:`jsemu.protocol.gojson.decoder`. The unit tables hold texts verified against the real
 server (2.15.1); the differential tests send random request bodies to a real server
 and compare (bodies carry a stream name that differs from the subject's, so a body
 that decodes is answered "stream name in subject does not match request" and no

@@ -14,8 +14,7 @@ from collections.abc import Iterable, Sequence
 from itertools import repeat
 from typing import Any
 
-from .gojson import dumps
-from .gostruct import go_quote
+from .gojson import dumps, go_quote
 from .texts import STATUS_NO_RESPONDERS
 
 __all__ = [

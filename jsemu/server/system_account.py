@@ -21,8 +21,7 @@ import os
 import time
 from typing import TYPE_CHECKING, Any
 
-from ..protocol.gojson import dumps
-from ..protocol.gostruct import GoJSONError, GoSyntaxError, scan_values
+from ..protocol.gojson import GoJSONError, GoSyntaxError, dumps, scan_values
 from ..timefmt import format_ns
 from ..version import NATS_VERSION
 from .closed import closed_reason

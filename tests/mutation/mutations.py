@@ -305,7 +305,7 @@ MUTATIONS: list[Mutation] = [
     Mutation(
         "gojson_gt_not_escaped",
         "protocol",
-        "jsemu/protocol/gojson.py",
+        "jsemu/protocol/gojson/marshal.py",
         '"<": "\\\\u003c", ">": "\\\\u003e", ',
         '"<": "\\\\u003c", ',
         ("tests/jsapi/test_stream_create.py",),

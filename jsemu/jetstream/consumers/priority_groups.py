@@ -17,8 +17,7 @@ from collections import deque
 from typing import TYPE_CHECKING, Any
 
 from ...protocol import texts
-from ...protocol.gojson import T_STRING, GoJSONError, GoStruct, dumps
-from ...protocol.gostruct import decode_request, scan_values
+from ...protocol.gojson import T_STRING, GoJSONError, GoStruct, decode_request, dumps, scan_values
 from ...timefmt import format_ns
 from ..api.errors import ApiError, ApiErrors, api_error
 from ..api.registry import ApiRequest, api, error_response, response_type

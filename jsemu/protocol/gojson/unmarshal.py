@@ -1,7 +1,10 @@
-"""Decode JSON into a fixed set of fields the way Go's ``json.Unmarshal`` does.
+"""Accept or reject JSON like Go's ``json.Unmarshal`` into a flat struct, without Go's error texts.
 
-nats-server decodes CONNECT and most JetStream requests with plain ``json.Unmarshal``
-into a struct. Clients rely (knowingly or not) on its leniency and on its strictness:
+For CONNECT (and the INFO a client may send): nats-server either takes the options or
+closes the connection without a word, so only Go's verdict and values matter, never its
+wording, and Python's ``json`` module, in C, does the syntax check. Anything whose error
+text reaches a client (every JetStream request, pull requests, NAK options) goes
+through :mod:`.decoder` instead. The Go rules applied on top:
 
 * keys match field names exactly, else case-insensitively; unknown keys are ignored;
 * a duplicate key is applied again, so the last one wins;
@@ -11,12 +14,8 @@ into a struct. Clients rely (knowingly or not) on its leniency and on its strict
 * the whole input must be one JSON value with only whitespace around it; NaN and
   Infinity are not JSON.
 
-Python's ``json`` module does the syntax check; the hooks keep numbers as their source
-text so the Go integer rules can be applied exactly.
-
-JetStream API requests are decoded by nats-server with a ``json.Decoder`` (a stream of
-values, unknown fields rejected) and their error texts matter: that decoder lives in
-:mod:`jsemu.protocol.gostruct` and is re-exported here.
+The parser's hooks keep numbers as their source text (:class:`GoNumber`) so the Go
+integer rules can be applied exactly, and objects as their ordered pairs, duplicates kept.
 """
 
 from __future__ import annotations
@@ -25,90 +24,19 @@ import json
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from .gostruct import (
-    GO_ZERO_TIME_NS,
-    T_ANY,
-    T_BOOL,
-    T_DURATION,
-    T_FLOAT32,
-    T_FLOAT64,
-    T_INT,
-    T_INT8,
-    T_INT16,
-    T_INT32,
-    T_INT64,
-    T_STRING,
-    T_TIME,
-    T_UINT,
-    T_UINT8,
-    T_UINT16,
-    T_UINT32,
-    T_UINT64,
-    GoEnum,
-    GoJSONError,
-    GoMap,
-    GoPointer,
-    GoScalar,
-    GoSlice,
-    GoStruct,
-    GoSyntaxError,
-    GoType,
-    GoUnmarshalTypeError,
-    decode_request,
-    go_fold,
-    go_quote,
-    go_quote_rune,
-    go_unmarshal_string,
-    parse_go_time,
-    scan_values,
-)
+from .errors import GoJSONError
+from .runes import go_fold
 
 __all__ = [
-    "GO_ZERO_TIME_NS",
-    "T_ANY",
-    "T_BOOL",
-    "T_DURATION",
-    "T_FLOAT32",
-    "T_FLOAT64",
-    "T_INT",
-    "T_INT8",
-    "T_INT16",
-    "T_INT32",
-    "T_INT64",
-    "T_STRING",
-    "T_TIME",
-    "T_UINT",
-    "T_UINT8",
-    "T_UINT16",
-    "T_UINT32",
-    "T_UINT64",
-    "GoEnum",
-    "GoJSONError",
-    "GoMap",
     "GoNumber",
-    "GoPointer",
-    "GoScalar",
-    "GoSlice",
-    "GoStruct",
-    "GoSyntaxError",
-    "GoType",
-    "GoUnmarshalTypeError",
     "StructSpec",
-    "decode_request",
     "decode_struct",
-    "dumps",
     "go_any",
     "go_bool",
-    "go_fold",
     "go_int",
-    "go_quote",
-    "go_quote_rune",
     "go_string",
     "go_string_list",
     "go_uint",
-    "go_unmarshal_string",
-    "parse_go_time",
-    "scan_values",
 ]
 
 INT64_MIN = -(1 << 63)
@@ -209,9 +137,6 @@ def go_any(value: Any) -> Any:
     return value
 
 
-_fold = go_fold
-
-
 Converter = Callable[[Any], Any]
 
 
@@ -222,12 +147,12 @@ class StructSpec:
 
     def __init__(self, fields: Mapping[str, Converter]) -> None:
         self.fields = dict(fields)
-        self._folded = {_fold(name): name for name in self.fields}
+        self._folded = {go_fold(name): name for name in self.fields}
 
     def field_for(self, key: str) -> str | None:
         if key in self.fields:
             return key
-        return self._folded.get(_fold(key))
+        return self._folded.get(go_fold(key))
 
 
 def decode_struct(data: bytes | str, spec: StructSpec) -> dict[str, Any]:
@@ -254,15 +179,3 @@ def decode_struct(data: bytes | str, spec: StructSpec) -> dict[str, Any]:
     if error is not None:
         raise error
     return result
-
-
-_HTML_SAFE = str.maketrans({"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "\u2028": "\\u2028", "\u2029": "\\u2029"})
-
-
-def dumps(value: Any) -> str:
-    """Encode like Go's ``json.Marshal``: compact, raw UTF-8, HTML characters escaped.
-
-    Go escapes ``<``, ``>`` and ``&`` (so ``foo.>`` comes out as ``foo.\\u003e``); the
-    characters only occur inside strings, so translating the whole text is safe.
-    """
-    return json.dumps(value, separators=(",", ":"), ensure_ascii=False).translate(_HTML_SAFE)
