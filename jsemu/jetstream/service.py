@@ -25,7 +25,6 @@ from ..version import API_LEVEL
 from .api import consumers as _consumer_api  # noqa: F401 - registers the handlers
 from .api import snapshots as _snapshot_api  # noqa: F401 - registers the handlers
 from .api import streams as _stream_api  # noqa: F401 - registers the handlers
-from .api.consumers import ConsumerSet
 from .api.errors import ApiError, ApiErrors, api_error
 from .api.registry import API_PREFIX, ApiRequest, QuietError, find_handler
 from .clock_timers import ClockTimers
@@ -34,6 +33,7 @@ from .cluster.replicas import Peer
 from .consumers import pause as _consumer_pause  # noqa: F401 - registers the handler
 from .consumers import priority_groups as _priority_groups  # noqa: F401 - registers the handler
 from .consumers.consumer import Consumer
+from .consumers.consumer_set import ConsumerSet
 from .directget.responder import DirectGetResponder
 from .events.api_audit import AUDIT_SUBJECT, send_api_audit
 from .events.consumer_advisories import DELETE as CONSUMER_DELETED
