@@ -1,39 +1,51 @@
-"""Consumer handlers of ``$JS.API``: create (all subject forms), info, names, list and
-delete.
+"""Consumer handlers of ``$JS.API``: create (all subject forms), info, names, list, delete,
+pause and unpin.
 
 Each handler checks the request in the order of its Go counterpart in ``jetstream_api.go``
 (standalone server), so a bad request gets the same first error, then calls the stream's
 :class:`ConsumerSet` (which owns the consumers' lifetimes, ``addConsumerWithAssignment``
-included) or the consumer, and builds the reply.
+included), the consumer or its feature module (``consumers/pause.py``,
+``consumers/priority_groups.py``), and builds the reply. The leader step-downs are in
+``api/cluster.py``; a consumer's pull requests (``CONSUMER.MSG.NEXT``) reach it through its
+own subscription, which the ``ConsumerSet`` makes.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from ...protocol.gojson import T_INT, GoStruct
+from ...protocol.gojson import GO_ZERO_TIME_NS, T_INT, GoJSONError, GoStruct
+from ...protocol.gostruct import decode_request, scan_values
+from ...timefmt import format_ns
 from ..consumers.config import CREATE_CONSUMER_REQUEST, config_from_request, set_static_metadata
 from ..consumers.consumer import Consumer
-from ..consumers.pause import send_pause_advisory
+from ..consumers.pause import is_paused, pause, pause_remaining, send_pause_advisory
 from .errors import ApiError, ApiErrors, api_error
 from .registry import ApiRequest, api, error_response, is_empty_request, is_json_object_or_array, response_type
+from .requests import PAUSE_REQUEST, UNPIN_REQUEST
 
 if TYPE_CHECKING:
-    from ..consumers.consumer_set import ConsumerSet
     from ..service import JetStream
-    from ..streams.stream import Stream
 
-__all__ = ["consumer_create", "consumer_delete", "consumer_info", "consumer_list", "consumer_names"]
+__all__ = [
+    "consumer_create",
+    "consumer_delete",
+    "consumer_info",
+    "consumer_list",
+    "consumer_names",
+    "consumer_pause",
+    "consumer_unpin",
+    "unpin_group",
+]
 
 CONSUMERS_REQUEST = GoStruct("JSApiConsumersRequest", {"offset": T_INT})
 NAMES_LIMIT = 1024  # JSApiNamesLimit
 LIST_LIMIT = 256  # JSApiListLimit
 _PAGED_ZERO = {"total": 0, "offset": 0, "limit": 0}
-
-
-def _consumers(js: JetStream, stream: Stream) -> ConsumerSet:
-    return js.consumer_set(stream)
+#: A priority group's name, as ``CONSUMER.UNPIN`` checks it.
+_GROUP_NAME = re.compile(r"^[a-zA-Z0-9/_=-]{1,16}$")
 
 
 # --- create -----------------------------------------------------------------------------
@@ -95,7 +107,7 @@ def _create(js: JetStream, req: ApiRequest, durable_form: bool) -> dict[str, Any
         stream = js.streams.get(stream_name)
         if stream is None:
             raise api_error(ApiErrors.JSStreamNotFoundErr)
-        consumers = _consumers(js, stream)
+        consumers = js.consumer_set(stream)
         existing = consumers.by_name.get(consumer_name) if consumer_name else None
         if existing is not None:
             cfg.pause_until = existing.config.pause_until
@@ -123,7 +135,7 @@ def _lookup(js: JetStream, req: ApiRequest) -> Consumer:
     stream = js.streams.get(req.token(5))
     if stream is None:
         raise api_error(ApiErrors.JSStreamNotFoundErr)
-    consumer = _consumers(js, stream).by_name.get(req.token(6))
+    consumer = js.consumer_set(stream).by_name.get(req.token(6))
     if consumer is None:
         raise api_error(ApiErrors.JSConsumerNotFoundErr)
     return consumer
@@ -164,7 +176,7 @@ def _page(js: JetStream, req: ApiRequest, kind: str, limit: int, item: Callable[
             raise api_error(ApiErrors.JSStreamNotFoundErr)
     except ApiError as err:
         return error_response(kind, err, **_PAGED_ZERO, consumers=[])
-    by_name = _consumers(js, stream).by_name
+    by_name = js.consumer_set(stream).by_name
     names = sorted(by_name)
     offset = min(offset, len(names))
     return {
@@ -198,3 +210,85 @@ def consumer_delete(js: JetStream, req: ApiRequest) -> dict[str, Any]:
         return error_response(kind, err)
     js.delete_consumer(consumer)
     return {"type": response_type(kind), "success": True}
+
+
+# --- pause ------------------------------------------------------------------------------
+
+_ZERO_PAUSE_REPLY = {"paused": False, "pause_until": format_ns(GO_ZERO_TIME_NS)}
+
+
+@api("CONSUMER.PAUSE.*.*")
+def consumer_pause(js: JetStream, req: ApiRequest) -> dict[str, Any]:
+    """``jsConsumerPauseRequest`` (standalone): a zero or missing time resumes; a body that
+    is not a JSON object is taken as no time at all, as the server does."""
+    kind = "consumer_pause_response"
+    try:
+        values: dict[str, Any] = {}
+        if is_json_object_or_array(req.data):
+            values = req.decode(PAUSE_REQUEST)
+        req.check_api_level()
+        consumer = _lookup(js, req)
+    except ApiError as err:
+        return error_response(kind, err, **_ZERO_PAUSE_REPLY)
+    until = values.get("pause_until", GO_ZERO_TIME_NS)
+    pause_until = None if until == GO_ZERO_TIME_NS else until
+    pause(js, consumer, pause_until)
+    now = js.clock.now_ns()
+    out: dict[str, Any] = {
+        "type": response_type(kind),
+        "paused": is_paused(pause_until, now),
+        "pause_until": format_ns(until),
+    }
+    remaining = pause_remaining(pause_until, now)
+    if remaining:
+        out["pause_remaining"] = remaining
+    return out
+
+
+# --- unpin ------------------------------------------------------------------------------
+
+
+def _unmarshal_unpin(data: bytes) -> dict[str, Any]:
+    """``json.Unmarshal`` (not the API's strict decoder): one value, unknown keys ignored."""
+    try:
+        spans = list(scan_values(data))
+    except GoJSONError as exc:
+        text = str(exc)
+        if text == "unexpected EOF":
+            text = "unexpected end of JSON input"
+        raise api_error(ApiErrors.JSInvalidJSONErr, err=re.sub(r" at offset \d+$", "", text)) from None
+    if not spans:
+        raise api_error(ApiErrors.JSInvalidJSONErr, err="unexpected end of JSON input")
+    try:
+        return decode_request(data, UNPIN_REQUEST, strict=False)
+    except GoJSONError as exc:
+        raise api_error(ApiErrors.JSInvalidJSONErr, err=str(exc)) from None
+
+
+def unpin_group(req: ApiRequest) -> str:
+    """The group of an unpin request, checked as ``jsConsumerUnpinRequest`` reads it (an
+    account without JetStream checks it the same way: ``api/not_enabled.py``)."""
+    group: str = _unmarshal_unpin(req.data).get("group") or ""
+    if not group:
+        raise api_error(ApiErrors.JSInvalidJSONErr, err="consumer group not specified")
+    if not _GROUP_NAME.match(group):
+        raise api_error(ApiErrors.JSConsumerInvalidGroupNameErr)
+    return group
+
+
+@api("CONSUMER.UNPIN.*.*")
+def consumer_unpin(js: JetStream, req: ApiRequest) -> dict[str, Any]:
+    """``jsConsumerUnpinRequest`` (standalone), checks in its order."""
+    kind = "consumer_unpin_response"
+    try:
+        req.check_api_level()
+        group = unpin_group(req)
+        consumer = _lookup(js, req)
+        if group not in (consumer.config.priority_groups or []):
+            raise api_error(ApiErrors.JSConsumerInvalidPriorityGroupErr)
+    except ApiError as err:
+        return error_response(kind, err)
+    if consumer.priority is not None:
+        consumer.priority.unpin(group, "admin")
+        consumer.deliver_waiting()
+    return {"type": response_type(kind)}
