@@ -1,5 +1,6 @@
 """Tables stay tables: server texts live in ``protocol/texts.py``, API errors are named by
-attribute, and the control API serves exactly the ``@remote`` methods of the control plane."""
+attribute, ``$JS.API`` handlers live in the family modules of one table, and the control API
+serves exactly the ``@remote`` methods of the control plane."""
 
 from __future__ import annotations
 
@@ -11,7 +12,9 @@ from pathlib import Path
 import pytest
 
 from jsemu.control import METHODS, ControlPlane
+from jsemu.jetstream.api import registry as api_registry
 from jsemu.jetstream.api.errors import ApiError, ApiErrors, api_error, wrap_error
+from jsemu.jetstream.api.table import FAMILIES
 from jsemu.protocol.texts import API_ERRORS, ApiErrorText
 
 ROOT = Path(__file__).resolve().parent.parent / "jsemu"
@@ -95,3 +98,14 @@ def test_control_api_serves_every_public_control_method() -> None:
     assert list(METHODS) == _public_methods(ControlPlane)
     assert METHODS[:3] == ("pause", "resume", "catch_up")  # an alias keeps its own name
     assert "reset" in METHODS and "js" not in METHODS
+
+
+def test_api_handlers_live_in_the_families_of_the_table() -> None:
+    """Every ``@api`` handler is in a module the handler table names (a handler registered
+    from a feature module would answer only once something imported that module), and
+    each family answers something."""
+    families = {module.__name__ for module in FAMILIES}
+    homes = {fn.__module__ for _, fn in api_registry._HANDLERS}
+    assert homes == families
+    decorated = sorted(str(p.relative_to(ROOT.parent)) for p in ROOT.rglob("*.py") if "@api(" in p.read_text())
+    assert decorated == sorted(f"{name.replace('.', '/')}.py" for name in families)

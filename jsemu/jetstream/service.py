@@ -22,18 +22,13 @@ from ..store import Clock, ControlledClock
 from ..subject_transform import SubjectTransform, TransformError
 from ..subjects import is_valid_subject, subjects_collide
 from ..version import API_LEVEL
-from .api import consumers as _consumer_api  # noqa: F401 - registers the handlers
-from .api import snapshots as _snapshot_api  # noqa: F401 - registers the handlers
-from .api import streams as _stream_api  # noqa: F401 - registers the handlers
-from .api.consumers import ConsumerSet
 from .api.errors import ApiError, ApiErrors, api_error
-from .api.registry import API_PREFIX, ApiRequest, QuietError, find_handler
+from .api.registry import API_PREFIX, ApiRequest, QuietError
+from .api.table import find_handler
 from .clock_timers import ClockTimers
-from .cluster import consumer_peers as _consumer_cluster  # noqa: F401 - registers the handler
 from .cluster.replicas import Peer
-from .consumers import pause as _consumer_pause  # noqa: F401 - registers the handler
-from .consumers import priority_groups as _priority_groups  # noqa: F401 - registers the handler
 from .consumers.consumer import Consumer
+from .consumers.consumer_set import ConsumerSet
 from .directget.responder import DirectGetResponder
 from .events.api_audit import AUDIT_SUBJECT, send_api_audit
 from .events.consumer_advisories import DELETE as CONSUMER_DELETED

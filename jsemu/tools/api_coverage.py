@@ -18,8 +18,8 @@ import argparse
 import sys
 from pathlib import Path
 
-from ..jetstream import service as _service  # noqa: F401 - importing it registers the handlers
-from ..jetstream.api.registry import OWN_SUBSCRIPTIONS, REFUSED, registered_patterns
+from ..jetstream.api.registry import OWN_SUBSCRIPTIONS, REFUSED
+from ..jetstream.api.table import registered_patterns
 from ..version import NATS_VERSION
 
 __all__ = ["ACCOUNT", "DIRECT", "NATS_SERVER_API", "SYSTEM", "check", "coverage_table", "main", "rewrite"]

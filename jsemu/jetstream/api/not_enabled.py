@@ -21,12 +21,13 @@ from ...protocol.gojson import dumps
 from ...server.sublist import Subscription
 from ...subjects import subject_matches
 from ..consumers.config import CREATE_CONSUMER_REQUEST
-from ..consumers.pause import PAUSE_REQUEST
-from ..consumers.priority_groups import GROUP_NAME, unmarshal_unpin
 from ..internal import InternalSubscriber
 from ..service import _is_direct_get
+from .consumers import unpin_group
 from .errors import ApiError, ApiErrors, api_error
-from .registry import ApiRequest, error_response, find_pattern, is_empty_request, is_json_object_or_array
+from .registry import ApiRequest, error_response, is_empty_request, is_json_object_or_array
+from .requests import PAUSE_REQUEST
+from .table import find_pattern
 
 if TYPE_CHECKING:
     from ...server.routing import Router
@@ -66,15 +67,6 @@ _CLUSTER_FIRST = frozenset({"STREAM.LEADER.STEPDOWN.*", "CONSUMER.LEADER.STEPDOW
 _DECODES_FIRST = frozenset({"CONSUMER.CREATE.*", "CONSUMER.CREATE.*.>", "CONSUMER.DURABLE.CREATE.*.*"})
 
 
-def _unpin_checks(req: ApiRequest) -> None:
-    """``CONSUMER.UNPIN`` reads the request and its group first."""
-    group = unmarshal_unpin(req.data).get("group") or ""
-    if not group:
-        raise api_error(ApiErrors.JSInvalidJSONErr, err="consumer group not specified")
-    if not GROUP_NAME.match(group):
-        raise api_error(ApiErrors.JSConsumerInvalidGroupNameErr)
-
-
 def _error_for(pattern: str, req: ApiRequest) -> ApiError:
     """The error an account without JetStream gets for one request."""
     try:
@@ -85,7 +77,7 @@ def _error_for(pattern: str, req: ApiRequest) -> ApiError:
         elif pattern == "CONSUMER.PAUSE.*.*" and is_json_object_or_array(req.data):
             req.decode(PAUSE_REQUEST)
         elif pattern == "CONSUMER.UNPIN.*.*":
-            _unpin_checks(req)
+            unpin_group(req)  # it reads the request and its group first
     except ApiError as err:
         return err
     if pattern in _CLUSTER_FIRST:  # a standalone server checks clustering first

@@ -4,6 +4,10 @@ A handler takes the service and an :class:`ApiRequest` and returns the response 
 a dict (the ``type`` key first; counted in the account's API statistics), raw bytes (sent
 as is and not counted, like the server's direct sends), or None for no reply. Requests to API
 subjects without a handler get no reply at all, as from the real server.
+
+The registry is the one source of what jsemu answers: dispatch, the not-enabled answers and
+README's coverage table all read it. Handlers live in the family modules that
+``api/table.py`` names; ask the table, which imports them all, rather than this module.
 """
 
 from __future__ import annotations

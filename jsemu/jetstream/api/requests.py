@@ -31,11 +31,14 @@ from ...protocol.gojson import (
 __all__ = [
     "MSG_DELETE_REQUEST",
     "MSG_GET_REQUEST",
+    "PAUSE_REQUEST",
+    "STEPDOWN_REQUEST",
     "STREAM_CONFIG_REQUEST",
     "STREAM_INFO_REQUEST",
     "STREAM_LIST_REQUEST",
     "STREAM_NAMES_REQUEST",
     "STREAM_PURGE_REQUEST",
+    "UNPIN_REQUEST",
     "decode_request",
 ]
 
@@ -155,3 +158,5 @@ MSG_GET_REQUEST = GoStruct(
 )
 
 STEPDOWN_REQUEST = GoStruct("JSApiLeaderStepdownRequest", {"placement": GoPointer(_PLACEMENT)})
+PAUSE_REQUEST = GoStruct("JSApiConsumerPauseRequest", {"pause_until": T_TIME})
+UNPIN_REQUEST = GoStruct("JSApiConsumerUnpinRequest", {"group": T_STRING})

@@ -1,9 +1,12 @@
-"""``$JS.API.STREAM.SNAPSHOT.<stream>`` and ``$JS.API.STREAM.RESTORE.<stream>``.
+"""Snapshot handlers of ``$JS.API``: ``STREAM.SNAPSHOT.<stream>`` and ``STREAM.RESTORE.<stream>``.
 
 The request checks are nats-server 2.15.1's, in its order (``jsStreamSnapshotRequest``,
-``jsStreamRestoreRequest``); the transfers are in ``snapshot_transfer.py`` and the archive's
-contents in ``snapshot_archive.py``. A snapshot holds the stream's messages and, unless
-``no_consumers``, its consumers (ephemeral ones too, as 2.15.1's) with their state.
+``jsStreamRestoreRequest``); the reply then hands over to the transfers
+(``persistence/snapshot_transfer.py``: chunks out paced by acks, chunks in until the empty
+one) and the archive (``persistence/snapshot_archive.py``). A snapshot holds the stream's
+messages and, unless ``no_consumers``, its consumers (ephemeral ones too, as 2.15.1's) with
+their state. A family of its own because its replies start a transfer rather than end the
+request.
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ from .requests import STREAM_CONFIG_REQUEST
 if TYPE_CHECKING:
     from ..service import JetStream
 
-__all__ = ["RESTORE_REQUEST", "SNAPSHOT_REQUEST"]
+__all__ = ["RESTORE_REQUEST", "SNAPSHOT_REQUEST", "stream_restore", "stream_snapshot"]
 
 SNAPSHOT_REQUEST = GoStruct(
     "JSApiStreamSnapshotRequest",

@@ -1,8 +1,11 @@
 """Stream handlers of ``$JS.API``: create, update, info, delete, purge, names, list,
-msg get, msg delete, and the account info.
+msg get, msg delete, and the account info (a sum over the account's streams).
 
-Each handler checks things in the order of its Go counterpart in ``jetstream_api.go``
-(standalone server), so an invalid request gets the same first error.
+Each handler checks the request in the order of its Go counterpart in ``jetstream_api.go``
+(standalone server), so an invalid request gets the same first error, then calls the
+service (``JetStream.add_stream``, ``update_stream``, ``delete_stream``), the stream or its
+store, and builds the reply. Snapshots and restores are in ``api/snapshots.py``, the leader
+step-down in ``api/cluster.py``, Direct Get in ``directget/`` (its own subscriptions).
 """
 
 from __future__ import annotations
@@ -30,7 +33,6 @@ from .registry import (
 from .requests import (
     MSG_DELETE_REQUEST,
     MSG_GET_REQUEST,
-    STEPDOWN_REQUEST,
     STREAM_CONFIG_REQUEST,
     STREAM_INFO_REQUEST,
     STREAM_LIST_REQUEST,
@@ -40,6 +42,19 @@ from .requests import (
 
 if TYPE_CHECKING:
     from ..service import JetStream
+
+__all__ = [
+    "account_info",
+    "msg_delete",
+    "msg_get",
+    "stream_create",
+    "stream_delete",
+    "stream_info",
+    "stream_list",
+    "stream_names",
+    "stream_purge",
+    "stream_update",
+]
 
 NAMES_LIMIT = 1024  # JSApiNamesLimit
 LIST_LIMIT = 256  # JSApiListLimit
@@ -362,55 +377,3 @@ def msg_get(js: JetStream, req: ApiRequest) -> dict[str, Any] | bytes:
     message["time"] = format_ns(sm.ts)
     # The server sends a found message straight out, outside the API statistics.
     return dumps({"type": response_type(kind), "message": message}).encode()
-
-
-__all__ = [
-    "account_info",
-    "msg_delete",
-    "msg_get",
-    "stream_create",
-    "stream_delete",
-    "stream_info",
-    "stream_list",
-    "stream_names",
-    "stream_purge",
-    "stream_update",
-]
-
-
-# --- leader step-down (simulated cluster) -------------------------------------------------
-
-
-@api("STREAM.LEADER.STEPDOWN.*")
-def stream_leader_stepdown(js: JetStream, req: ApiRequest) -> dict[str, Any]:
-    """``jsStreamLeaderStepDownRequest``: needs a cluster; an R1 stream keeps its leader."""
-    kind = "stream_leader_stepdown_response"
-    try:
-        if not js.clustered:
-            raise api_error(ApiErrors.JSClusterRequiredErr)
-        stream = js.streams.get(req.token(6))
-        if stream is None:
-            raise api_error(ApiErrors.JSStreamNotFoundErr)
-        req.check_api_level()
-        replicas = stream.replicas
-        if replicas.leaderless:
-            raise api_error(ApiErrors.JSClusterNotAvailErr)
-        if len(replicas.peers) == 1:
-            return {"type": response_type(kind), "success": True}
-        preferred = ""
-        if is_json_object_or_array(req.data):
-            values = req.decode(STEPDOWN_REQUEST)
-            preferred = ((values.get("placement") or {}).get("preferred")) or ""
-        if preferred:
-            names = [p.name for p in replicas.peers]
-            if preferred == replicas.leader.name:
-                raise api_error(ApiErrors.JSClusterNoPeersErrF, err=f'preferred server "{preferred}" is already leader')
-            if preferred not in names or replicas.peer(preferred).offline:
-                raise api_error(ApiErrors.JSClusterNoPeersErrF, err=f'preferred server "{preferred}" not known')
-        try:
-            replicas.step_down(preferred or None)
-        except ValueError as exc:
-            raise api_error(ApiErrors.JSRaftGeneralErrF, err=str(exc)) from None
-    except ApiError as err:
-        return error_response(kind, err)
-    return {"type": response_type(kind), "success": True}

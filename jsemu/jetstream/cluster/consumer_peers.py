@@ -1,5 +1,5 @@
-"""Consumers in the simulated cluster: their peers, leader and ``cluster`` info block, and
-``$JS.API.CONSUMER.LEADER.STEPDOWN.<stream>.<consumer>``.
+"""Consumers in the simulated cluster: their peers, leader and ``cluster`` info block, and the
+step-down that ``$JS.API.CONSUMER.LEADER.STEPDOWN`` (``api/cluster.py``) asks for.
 
 One engine serves the consumer whoever leads it; with more than one peer the group keeps a
 replica state per peer fed by records (:mod:`.consumer_replication`), and a new leader's
@@ -17,9 +17,6 @@ from typing import TYPE_CHECKING, Any
 
 from ...ids import go_hash
 from ...timefmt import format_ns
-from ..api.errors import ApiError, ApiErrors, api_error
-from ..api.registry import ApiRequest, api, error_response, is_json_object_or_array, response_type
-from ..api.requests import STEPDOWN_REQUEST
 from .consumer_replication import ConsumerReplicas
 from .leader import consumer_leader_elected
 from .quorum import ConsumerQuorum
@@ -27,7 +24,6 @@ from .quorum import ConsumerQuorum
 if TYPE_CHECKING:
     from ..consumers.config import ConsumerConfig
     from ..consumers.consumer import Consumer
-    from ..service import JetStream
     from ..streams.stream import Stream
     from .replicas import Peer
 
@@ -145,38 +141,3 @@ class ConsumerGroup:
             followers.append(info)
         out["replicas"] = followers
         return out
-
-
-@api("CONSUMER.LEADER.STEPDOWN.*.*")
-def consumer_leader_stepdown(js: JetStream, req: ApiRequest) -> dict[str, Any]:
-    """``jsConsumerLeaderStepDownRequest``, checks in its order."""
-    kind = "consumer_leader_stepdown_response"
-    try:
-        if not js.clustered:
-            raise api_error(ApiErrors.JSClusterRequiredErr)
-        stream = js.streams.get(req.token(6))
-        if stream is None:
-            raise api_error(ApiErrors.JSStreamNotFoundErr)
-        req.check_api_level()
-        consumer = js.consumer_set(stream).by_name.get(req.token(7))
-        if consumer is None or consumer.group is None:
-            raise api_error(ApiErrors.JSConsumerNotFoundErr)
-        group = consumer.group
-        current = group.current_leader()
-        if not current:
-            raise api_error(ApiErrors.JSClusterNotAvailErr)
-        if len(group.peers) == 1:
-            return {"type": response_type(kind), "success": True}
-        preferred = ""
-        if is_json_object_or_array(req.data):
-            values = req.decode(STEPDOWN_REQUEST)
-            preferred = ((values.get("placement") or {}).get("preferred")) or ""
-        if preferred:
-            if preferred == current:
-                raise api_error(ApiErrors.JSClusterNoPeersErrF, err=f'preferred server "{preferred}" is already leader')
-            if preferred not in group.peers or group._stream_peer(preferred).offline:
-                raise api_error(ApiErrors.JSClusterNoPeersErrF, err=f'preferred server "{preferred}" not known')
-        group.step_down(preferred)
-    except ApiError as err:
-        return error_response(kind, err)
-    return {"type": response_type(kind), "success": True}

@@ -1,5 +1,6 @@
-"""Pausing a consumer (2.11): ``$JS.API.CONSUMER.PAUSE.<stream>.<consumer>``, the pause
-state a consumer reports, and the ``consumer_pause`` advisory.
+"""Pausing a consumer (2.11): the pause state a consumer reports, the pause itself (a config
+update, as ``$JS.API.CONSUMER.PAUSE`` in ``api/consumers.py`` asks for), and the
+``consumer_pause`` advisory.
 
 A paused consumer keeps its config's ``pause_until``; it delivers nothing before that time
 on the server's clock (``loopAndGatherMsgs`` goes straight to waiting, where no-wait
@@ -11,10 +12,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ...protocol.gojson import GO_ZERO_TIME_NS, T_TIME, GoStruct, dumps
+from ...protocol.gojson import GO_ZERO_TIME_NS, dumps
 from ...timefmt import format_ns
-from ..api.errors import ApiError, ApiErrors, api_error
-from ..api.registry import ApiRequest, api, error_response, is_json_object_or_array, response_type
 from ..events.event_id import new_event_id
 from .config import set_static_metadata
 
@@ -22,9 +21,8 @@ if TYPE_CHECKING:
     from ..service import JetStream
     from .consumer import Consumer
 
-__all__ = ["is_paused", "pause_remaining", "send_pause_advisory"]
+__all__ = ["is_paused", "pause", "pause_remaining", "send_pause_advisory"]
 
-PAUSE_REQUEST = GoStruct("JSApiConsumerPauseRequest", {"pause_until": T_TIME})
 _ADVISORY_TYPE = "io.nats.jetstream.advisory.v1.consumer_pause"
 _ADVISORY_PREFIX = "$JS.EVENT.ADVISORY.CONSUMER.PAUSE."
 
@@ -62,40 +60,11 @@ def send_pause_advisory(js: JetStream, consumer: Consumer) -> None:
     js.out.send(subject, -1, dumps(event).encode())
 
 
-_ZERO_REPLY = {"paused": False, "pause_until": format_ns(GO_ZERO_TIME_NS)}
-
-
-@api("CONSUMER.PAUSE.*.*")
-def consumer_pause(js: JetStream, req: ApiRequest) -> dict[str, Any]:
-    """``jsConsumerPauseRequest`` (standalone): a zero or missing time resumes; a body that
-    is not a JSON object is taken as no time at all, as the server does."""
-    kind = "consumer_pause_response"
-    try:
-        values: dict[str, Any] = {}
-        if is_json_object_or_array(req.data):
-            values = req.decode(PAUSE_REQUEST)
-        req.check_api_level()
-        stream = js.streams.get(req.token(5))
-        if stream is None:
-            raise api_error(ApiErrors.JSStreamNotFoundErr)
-        consumer = js.consumer_set(stream).by_name.get(req.token(6))
-        if consumer is None:
-            raise api_error(ApiErrors.JSConsumerNotFoundErr)
-    except ApiError as err:
-        return error_response(kind, err, **_ZERO_REPLY)
-    until = values.get("pause_until", GO_ZERO_TIME_NS)
+def pause(js: JetStream, consumer: Consumer, until: int | None) -> None:
+    """Pause ``consumer`` until ``until`` (Unix ns), or resume it (None): a config update,
+    so its resume timer and advisory follow (``updatePauseState``), saved with the config."""
     cfg = consumer.config.clone()
-    cfg.pause_until = None if until == GO_ZERO_TIME_NS else until
+    cfg.pause_until = until
     set_static_metadata(cfg)
     consumer.update_config(cfg)
     js.consumer_store.created(consumer)  # the pause is part of the saved config
-    now = js.clock.now_ns()
-    out: dict[str, Any] = {
-        "type": response_type(kind),
-        "paused": is_paused(cfg.pause_until, now),
-        "pause_until": format_ns(until),
-    }
-    remaining = pause_remaining(cfg.pause_until, now)
-    if remaining:
-        out["pause_remaining"] = remaining
-    return out

@@ -1,5 +1,6 @@
 """Priority groups of pull consumers (2.11+): the ``overflow``, ``pinned_client`` and
-``prioritized`` policies, ``$JS.API.CONSUMER.UNPIN`` and the pinned / unpinned advisories.
+``prioritized`` policies, the unpin that ``$JS.API.CONSUMER.UNPIN`` (``api/consumers.py``)
+asks for, and the pinned / unpinned advisories.
 
 A consumer with a priority policy has a :class:`PriorityGroups`; one without has None, so
 the pull path pays one ``is None`` test. The pieces follow ``consumer.go``:
@@ -12,15 +13,12 @@ it, on the server's clock.
 
 from __future__ import annotations
 
-import re
 from collections import deque
 from typing import TYPE_CHECKING, Any
 
 from ...protocol import texts
-from ...protocol.gojson import T_STRING, GoJSONError, GoStruct, decode_request, dumps, scan_values
+from ...protocol.gojson import dumps
 from ...timefmt import format_ns
-from ..api.errors import ApiError, ApiErrors, api_error
-from ..api.registry import ApiRequest, api, error_response, response_type
 from ..events.event_id import new_event_id
 
 if TYPE_CHECKING:
@@ -32,10 +30,8 @@ __all__ = ["ADMIT", "CYCLE", "DROPPED", "PriorityGroups"]
 
 ADMIT, CYCLE, DROPPED = 0, 1, 2
 _NO_PRIORITY = 2**31 - 1  # math.MaxInt32: a request without a priority goes last
-_GROUP_NAME = re.compile(r"^[a-zA-Z0-9/_=-]{1,16}$")
 _PIN_HEADER = b"Nats-Pin-Id: "
 _ACCOUNT = "$G"
-UNPIN_REQUEST = GoStruct("JSApiConsumerUnpinRequest", {"group": T_STRING})
 
 
 def _bad(reason: str) -> bytes:
@@ -203,55 +199,3 @@ class PriorityGroups:
             state["pinned_client_id"] = self.pin_id
         state["pinned_ts"] = format_ns(self.pinned_ns)
         return [state]
-
-
-# --- $JS.API.CONSUMER.UNPIN ---------------------------------------------------------------
-
-
-def _unmarshal(data: bytes) -> dict[str, Any]:
-    """``json.Unmarshal`` (not the API's strict decoder): one value, unknown keys ignored."""
-    try:
-        spans = list(scan_values(data))
-    except GoJSONError as exc:
-        text = str(exc)
-        if text == "unexpected EOF":
-            text = "unexpected end of JSON input"
-        raise api_error(ApiErrors.JSInvalidJSONErr, err=re.sub(r" at offset \d+$", "", text)) from None
-    if not spans:
-        raise api_error(ApiErrors.JSInvalidJSONErr, err="unexpected end of JSON input")
-    try:
-        return decode_request(data, UNPIN_REQUEST, strict=False)
-    except GoJSONError as exc:
-        raise api_error(ApiErrors.JSInvalidJSONErr, err=str(exc)) from None
-
-
-@api("CONSUMER.UNPIN.*.*")
-def consumer_unpin(js: Any, req: ApiRequest) -> dict[str, Any]:
-    """``jsConsumerUnpinRequest`` (standalone), checks in its order."""
-    kind = "consumer_unpin_response"
-    try:
-        req.check_api_level()
-        group = _unmarshal(req.data).get("group") or ""
-        if not group:
-            raise api_error(ApiErrors.JSInvalidJSONErr, err="consumer group not specified")
-        if not _GROUP_NAME.match(group):
-            raise api_error(ApiErrors.JSConsumerInvalidGroupNameErr)
-        stream = js.streams.get(req.token(5))
-        if stream is None:
-            raise api_error(ApiErrors.JSStreamNotFoundErr)
-        consumer = js.consumer_set(stream).by_name.get(req.token(6))
-        if consumer is None:
-            raise api_error(ApiErrors.JSConsumerNotFoundErr)
-        if group not in (consumer.config.priority_groups or []):
-            raise api_error(ApiErrors.JSConsumerInvalidPriorityGroupErr)
-    except ApiError as err:
-        return error_response(kind, err)
-    if consumer.priority is not None:
-        consumer.priority.unpin(group, "admin")
-        consumer.deliver_waiting()
-    return {"type": response_type(kind)}
-
-
-#: For the not-enabled answers (``jetstream/api/not_enabled.py``), which check an unpin request the same way.
-GROUP_NAME = _GROUP_NAME
-unmarshal_unpin = _unmarshal

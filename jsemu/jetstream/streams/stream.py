@@ -33,7 +33,7 @@ from .schedules import MsgSchedules, purged_schedule, schedule_error, with_sub_r
 if TYPE_CHECKING:
     from ...server.sublist import Subscription
     from ...server.subscriber import FastBatch
-    from ..api.consumers import ConsumerSet
+    from ..consumers.consumer_set import ConsumerSet
     from ..links.mirror import MirrorLink
     from ..links.sources import SourceLink
     from ..service import JetStream
