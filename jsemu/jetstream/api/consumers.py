@@ -16,8 +16,7 @@ import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from ...protocol.gojson import GO_ZERO_TIME_NS, T_INT, GoJSONError, GoStruct
-from ...protocol.gostruct import decode_request, scan_values
+from ...protocol.gojson import GO_ZERO_TIME_NS, T_INT, GoJSONError, GoStruct, decode_request, scan_values
 from ...timefmt import format_ns
 from ..consumers.config import CREATE_CONSUMER_REQUEST, config_from_request, set_static_metadata
 from ..consumers.consumer import Consumer
