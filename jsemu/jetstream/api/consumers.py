@@ -10,10 +10,10 @@ with the stream) live in :class:`ConsumerSet`.
 from __future__ import annotations
 
 import random
-import string
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from ...ids import BASE62
 from ...protocol.gojson import T_INT, GoStruct
 from ...server.sublist import Subscription
 from ...subjects import subject_is_subset_match
@@ -52,7 +52,7 @@ CONSUMERS_REQUEST = GoStruct("JSApiConsumersRequest", {"offset": T_INT})
 NAMES_LIMIT = 1024  # JSApiNamesLimit
 LIST_LIMIT = 256  # JSApiListLimit
 _PAGED_ZERO = {"total": 0, "offset": 0, "limit": 0}
-_NAME_CHARS = string.ascii_letters + string.digits
+_NAME_CHARS = BASE62
 
 
 class ConsumerSet:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ...ids import go_hash
+from ...ids import get_hash, random_name
 from ...timefmt import format_ns
 from ..api.errors import ApiError, ApiErrors, api_error
 from ..api.registry import ApiRequest, api, error_response, is_json_object_or_array, response_type
@@ -32,8 +32,6 @@ if TYPE_CHECKING:
     from .replicas import Peer
 
 __all__ = ["ConsumerGroup", "consumer_replicas"]
-
-_RAFT_DIGITS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
 
 
 def consumer_replicas(cfg: ConsumerConfig, stream: Stream) -> int:
@@ -62,8 +60,7 @@ class ConsumerGroup:
         else:
             self.peers = stream_peers
         memory = stream.config.storage == "memory" or consumer.config.mem_storage
-        suffix = "".join(js.server.rng.choice(_RAFT_DIGITS) for _ in range(8))
-        self.raft_group = f"C-R{len(self.peers)}{'M' if memory else 'F'}-{suffix}"
+        self.raft_group = f"C-R{len(self.peers)}{'M' if memory else 'F'}-{random_name(js.server.rng)}"
         leader = stream.replicas.leader.name
         self.leader = leader if leader in self.peers else self.peers[0]
         self.leader_since_ns = consumer.created_ns
@@ -141,7 +138,7 @@ class ConsumerGroup:
             if peer.offline:
                 info["offline"] = True
             info["active"] = replicas.active_ns(peer, now)
-            info["peer"] = go_hash(name)
+            info["peer"] = get_hash(name)
             followers.append(info)
         out["replicas"] = followers
         return out

@@ -11,11 +11,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from ...ids import new_event_id
 from ...protocol.gojson import GO_ZERO_TIME_NS, T_TIME, GoStruct, dumps
 from ...timefmt import format_ns
 from ..api.errors import ApiError, ApiErrors, api_error
 from ..api.registry import ApiRequest, api, error_response, is_json_object_or_array, response_type
-from ..events.event_id import new_event_id
 from .config import set_static_metadata
 
 if TYPE_CHECKING:

@@ -11,7 +11,7 @@ import logging
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
-from ...ids import go_hash
+from ...ids import get_hash
 from ...protocol.gojson import dumps
 from ...protocol.headers import parse_uint_header, remove_header, remove_header_status, slice_header
 from ...protocol.msg_ttl import InvalidTTL, header_ttl
@@ -630,7 +630,7 @@ class Stream:
             info["active"] = replicas.active_ns(peer, now)
             if lag:
                 info["lag"] = lag
-            info["peer"] = go_hash(peer.name)
+            info["peer"] = get_hash(peer.name)
             followers.append(info)
         out["replicas"] = followers
         return out
