@@ -18,8 +18,8 @@ from nats.aio.client import Client
 from nats.errors import NoRespondersError
 
 import jsemu
+from jsemu.control import ControlError
 from jsemu.ids import get_hash
-from jsemu.testing import ControlError
 
 SECOND = 1_000_000_000
 
