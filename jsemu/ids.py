@@ -2,9 +2,9 @@
 
 nats-server writes every name it makes up with nuid's digits (``0-9A-Za-z``): event ids,
 pin ids and snapshot subjects are ``nuid.Next()`` (22 characters); peer ids and external
-source names are ``getHash`` of a name, raft groups and ephemeral consumers ``getHash`` of a
-fresh nuid (8 characters); service import replies are ``_R_.<prefix>.<token>``. Clients and tests match on these shapes, so
-jsemu makes them here and nowhere else.
+source names are ``getHash`` of a name, raft groups and ephemeral consumers ``getHash`` of
+a fresh nuid (8 characters); service import replies are ``_R_.<prefix>.<token>``. Clients
+and tests match on these shapes, so the alphabet and the generators live here only.
 
 Randomness: names that a seeded server must repeat (raft groups) come from the caller's
 ``rng``; the others (event ids, reply tokens) from ``os.urandom``, so that building an
@@ -27,10 +27,10 @@ _NUID_LEN = 22
 _TRANSLATE = bytes(BASE62.encode()[i % 62] for i in range(248)) + b"\0" * 8
 
 
-def get_hash(name: str, size: int = 8) -> str:
-    """``getHashSize``: the first ``size`` bytes of SHA-256, each mapped to base-62 digits."""
+def get_hash(name: str) -> str:
+    """``getHash``: the first 8 bytes of SHA-256, each mapped to a base-62 digit."""
     digest = hashlib.sha256(name.encode()).digest()
-    return "".join(BASE62[b % 62] for b in digest[:size])
+    return "".join(BASE62[b % 62] for b in digest[:8])
 
 
 def random_token(size: int) -> bytes:
@@ -47,7 +47,7 @@ def new_event_id() -> str:
     return random_token(_NUID_LEN).decode()
 
 
-def random_name(rng: random.Random, size: int = 8) -> str:
-    """``size`` base-62 characters drawn from ``rng``: the shape of ``getHash(nuid.Next())``,
+def random_name(rng: random.Random) -> str:
+    """8 base-62 characters drawn from ``rng``: the shape of ``getHash(nuid.Next())``,
     repeatable when the server's ``rng`` is seeded."""
-    return "".join(rng.choice(BASE62) for _ in range(size))
+    return "".join(rng.choice(BASE62) for _ in range(8))

@@ -30,4 +30,4 @@ def test_random_token_uses_every_digit_and_nothing_else() -> None:
 
 def test_random_name_repeats_under_a_seed() -> None:
     assert random_name(random.Random(7)) == random_name(random.Random(7))
-    assert re.fullmatch(r"[0-9A-Za-z]{8}", random_name(random.Random(), 8))
+    assert re.fullmatch(r"[0-9A-Za-z]{8}", random_name(random.Random()))
