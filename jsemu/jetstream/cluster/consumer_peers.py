@@ -3,7 +3,9 @@
 
 One engine serves the consumer whoever leads it; with more than one peer the group keeps a
 replica state per peer fed by records (:mod:`.consumer_replication`), and a new leader's
-engine restarts from its replica's state (``Consumer.take_over``). What a client can see of the group is modelled here as in nats-server: the replica count
+engine restarts from its replica's state (``Consumer.take_over``).
+
+What a client can see of the group is modelled here as in nats-server: the replica count
 (``ConsumerConfig.replicas``: the stream's unless set lower; an ephemeral of a limits
 stream asking for none is R1), the peers (a subset of the stream's when fewer,
 ``createGroupForConsumer``), the raft group name ``C-R<n><storage>-<random>``, and the

@@ -6,7 +6,7 @@ its own consumer store (``UpdateDelivered`` / ``UpdateAcks``); a new leader star
 store (``readStoredState``): delivery resumes after ``delivered``, pending messages are
 redelivered ``ack_wait`` after their delivery, acked ones never come back.
 
-Here the leader's engine (:class:`~.consumer.Consumer`) emits one typed record per change of
+Here the leader's engine (:class:`~jsemu.jetstream.consumers.consumer.Consumer`) emits one typed record per change of
 its store view (``delivered``, ``ack_floor``, pending, redelivery counts) and each replica
 applies it to a :class:`ReplicaState` of its own. A step-down hands the engine the new
 leader's state (``Consumer.take_over``), so what it knows came only from records. Only
