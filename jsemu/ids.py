@@ -1,14 +1,16 @@
-"""Generated names in nats-server's shapes, all in one base-62 alphabet.
+"""Generated names in nats-server's shapes.
 
-nats-server writes every name it makes up with nuid's digits (``0-9A-Za-z``): event ids,
+nats-server writes the names it makes up with nuid's digits (``0-9A-Za-z``): event ids,
 pin ids and snapshot subjects are ``nuid.Next()`` (22 characters); peer ids and external
 source names are ``getHash`` of a name, raft groups and ephemeral consumers ``getHash`` of
-a fresh nuid (8 characters); service import replies are ``_R_.<prefix>.<token>``. Clients
-and tests match on these shapes, so the alphabet and the generators live here only.
+a fresh nuid (8 characters); service import replies are ``_R_.<prefix>.<token>``. The
+server's own id and curve key are nkey public keys (base32). Clients and tests match on
+these shapes, so the alphabets and the generators live here only.
 
 Randomness: names that a seeded server must repeat (raft groups) come from the caller's
-``rng``; the others (event ids, reply tokens) from ``os.urandom``, so that building an
-advisory never moves the seeded ``rng`` that picks queue members and peers.
+``rng``; the others (event ids, reply tokens, server ids) from ``os.urandom``, turned into
+digits by one ``bytes.translate``, so that building an advisory never moves the seeded
+``rng`` that picks queue members and peers.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ import hashlib
 import os
 import random
 
-__all__ = ["BASE62", "get_hash", "new_event_id", "random_name", "random_token"]
+__all__ = ["BASE62", "get_hash", "new_event_id", "nkey_like", "random_name", "random_token"]
 
 #: nuid's ``digits``: the alphabet of every generated name.
 BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
@@ -25,6 +27,8 @@ _NUID_LEN = 22
 #: Random byte -> digit; bytes from 248 = 4 * 62 up map to NUL and are dropped, so no
 #: digit comes up more often than another.
 _TRANSLATE = bytes(BASE62.encode()[i % 62] for i in range(248)) + b"\0" * 8
+#: Random byte -> base32 letter (256 is a multiple of 32: no letter is favoured).
+_BASE32 = bytes(b"ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"[i % 32] for i in range(256))
 
 
 def get_hash(name: str) -> str:
@@ -51,3 +55,9 @@ def random_name(rng: random.Random) -> str:
     """8 base-62 characters drawn from ``rng``: the shape of ``getHash(nuid.Next())``,
     repeatable when the server's ``rng`` is seeded."""
     return "".join(rng.choice(BASE62) for _ in range(8))
+
+
+def nkey_like(prefix: str) -> str:
+    """A 56-character base32 id shaped like an nkey public key: ``N...`` for a server id,
+    ``X...`` for its curve key."""
+    return prefix + os.urandom(55).translate(_BASE32).decode()

@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 import re
 
-from jsemu.ids import BASE62, get_hash, new_event_id, random_name, random_token
+from jsemu.ids import BASE62, get_hash, new_event_id, nkey_like, random_name, random_token
 
 
 def test_alphabet_is_nuids() -> None:
@@ -31,3 +31,7 @@ def test_random_token_uses_every_digit_and_nothing_else() -> None:
 def test_random_name_repeats_under_a_seed() -> None:
     assert random_name(random.Random(7)) == random_name(random.Random(7))
     assert re.fullmatch(r"[0-9A-Za-z]{8}", random_name(random.Random()))
+
+
+def test_server_ids_are_nkey_shaped() -> None:
+    assert re.fullmatch(r"N[A-Z2-7]{55}", nkey_like("N"))
