@@ -102,10 +102,10 @@ class StreamConfig:
 _FIELDS = frozenset(StreamConfig.__dataclass_fields__)
 
 
-def config_from_request(values: dict[str, Any], base: StreamConfig | None = None) -> tuple[StreamConfig, bool]:
+def config_from_request(values: dict[str, Any]) -> tuple[StreamConfig, bool]:
     """Build a config from decoded request fields (``None`` means JSON null); returns it
     and the request's ``pedantic`` flag."""
-    cfg = base.clone() if base is not None else StreamConfig()
+    cfg = StreamConfig()
     for key, value in values.items():
         if key in _FIELDS:
             if value is None:
