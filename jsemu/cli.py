@@ -30,9 +30,9 @@ from .conformance import command as conformance_command
 from .jetstream.limits.storage import accounts_fit
 from .pipeline import command as pipeline_command
 from .server.auth import Auth, User
-from .server.options import NATS_VERSION, SYSTEM_JETSTREAM, ServerOptions
+from .server.options import SYSTEM_JETSTREAM, ServerOptions
 from .server.tls import TlsOptions
-from .version import __version__
+from .version import NATS_VERSION, __version__
 
 __all__ = ["build_parser", "main"]
 

@@ -1,5 +1,5 @@
 """Control-plane methods for consumers: stage faults on one consumer, deterministically, and
-show and steer it (issue 17). Mixed into :class:`~jsemu.control.plane.ControlPlane`, so each
+show and steer it. Mixed into :class:`~jsemu.control.plane.ControlPlane`, so each
 ``@remote`` method is also ``$JSEMU.API.<METHOD>``.
 
 * ``lose_heartbeats``: the next N idle heartbeats are not sent; a client's ordered consumer

@@ -36,7 +36,7 @@ if TYPE_CHECKING:
     from ..jetstream.service import JetStream
     from ..jetstream.streams.stream import Stream
 
-__all__ = ["ControlError", "ControlPlane", "DirectGetAnswer", "remote", "remote_methods"]
+__all__ = ["ControlError", "ControlPlane", "DirectGetAnswer", "remote_methods"]
 
 DIRECT_GET_FILTER = "$JS.API.DIRECT.GET.>"
 

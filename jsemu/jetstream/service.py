@@ -14,6 +14,7 @@ from collections import deque
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..ids import random_name
 from ..protocol.gojson import dumps
 from ..server.accounts import Account
 from ..server.js_limits import UNLIMITED, JetStreamLimits
@@ -77,7 +78,6 @@ def _is_direct_get(subject: bytes) -> bool:
 
 #: How many Direct Get answers the log keeps (who answered which request).
 ANSWER_LOG_SIZE = 100_000
-_RAFT_DIGITS = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 
 
 class JetStream:
@@ -416,8 +416,7 @@ class JetStream:
 
     def _raft_group(self, cfg: StreamConfig) -> str:
         """``groupNameForStream``: S-R<n><storage>-<random>; only R>1 streams show it."""
-        suffix = "".join(self.server.rng.choice(_RAFT_DIGITS) for _ in range(8))
-        return f"S-R{cfg.num_replicas}{'M' if cfg.storage == 'memory' else 'F'}-{suffix}"
+        return f"S-R{cfg.num_replicas}{'M' if cfg.storage == 'memory' else 'F'}-{random_name(self.server.rng)}"
 
     def update_stream(
         self, stream: Stream, cfg: StreamConfig, pedantic: bool = False, start_links: bool = True

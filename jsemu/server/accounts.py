@@ -25,7 +25,7 @@ from .subscriber import Change
 if TYPE_CHECKING:
     from .server import Server
 
-__all__ = ["GLOBAL_ACCOUNT", "Account", "AccountConfig", "AccountSpace", "Export", "Import"]
+__all__ = ["Account", "AccountConfig", "AccountSpace", "Export", "Import"]
 
 
 @dataclass(frozen=True)

@@ -18,11 +18,11 @@ import subscription leaves the fast lane because the forwarder has no ``fast_bat
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
+from ..ids import random_token
 from ..protocol.gojson import dumps
 from ..subject_transform import SubjectTransform
 from ..subjects import subject_is_literal
@@ -33,15 +33,8 @@ if TYPE_CHECKING:
 
 __all__ = ["Export", "Import", "wire_imports"]
 
-# Base62, as nats-server's reply prefixes and tokens.
-_DIGITS = b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-_TABLE = bytes(_DIGITS[i % 62] for i in range(256))
 #: Requests waiting for their response, per (importer, exporter), before the oldest is forgotten.
 _PENDING_MAX = 100_000
-
-
-def _token(n: int) -> bytes:
-    return os.urandom(n).translate(_TABLE)
 
 
 @dataclass(frozen=True)
@@ -95,12 +88,12 @@ class Responses:
 
     def __init__(self, importer: Router) -> None:
         self.importer = importer
-        self.prefix = b"_R_." + _token(6) + b"."
+        self.prefix = b"_R_." + random_token(6) + b"."
         #: token -> the requester's reply subject.
         self.pending: dict[bytes, bytes] = {}
 
     def reply_for(self, reply: bytes) -> bytes:
-        token = _token(6)
+        token = random_token(6)
         pending = self.pending
         if len(pending) >= _PENDING_MAX:
             del pending[next(iter(pending))]

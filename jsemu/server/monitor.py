@@ -9,9 +9,9 @@ The HTTP side is a tiny HTTP/1.1 responder on asyncio, written by hand rather th
 it reads one request head (up to the blank line, 10 s at most), answers ``400`` to a
 request line that is not three words, and writes one response with ``Content-Length`` and
 ``Connection: close``: no keep-alive, no request bodies, no chunking, nothing an HTTP
-state machine would be needed for. h11 would be jsemu's second runtime dependency (after
-sortedcontainers) for those fifteen lines; it becomes the right call if the monitor ever
-needs keep-alive or request bodies.
+state machine would be needed for. h11 would be one more runtime dependency for those
+fifteen lines; it becomes the right call if the monitor ever needs keep-alive or request
+bodies.
 """
 
 from __future__ import annotations

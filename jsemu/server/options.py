@@ -5,12 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..protocol.parser import MAX_CONTROL_LINE, MAX_PAYLOAD
-from ..version import API_LEVEL, NATS_VERSION, PROTO_VERSION  # re-exported: older import path
 from .accounts import AccountConfig
 from .auth import Auth
 from .tls import TlsOptions
 
-__all__ = ["API_LEVEL", "DEFAULT_WRITE_DEADLINE", "NATS_VERSION", "PROTO_VERSION", "SYSTEM_JETSTREAM", "ServerOptions"]
+__all__ = ["DEFAULT_WRITE_DEADLINE", "SYSTEM_JETSTREAM", "ServerOptions"]
 
 #: nats-server's ``DEFAULT_FLUSH_DEADLINE`` (seconds): the write deadline when none (or 0) is set.
 DEFAULT_WRITE_DEADLINE = 10.0

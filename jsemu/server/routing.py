@@ -2,9 +2,9 @@
 
 nats-server gives every account its own sublist, so a message published in one account is
 never matched against another's subscriptions. :class:`Router` is that per-account part:
-the core server is the router of the global account ``$G`` (so a server without accounts
-routes exactly as before), and each configured account (``server/accounts.py``) is a router
-of its own. Connections route through the router of the account they logged in to.
+the core server is the router of the global account ``$G`` (a server without accounts has
+this one router), and each configured account (``server/accounts.py``) is a router of its
+own. Connections route through the router of the account they logged in to.
 """
 
 from __future__ import annotations

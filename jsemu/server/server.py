@@ -14,6 +14,7 @@ from collections import deque
 from functools import partial
 from typing import Any, Protocol, Self
 
+from ..ids import nkey_like
 from ..store.clock import Clock, SystemClock
 from ..version import API_LEVEL, NATS_VERSION, PROTO_VERSION, __version__
 from .accounts import AccountSpace
@@ -33,15 +34,6 @@ from .timers import DeadlineTimers, LoopTimers
 from .tls import ClientTls, server_context
 
 __all__ = ["Server", "Service"]
-
-
-# Random bytes -> base32 letters in one C call (256 is a multiple of 32: no letter is favoured).
-_BASE32 = bytes(b"ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"[i % 32] for i in range(256))
-
-
-def _nkey_like(prefix: str) -> str:
-    """A 56-character base32 id shaped like an nkey public key (``N...`` or ``X...``)."""
-    return prefix + os.urandom(55).translate(_BASE32).decode()
 
 
 def listen_backlog() -> int:
@@ -77,8 +69,8 @@ class Server(Router):
             raise TypeError("pass either options or keyword arguments, not both")
         options.validate()
         self.options = options
-        self.server_id = _nkey_like("N")
-        self.xkey = _nkey_like("X")
+        self.server_id = nkey_like("N")
+        self.xkey = nkey_like("X")
         self.server_name = options.server_name or f"jsemu-{self.server_id}"
         self.sublist = Sublist()
         self.rng = random.Random(int.from_bytes(os.urandom(16)))  # cheaper than seeding from 2.5 KB

@@ -20,7 +20,7 @@ from typing import Any
 from ..subjects import is_valid_sub_subject
 from .subscriber import Change, Subscriber
 
-__all__ = ["MatchResult", "Sublist", "Subscriber", "Subscription"]
+__all__ = ["MatchResult", "Sublist", "Subscription"]
 
 
 class Subscription:

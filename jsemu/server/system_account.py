@@ -17,10 +17,10 @@ so do request filters (``server_name``, ``tags``, ...), which jsemu does not app
 from __future__ import annotations
 
 import json
-import os
 import time
 from typing import TYPE_CHECKING, Any
 
+from ..ids import new_event_id
 from ..protocol.gojson import GoJSONError, GoSyntaxError, dumps, scan_values
 from ..timefmt import format_ns
 from ..version import NATS_VERSION
@@ -44,16 +44,6 @@ _FILTERS = frozenset({"server_name", "cluster", "host", "tags", "domain", "exact
 #: ``ServerInfo.Flags`` bits of nats-server 2.15.1: JetStream enabled, binary stream
 #: snapshots, account NRG.
 _JS_FLAG, _OTHER_FLAGS = 1, 2 | 4
-_NUID = b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-_BASE62 = bytes(_NUID[i % 62] for i in range(248)) + b"\0" * 8  # 248 = 4 * 62: no letter favoured
-
-
-def _nuid() -> str:
-    """A 22-character base62 id, the shape of the server's event ids."""
-    out = b""
-    while len(out) < 22:
-        out += os.urandom(32).translate(_BASE62).replace(b"\0", b"")
-    return out[:22].decode()
 
 
 class _Requests:
@@ -183,7 +173,7 @@ class SystemAccount:
     def _event(self, kind: str) -> dict[str, Any]:
         return {
             "type": f"io.nats.server.advisory.v1.{kind}",
-            "id": _nuid(),
+            "id": new_event_id(),
             "timestamp": format_ns(time.time_ns()),
             "server": self.server_info(),
         }

@@ -1,6 +1,2 @@
-"""Test support: the pytest plugin and trace formatting. The control plane lives in
-:mod:`jsemu.control`; its names stay importable from here for existing tests."""
-
-from ..control import ControlError, ControlPlane, DirectGetAnswer
-
-__all__ = ["ControlError", "ControlPlane", "DirectGetAnswer"]
+"""Test support: the pytest plugin, test certificates and trace formatting. The control
+plane that tests drive is :mod:`jsemu.control`."""

@@ -9,8 +9,8 @@ tests run in parallel under pytest-xdist):
 * ``jsemu_thread_server``: a :class:`jsemu.ThreadedServer` for synchronous tests (its
   ``control`` runs each call on the server's thread);
 * ``jsemu_factory``: ``await jsemu_factory(streams=[...], kv=[...], frozen_clock=ns,
-  cluster_size=3, seed=7, users={...}, nkeys=[...], accounts={...}, tls=True, **ServerOptions)`` for servers
-  set up in one line.
+  cluster_size=3, seed=7, users={...}, nkeys=[...], accounts={...}, tls=True,
+  **ServerOptions)`` for servers set up in one line.
 
 For a session-scoped server, :func:`reset_server` empties it cheaply between tests.
 

@@ -1,6 +1,6 @@
 """Write README's API coverage table: the ``$JS.API`` endpoints nats-server 2.15.1 answers,
 and which of them jsemu answers (its ``@api`` registry plus the endpoints with their own
-subscriptions, ``jetstream.api.OWN_SUBSCRIPTIONS``).
+subscriptions, ``jetstream.api.registry.OWN_SUBSCRIPTIONS``).
 
     python -m jsemu.tools.api_coverage            # print the table
     python -m jsemu.tools.api_coverage --write    # rewrite it in README.md, between the markers

@@ -20,7 +20,7 @@ import pytest
 from nats.aio.client import Client
 
 import jsemu
-from jsemu.ids import go_hash
+from jsemu.ids import get_hash
 
 pytestmark = pytest.mark.fake_only
 
@@ -86,7 +86,7 @@ async def test_consumer_cluster_blocks_have_the_real_shapes(cluster: tuple[jsemu
     names = {block["leader"], *(r["name"] for r in block["replicas"])}
     assert names == {"n1", "n2", "n3"}
     assert [r["name"] for r in block["replicas"]] == sorted(r["name"] for r in block["replicas"])
-    assert all(r["peer"] == go_hash(r["name"]) for r in block["replicas"])
+    assert all(r["peer"] == get_hash(r["name"]) for r in block["replicas"])
     mem = await _consumer(nc, "S", "MEM", durable_name="MEM", mem_storage=True)
     assert mem["cluster"]["raft_group"].startswith("C-R3M-")
     x = await _consumer(nc, "M", "X", durable_name="X")

@@ -15,7 +15,7 @@ import nats
 import pytest
 from nats.js.api import AckPolicy, ConsumerConfig
 
-from jsemu.testing import ControlError
+from jsemu.control import ControlError
 
 pytestmark = pytest.mark.fake_only
 

@@ -18,8 +18,8 @@ from nats.aio.client import Client
 from nats.errors import NoRespondersError
 
 import jsemu
-from jsemu.ids import go_hash
-from jsemu.testing import ControlError
+from jsemu.control import ControlError
+from jsemu.ids import get_hash
 
 SECOND = 1_000_000_000
 
@@ -361,7 +361,7 @@ async def test_paused_source_holds_back_one_upstream() -> None:
         msg = await _request(nc, "$JS.API.DIRECT.GET.X", {"last_by_subj": "b.1"})
         assert msg.headers is not None
         # The last field identifies the origin stream: getHash of its creation time.
-        ident = go_hash((await _json(nc, "$JS.API.STREAM.INFO.B"))["created"])
+        ident = get_hash((await _json(nc, "$JS.API.STREAM.INFO.B"))["created"])
         assert (msg.headers["Nats-Sequence"], msg.headers["Nats-Stream-Source"]) == ("2", f"B 1 > > b.1 {ident}")
         with pytest.raises(ControlError, match="has no source 'C'"):
             ctl.pause("X", source="C")

@@ -3,7 +3,9 @@ step-down that ``$JS.API.CONSUMER.LEADER.STEPDOWN`` (``api/cluster.py``) asks fo
 
 One engine serves the consumer whoever leads it; with more than one peer the group keeps a
 replica state per peer fed by records (:mod:`.consumer_replication`), and a new leader's
-engine restarts from its replica's state (``Consumer.take_over``). What a client can see of the group is modelled here as in nats-server: the replica count
+engine restarts from its replica's state (``Consumer.take_over``).
+
+What a client can see of the group is modelled here as in nats-server: the replica count
 (``ConsumerConfig.replicas``: the stream's unless set lower; an ephemeral of a limits
 stream asking for none is R1), the peers (a subset of the stream's when fewer,
 ``createGroupForConsumer``), the raft group name ``C-R<n><storage>-<random>``, and the
@@ -15,7 +17,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ...ids import go_hash
+from ...ids import get_hash, random_name
 from ...timefmt import format_ns
 from .consumer_replication import ConsumerReplicas
 from .leader import consumer_leader_elected
@@ -28,8 +30,6 @@ if TYPE_CHECKING:
     from .replicas import Peer
 
 __all__ = ["ConsumerGroup", "consumer_replicas"]
-
-_RAFT_DIGITS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
 
 
 def consumer_replicas(cfg: ConsumerConfig, stream: Stream) -> int:
@@ -58,8 +58,7 @@ class ConsumerGroup:
         else:
             self.peers = stream_peers
         memory = stream.config.storage == "memory" or consumer.config.mem_storage
-        suffix = "".join(js.server.rng.choice(_RAFT_DIGITS) for _ in range(8))
-        self.raft_group = f"C-R{len(self.peers)}{'M' if memory else 'F'}-{suffix}"
+        self.raft_group = f"C-R{len(self.peers)}{'M' if memory else 'F'}-{random_name(js.server.rng)}"
         leader = stream.replicas.leader.name
         self.leader = leader if leader in self.peers else self.peers[0]
         self.leader_since_ns = consumer.created_ns
@@ -137,7 +136,7 @@ class ConsumerGroup:
             if peer.offline:
                 info["offline"] = True
             info["active"] = replicas.active_ns(peer, now)
-            info["peer"] = go_hash(name)
+            info["peer"] = get_hash(name)
             followers.append(info)
         out["replicas"] = followers
         return out

@@ -1,4 +1,4 @@
-"""Consumer state replicated by records in the simulated cluster (issue 16).
+"""Consumer state replicated by records in the simulated cluster.
 
 nats-server replicates a clustered consumer's store through its raft group: the leader
 proposes ``updateDeliveredOp`` / ``updateAcksOp`` entries and every replica applies them to
@@ -6,7 +6,7 @@ its own consumer store (``UpdateDelivered`` / ``UpdateAcks``); a new leader star
 store (``readStoredState``): delivery resumes after ``delivered``, pending messages are
 redelivered ``ack_wait`` after their delivery, acked ones never come back.
 
-Here the leader's engine (:class:`~.consumer.Consumer`) emits one typed record per change of
+Here the leader's engine (:class:`~jsemu.jetstream.consumers.consumer.Consumer`) emits one typed record per change of
 its store view (``delivered``, ``ack_floor``, pending, redelivery counts) and each replica
 applies it to a :class:`ReplicaState` of its own. A step-down hands the engine the new
 leader's state (``Consumer.take_over``), so what it knows came only from records. Only
@@ -14,7 +14,7 @@ consumers with a raft group of more than one peer have this; R1 and standalone c
 nothing.
 
 A replica can be held back (:meth:`ConsumerReplicas.hold`, the control plane's
-``lag_consumer_replica``, issue 17): it applies no records until it leads; then the records it
+``lag_consumer_replica``): it applies no records until it leads; then the records it
 missed are lost, like proposals a failed leader never got committed, and the other replicas
 restart from its state (raft truncates their logs to the new leader's).
 """
@@ -220,7 +220,7 @@ class ConsumerReplicas:
         self.applied[name] = self.end
 
     def hold(self, name: str) -> None:
-        """``name`` applies nothing more until it leads (issue 17's lagging follower)."""
+        """``name`` applies nothing more until it leads: a lagging follower."""
         if name == self.leader:
             raise ValueError(f"peer {name!r} leads the consumer; it can not lag")
         if name not in self.states:

@@ -14,10 +14,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ...ids import go_hash
+from ...ids import get_hash, new_event_id
 from ...protocol.gojson import dumps
 from ...timefmt import format_ns
-from ..events.event_id import new_event_id
 
 if TYPE_CHECKING:
     from ..consumers.consumer import Consumer
@@ -41,7 +40,7 @@ def _peer_info(replicas: ReplicaSet, name: str, now: int, lag: int) -> dict[str,
     info["active"] = replicas.active_ns(peer, now)
     if lag:
         info["lag"] = lag
-    info["peer"] = go_hash(name)
+    info["peer"] = get_hash(name)
     return info
 
 

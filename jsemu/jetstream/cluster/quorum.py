@@ -33,10 +33,9 @@ import random
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from ...ids import go_hash
+from ...ids import get_hash, new_event_id
 from ...protocol.gojson import dumps
 from ...timefmt import format_ns
-from ..events.event_id import new_event_id
 
 if TYPE_CHECKING:
     from ..clock_timers import Timer
@@ -246,7 +245,7 @@ class QuorumWatch:
         else:
             info["current"] = not candidate
             info["active"] = 0 if candidate else min(max(0, now - self.down_since_ns(name)), _S)
-        info["peer"] = go_hash(name)
+        info["peer"] = get_hash(name)
         return info
 
     def close(self) -> None:

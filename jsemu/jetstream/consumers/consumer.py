@@ -24,6 +24,7 @@ from dataclasses import replace
 from itertools import repeat
 from typing import TYPE_CHECKING, Any, cast
 
+from ...ids import BASE62
 from ...protocol import texts
 from ...protocol.encoder import Delivery
 from ...protocol.go_duration import parse_duration
@@ -79,7 +80,7 @@ _INACTIVE_JITTER = 100_000_000  # the smallest jitter the server adds to inactiv
 #: with each answered request up to 32 MiB; a request goes out past half the window.
 _FC_WINDOW = 2 * 1024 * 1024
 _FC_LIMIT = 32 * 1024 * 1024
-_FC_CHARS = b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+_FC_CHARS = BASE62.encode()
 
 
 def _nothing() -> None:

@@ -13,9 +13,9 @@ call it and build the replies; the delivery engine itself is :class:`.consumer.C
 from __future__ import annotations
 
 import random
-import string
 from typing import TYPE_CHECKING, Any
 
+from ...ids import BASE62
 from ...server.sublist import Subscription
 from ...subjects import subject_is_subset_match
 from ..api.errors import ApiErrors, api_error
@@ -46,7 +46,7 @@ if TYPE_CHECKING:
 __all__ = ["EPHEMERAL_INACTIVE_NS", "ConsumerSet"]
 
 EPHEMERAL_INACTIVE_NS = 5_000_000_000  # JsDeleteWaitTimeDefault, stamped on ephemerals
-_NAME_CHARS = string.ascii_letters + string.digits
+_NAME_CHARS = BASE62
 
 
 class ConsumerSet:

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from ...ids import new_event_id
 from ...protocol.gojson import GO_ZERO_TIME_NS, dumps
 from ...timefmt import format_ns
-from ..events.event_id import new_event_id
 from .config import set_static_metadata
 
 if TYPE_CHECKING:

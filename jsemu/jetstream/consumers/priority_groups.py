@@ -16,10 +16,10 @@ from __future__ import annotations
 from collections import deque
 from typing import TYPE_CHECKING, Any
 
+from ...ids import new_event_id
 from ...protocol import texts
 from ...protocol.gojson import dumps
 from ...timefmt import format_ns
-from ..events.event_id import new_event_id
 
 if TYPE_CHECKING:
     from ..clock_timers import Timer

@@ -15,9 +15,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from ...ids import new_event_id
 from ...protocol.gojson import dumps
 from ...timefmt import format_ns
-from .event_id import new_event_id
 
 if TYPE_CHECKING:
     from ...server.client_info import ClientInfo

@@ -13,9 +13,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ...ids import new_event_id
 from ...protocol.gojson import dumps
 from ...timefmt import format_ns
-from .event_id import new_event_id
 
 if TYPE_CHECKING:
     from ..service import JetStream

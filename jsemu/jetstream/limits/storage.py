@@ -13,7 +13,7 @@ and ``tests/test_account_js_limits.py``):
   message with 10023 ``insufficient resources`` (Go ``limitsExceeded``: the last message
   stored may pass the limit); then an account whose usage plus this message would pass its
   limit refuses it with 10002 (Go ``wouldExceedLimits``). The account's
-  ``*_max_stream_bytes`` hold only for a stream's ``max_bytes`` (``stream_config.py``): on
+  ``*_max_stream_bytes`` hold only for a stream's ``max_bytes`` (``streams/config.py``): on
   the binary, a stream without ``max_bytes`` grows past them.
 
 A limit of -1 (the server's default: 75% of memory or disk in nats-server) is not enforced.

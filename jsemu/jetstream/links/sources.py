@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ...ids import go_hash
+from ...ids import get_hash
 from ...protocol.headers import remove_header, remove_header_prefix, slice_header
 from ...store import StoredMsg
 from ...timefmt import format_ns
@@ -101,7 +101,7 @@ class SourceLink(UpstreamLink):
             hdr = remove_header_prefix(remove_header_prefix(hdr, b"Nats-Expected-"), b"Nats-Batch-")
         name, filt, dest = self._parts
         assert self.upstream is not None
-        ident = go_hash(format_ns(self.upstream.created_ns))
+        ident = get_hash(format_ns(self.upstream.created_ns))
         value = f"{name} {sm.seq} {filt} {dest} ".encode() + sm.subject + b" " + ident.encode()
         hdr = gen_header(hdr, STREAM_SOURCE, value)
         before = self.target.store.last_seq

@@ -139,11 +139,11 @@ class UpstreamLink:
                     return mapped
         return subject
 
-    def pump(self, force: bool = False) -> None:
-        """Copy what the consumer would deliver now (all of it when ``force``)."""
-        if self.upstream is None or self.deaf or (self.paused and not force):
+    def pump(self) -> None:
+        """Copy what the consumer would deliver now."""
+        if self.upstream is None or self.deaf or self.paused:
             return
-        hold = 0 if force or self.hold is None else self.hold
+        hold = 0 if self.hold is None else self.hold
         copied = False
         while True:
             if hold and self.pending() <= hold:

@@ -29,6 +29,7 @@ import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ...ids import new_event_id
 from ...protocol.gojson import dumps
 from ...protocol.texts import STATUS_SNAPSHOT_END, STATUS_SNAPSHOT_NO_FLOW, STATUS_SNAPSHOT_NO_INTEREST
 from ...server.client_info import ClientInfo
@@ -36,7 +37,6 @@ from ...server.sublist import Subscription
 from ...timefmt import format_ns
 from ..api.errors import ApiError, ApiErrors, api_error
 from ..api.registry import response_type
-from ..events.event_id import new_event_id
 from ..internal import InternalSubscriber
 from .snapshot_archive import RestoreError, extract_archive
 

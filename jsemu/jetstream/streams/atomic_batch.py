@@ -19,6 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from ...ids import new_event_id
 from ...protocol.gojson import dumps
 from ...protocol.headers import api_level_too_high, parse_uint_header, remove_header, slice_header
 from ...protocol.msg_ttl import InvalidTTL, header_ttl
@@ -26,7 +27,6 @@ from ...store import MaxBytesExceeded, MaxMsgsExceeded, MaxMsgsPerSubjectExceede
 from ...store.records import ROLLUP_ALL, ROLLUP_NONE, ROLLUP_SUBJECT, BatchMessage
 from ...timefmt import format_ns
 from ..api.errors import ApiError, ApiErrors, api_error, wrap_error
-from ..events.event_id import new_event_id
 from .counters import INCR, apply_increment, incr_header_error, parse_incr
 from .schedules import schedule_error, with_sub_rollup
 

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ...ids import go_hash
+from ...ids import get_hash
 from ...server.js_limits import UNLIMITED, JetStreamLimits
 from ...subject_transform import SubjectTransform, TransformError
 from ...subjects import (
@@ -102,10 +102,10 @@ class StreamConfig:
 _FIELDS = frozenset(StreamConfig.__dataclass_fields__)
 
 
-def config_from_request(values: dict[str, Any], base: StreamConfig | None = None) -> tuple[StreamConfig, bool]:
+def config_from_request(values: dict[str, Any]) -> tuple[StreamConfig, bool]:
     """Build a config from decoded request fields (``None`` means JSON null); returns it
     and the request's ``pedantic`` flag."""
-    cfg = base.clone() if base is not None else StreamConfig()
+    cfg = StreamConfig()
     for key, value in values.items():
         if key in _FIELDS:
             if value is None:
@@ -560,7 +560,7 @@ def _check_mirror_and_sources(cfg: StreamConfig, lookup: Callable[[str], StreamC
                 raise api_error(ApiErrors.JSSourceDurableConsumerCfgInvalid)
             cname = str(src.get("name", ""))
             if src.get("external") is not None:
-                cname += ":" + go_hash(src["external"].get("api", ""))
+                cname += ":" + get_hash(src["external"].get("api", ""))
             cname += " " + consumer.get("name", "")
             if cname in consumer_names:
                 raise api_error(ApiErrors.JSSourceDurableConsumerDuplicateDetected)
@@ -637,10 +637,10 @@ def compose_iname(spec: dict[str, Any]) -> str:
     name = str(spec.get("name", ""))
     external = spec.get("external")
     if external is not None:
-        name += ":" + go_hash(external.get("api", ""))
+        name += ":" + get_hash(external.get("api", ""))
     consumer = spec.get("consumer")
     if consumer is not None:
-        name += ":C=" + go_hash(consumer.get("name", ""))
+        name += ":C=" + get_hash(consumer.get("name", ""))
     transforms = spec.get("subject_transforms") or []
     if not transforms:
         source, destination = spec.get("filter_subject") or ">", ">"

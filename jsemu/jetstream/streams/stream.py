@@ -11,7 +11,7 @@ import logging
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
-from ...ids import go_hash
+from ...ids import get_hash
 from ...protocol.gojson import dumps
 from ...protocol.headers import parse_uint_header, remove_header, remove_header_status, slice_header
 from ...protocol.msg_ttl import InvalidTTL, header_ttl
@@ -22,7 +22,7 @@ from ...timefmt import format_ns
 from ..api.errors import ApiError, ApiErrors, api_error, wrap_error
 from ..cluster.replicas import Peer, ReplicaSet, replicated_store
 from ..limits.storage import checks_publish, publish_error
-from .atomic_batch import AtomicBatches
+from .atomic_batch import BATCH_ID, AtomicBatches
 from .config import StreamConfig, config_json
 from .counters import INCR, apply_increment, incr_header_error, parse_incr
 from .delete_markers import MarkerExpiry
@@ -66,7 +66,6 @@ _ROLLUP = b"Nats-Rollup"
 _TTL = b"Nats-TTL"
 _INCR = b"Nats-Incr"
 _SCHEDULE = b"Nats-Schedule"  # also the prefix of every other schedule header
-_BATCH_ID = b"Nats-Batch-Id"
 _STREAM_SOURCE = b"Nats-Stream-Source"
 
 
@@ -321,7 +320,7 @@ class Stream:
             return self.error_ack(api_error(ApiErrors.JSStreamMessageExceedsMaximumErr))
         if hdr:
             # A batch message goes to its batch before any header rule (observed in 2.15.1).
-            batch_id = None if sourced else slice_header(_BATCH_ID, hdr)
+            batch_id = None if sourced else slice_header(BATCH_ID, hdr)
             if batch_id:
                 if not cfg.allow_atomic:
                     return self.error_ack(api_error(ApiErrors.JSAtomicPublishDisabledErr))
@@ -630,7 +629,7 @@ class Stream:
             info["active"] = replicas.active_ns(peer, now)
             if lag:
                 info["lag"] = lag
-            info["peer"] = go_hash(peer.name)
+            info["peer"] = get_hash(peer.name)
             followers.append(info)
         out["replicas"] = followers
         return out
