@@ -48,8 +48,16 @@ def _rst(text: str) -> str:
     return text.replace("``", "`")
 
 
+def _prose(text: str) -> str:
+    """``<`` and ``>`` outside code spans as entities, so ``<stream>`` in a help text is shown,
+    not taken for an HTML tag (inside backticks Markdown shows them as they are)."""
+    parts = text.split("`")
+    parts[::2] = [part.replace("<", "&lt;").replace(">", "&gt;") for part in parts[::2]]
+    return "`".join(parts)
+
+
 def _cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
+    return _prose(text).replace("|", "\\|").replace("\n", " ")
 
 
 def _keys(keys: Iterable[str]) -> str:
@@ -191,7 +199,7 @@ def control_plane_page() -> str:
             "",
             f"`{_signature(fn).replace(fn.__name__, name, 1)}`",
             "",
-            _rst(doc) if doc else "(no docstring)",
+            _prose(_rst(doc)) if doc else "(no docstring)",
         ]
     lines.append("")
     return "\n".join(lines)

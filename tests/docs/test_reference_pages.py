@@ -44,6 +44,12 @@ def test_a_new_remote_method_makes_the_control_plane_page_stale(monkeypatch: pyt
     assert stale() == ["control-plane.md"]
 
 
+def test_angle_brackets_outside_code_are_shown_not_taken_for_tags() -> None:
+    page = docs_reference.cli_page()
+    assert "| `--msg-id` | send &lt;stream&gt;:&lt;seq&gt; as Nats-Msg-Id (safe re-runs) |" in page
+    assert docs_reference._prose("a <b> `c <d>`") == "a &lt;b&gt; `c <d>`"
+
+
 def test_a_new_top_level_key_needs_a_description(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(server_config, "_TOP_LEVEL_KEYS", server_config._TOP_LEVEL_KEYS | {"gossip"})
     with pytest.raises(ValueError, match="gossip"):
