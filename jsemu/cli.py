@@ -113,13 +113,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     serve.add_argument("--max_payload", "-max_payload", dest="max_payload", type=int, help="maximum payload bytes")
     serve.add_argument("-c", "--config", "-config", dest="config", help="nats-server configuration file (subset)")
-    auth = serve.add_argument_group("authorization options", "as nats-server's; see README (Authentication)")
+    auth = serve.add_argument_group("authorization options", "as nats-server's; see the documentation (Security)")
     auth.add_argument("--user", "-user", dest="user", metavar="USER", help="user required for connections")
     auth.add_argument("--pass", "-pass", dest="password", metavar="PASSWORD", help="password required for connections")
     auth.add_argument(
         "--auth", "-auth", dest="token", metavar="TOKEN", help="authorization token required for connections"
     )
-    tls = serve.add_argument_group("TLS options", "as nats-server's; see README (Security)")
+    tls = serve.add_argument_group("TLS options", "as nats-server's; see the documentation (Security)")
     tls.add_argument("--tls", "-tls", dest="tls", action="store_true", help="enable TLS, do not verify clients")
     tls.add_argument("--tlscert", "-tlscert", dest="tlscert", metavar="FILE", help="server certificate file")
     tls.add_argument("--tlskey", "-tlskey", dest="tlskey", metavar="FILE", help="private key for server certificate")

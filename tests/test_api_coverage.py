@@ -1,4 +1,5 @@
-"""README's API coverage table is written from the ``@api`` registry; it must be current,
+"""The API coverage page of the documentation site (``docs/reference/api-coverage.md``) is
+written from the ``@api`` registry; it must be current,
 its server side must match the nats-server binary, and jsemu's own-subscription endpoints
 must really be subscribed."""
 
@@ -13,17 +14,17 @@ import pytest
 import jsemu
 from jsemu.jetstream.api import registry as api_registry
 from jsemu.tools import api_coverage
-from jsemu.tools.api_coverage import NATS_SERVER_API, README, check, coverage_table, main, rewrite
+from jsemu.tools.api_coverage import NATS_SERVER_API, PAGE, check, coverage_table, main
 
 
-def test_readme_table_is_current() -> None:
-    assert check(README), "README.md's API coverage table is stale: run python -m jsemu.tools.api_coverage --write"
+def test_the_page_is_current() -> None:
+    assert check(PAGE), f"{PAGE.name} is stale: run python -m jsemu.tools.api_coverage --write"
 
 
 def test_a_new_handler_makes_the_table_stale(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(api_registry, "_HANDLERS", [*api_registry._HANDLERS, (("STREAM", "CANCEL_MOVE", "*"), print)])
     assert "| `STREAM.CANCEL_MOVE.*` | `JSApiStreamCancelMove` | account API | yes |" in coverage_table()
-    assert not check(README)
+    assert not check(PAGE)
 
 
 def test_a_refusing_handler_is_listed_as_refused(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -36,21 +37,20 @@ def test_a_refusing_handler_is_listed_as_refused(monkeypatch: pytest.MonkeyPatch
 
 
 def test_an_edited_table_is_stale_and_write_repairs_it(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    readme = tmp_path / "README.md"
-    readme.write_text(README.read_text().replace("| `STREAM.LIST` | `JSApiStreamList` | account API | yes |", ""))
-    assert main(["--check", "--readme", str(readme)]) == 1
+    page = tmp_path / "api-coverage.md"
+    page.write_text(PAGE.read_text().replace("| `STREAM.LIST` | `JSApiStreamList` | account API | yes |", ""))
+    assert main(["--check", "--page", str(page)]) == 1
     assert "stale" in capsys.readouterr().out
-    assert main(["--write", "--readme", str(readme)]) == 0
-    assert main(["--check", "--readme", str(readme)]) == 0
-    assert readme.read_text() == README.read_text()
+    assert main(["--write", "--page", str(page)]) == 0
+    assert main(["--check", "--page", str(page)]) == 0
+    assert page.read_text() == PAGE.read_text()
+    assert main(["--check", "--page", str(tmp_path / "missing.md")]) == 1
 
 
 def test_an_endpoint_the_server_lacks_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(api_registry, "_HANDLERS", [*api_registry._HANDLERS, (("STREAM", "NOPE"), print)])
     with pytest.raises(ValueError, match="STREAM.NOPE"):
         coverage_table()
-    with pytest.raises(ValueError, match="markers"):
-        rewrite("no markers here")
 
 
 def test_server_list_matches_the_nats_server_binary() -> None:

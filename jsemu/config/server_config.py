@@ -559,15 +559,7 @@ def apply_config(
     """Set ``options`` from a parsed file; ``positions`` place errors. A key jsemu does not
     implement is refused (:class:`ConfigError`), never ignored."""
     pos = positions or {}
-    _check_keys(
-        conf,
-        frozenset(
-            {*_TOP_LEVEL, *_LOGGING, *_SYSTEM_ACCOUNT, "listen", "jetstream", "authorization", "no_auth_user", "tls"}
-            | {"accounts"}
-        ),
-        (),
-        pos,
-    )
+    _check_keys(conf, _TOP_LEVEL_KEYS, (), pos)
     if "tls" in conf:
         try:
             options.tls = parse_tls(conf["tls"])
@@ -635,6 +627,10 @@ def apply_config(
 
 #: nats-server's two spellings of the system account key.
 _SYSTEM_ACCOUNT = ("system_account", "system")
+#: Every key the top level may hold (the reference page of the configuration lists them).
+_TOP_LEVEL_KEYS = frozenset(
+    {*_TOP_LEVEL, *_LOGGING, *_SYSTEM_ACCOUNT, "listen", "jetstream", "authorization", "no_auth_user", "tls", "accounts"}
+)
 
 
 def _system_account(conf: dict[str, Any], options: ServerOptions, pos: Positions) -> None:

@@ -18,7 +18,7 @@ show and steer it. Mixed into :class:`~jsemu.control.plane.ControlPlane`, so eac
   ``consumer_replicas`` shows each replica's state and lag.
 
 A consumer on a lagging peer or on a paused mirror needs nothing new: ``pause`` /
-``set_lag`` of a mirror hold back what its consumers can see (see the README recipe).
+``set_lag`` of a mirror hold back what its consumers can see (see the recipe in the faults and clock guide).
 
 ``consumer`` may be left out when the stream has one consumer (or one bound push consumer),
 which is how a test finds the ephemeral consumer behind a client's ordered consumer.

@@ -141,6 +141,8 @@ class ControlPlane(ConsumerControls):
 
     @remote
     def mirror_state(self, stream: str) -> dict[str, Any]:
+        """A mirror's link: its upstream, whether attached, last copied sequence, lag, paused,
+        held lag, and whether it answers in the upstream's Direct Get group."""
         link = self._mirror(stream)
         return {
             "upstream": link.upstream_name,
@@ -162,6 +164,7 @@ class ControlPlane(ConsumerControls):
 
     @remote
     def peer_up(self, stream: str, peer: str) -> None:
+        """Bring a peer taken down by ``peer_down`` back; it catches up with the log."""
         replicas = self._replicas(stream)
         _wrap(replicas.set_offline, peer, False)
 
@@ -191,26 +194,34 @@ class ControlPlane(ConsumerControls):
 
     @remote
     def drop(self, filter: str, count: int = 1) -> int:
+        """Drop the next ``count`` client messages matching ``filter``; returns the rule's id."""
         return self.fault(filter, "drop", count)
 
     @remote
     def delay(self, filter: str, seconds: float, count: int = 1) -> int:
+        """Hold the next ``count`` client messages matching ``filter`` for ``seconds``; returns
+        the rule's id."""
         return self.fault(filter, "delay", count, delay=seconds)
 
     @remote
     def answer_status(self, filter: str, status: int, description: str = "", count: int = 1) -> int:
+        """Answer the next ``count`` requests matching ``filter`` with a ``status`` reply (and
+        ``description``) instead of delivering them; returns the rule's id."""
         return self.fault(filter, "status", count, status=status, description=description)
 
     @remote
     def faults(self) -> list[dict[str, object]]:
+        """The fault rules in force: id, filter, action, messages left (0: until cleared), hits."""
         return [f.as_dict() for f in self.server.faults.rules]
 
     @remote
     def clear_fault(self, id: int) -> bool:
+        """Remove one fault rule; whether it existed."""
         return self.server.faults.remove(id)
 
     @remote
     def clear_faults(self) -> None:
+        """Remove every fault rule."""
         self.server.faults.clear()
 
     # --- responders -------------------------------------------------------------------
@@ -251,10 +262,12 @@ class ControlPlane(ConsumerControls):
 
     @remote
     def now(self) -> int:
+        """The server's clock, in Unix nanoseconds."""
         return self.js.clock.now_ns()
 
     @remote
     def freeze_clock(self, at_ns: int | None = None) -> int:
+        """Stop the server's clock (at ``at_ns`` if given); returns its reading."""
         clock = self._clock()
         if isinstance(clock, ManualClock):
             if at_ns is not None:
@@ -264,6 +277,8 @@ class ControlPlane(ConsumerControls):
 
     @remote
     def advance_clock(self, ns: int = 0, seconds: float = 0.0) -> int:
+        """Move the clock forward by ``ns`` plus ``seconds`` and run every timer now due (expiry,
+        ack wait, heartbeats, ...); returns its reading."""
         clock = self._clock()
         clock.advance(ns + round(seconds * 1_000_000_000))
         self._clock_moved()
@@ -271,6 +286,8 @@ class ControlPlane(ConsumerControls):
 
     @remote
     def set_clock(self, ns: int) -> int:
+        """Set the clock to ``ns`` (Unix nanoseconds) and run every timer now due; returns its
+        reading."""
         clock = self._clock()
         clock.set(ns)
         self._clock_moved()
@@ -284,6 +301,7 @@ class ControlPlane(ConsumerControls):
 
     @remote
     def resume_clock(self) -> int:
+        """Let a frozen clock run again from its current reading; returns it."""
         clock = self._clock()
         if isinstance(clock, ControlledClock):
             clock.resume()
@@ -305,6 +323,7 @@ class ControlPlane(ConsumerControls):
 
     @remote
     def clear_answers(self) -> None:
+        """Forget the Direct Get answers logged so far."""
         self.js.answers.clear()
 
     @remote

@@ -59,7 +59,7 @@ class Server(Router):
     """The NATS core: listener, connections, subscriptions, routing, monitoring port.
 
     It knows nothing of JetStream or the control plane: :class:`jsemu.app.Server` (the
-    ``jsemu.Server`` of the README) adds them through ``services`` and ``jetstream_report``.
+    ``jsemu.Server`` of the guides) adds them through ``services`` and ``jetstream_report``.
     """
 
     def __init__(self, options: ServerOptions | None = None, **kwargs: Any) -> None:

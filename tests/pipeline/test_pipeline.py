@@ -21,7 +21,7 @@ import pytest
 from conftest import RealServer
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from readme_blocks import runnable
+from support.doc_blocks import runnable
 
 import jsemu
 
@@ -281,11 +281,12 @@ def test_last_per_subject_follows_the_server_on_in_token_wildcards(
 
 
 def test_readme_spark_example(spark: SparkSession, emu: str, tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The README's Spark example, as written (its server address replaced by this package's
-    jsemu; its Parquet files in a temporary directory), in the package's Spark session."""
+    """The Spark example of the documentation (``docs/guides/spark.md``), as written (its server
+    address replaced by this package's jsemu; its Parquet files in a temporary directory), in
+    the package's Spark session."""
     (block,) = runnable("spark")
     monkeypatch.chdir(tmp_path)
-    exec(compile(block.with_url(emu), block.name, "exec"), {"__name__": "__readme__"})  # noqa: S102 - the README as written
+    exec(compile(block.with_url(emu), block.name, "exec"), {"__name__": "__readme__"})  # noqa: S102 - the docs as written
     archived = spark.read.parquet(str(tmp_path / "cfg.parquet"))
     assert archived.count() == 2000
     assert archived.filter("subject = '$KV.cfg.key7'").count() == 40
