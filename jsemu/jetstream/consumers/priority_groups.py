@@ -114,7 +114,7 @@ class PriorityGroups:
     def _wrong_pin(self, wr: PullRequest) -> None:
         c = self.consumer
         c.waiting.popleft()
-        c._send_status(wr.reply, texts.PULL_WRONG_PIN_ID % (wr.n, wr.b))
+        c.send_status(wr.reply, texts.PULL_WRONG_PIN_ID % (wr.n, wr.b))
 
     def pin_header(self, hdr: bytes) -> bytes:
         """``genHeader(hdr, "Nats-Pin-Id", pin)`` for a message to a pinned client."""
