@@ -996,7 +996,7 @@ MUTATIONS: list[Mutation] = [
         "pull_batch_completed_missing",
         "jetstream",
         "jsemu/jetstream/consumers/consumer.py",
-        "            if wr.n <= 0 and wr.b > 0:  # the batch is filled with bytes to spare: say so\n",
+        "            if wr.remaining <= 0 and wr.bytes_left > 0:  # the batch is filled with bytes to spare: say so\n",
         "            if False:\n",
         ("tests/jsapi/test_consumers.py::test_pull_batch_completed_with_bytes_left",),
         "a pull request with max_bytes ends without 409 Batch Completed when its batch fills first",

@@ -421,11 +421,11 @@ class Consumer:
             if not (prioritized and req.heartbeat):  # ``addPrioritized`` fails quietly then
                 self.send_status(reply, texts.PULL_EXCEEDED_MAX_WAITING)
             return
-        wr = PullRequest(reply, batch, req.max_bytes, no_wait, now + expires if expires else 0, now)
-        wr.pg = req.group
+        wr = PullRequest(reply, batch, req.max_bytes, no_wait, now + expires if expires else 0)
+        wr.group = req.group
         if req.heartbeat:
-            wr.hb, wr.hbt = req.heartbeat, now + req.heartbeat
-            self._arm_pull_heartbeat(wr.hbt)
+            wr.heartbeat, wr.heartbeat_due = req.heartbeat, now + req.heartbeat
+            self._arm_pull_heartbeat(wr.heartbeat_due)
         if prioritized:
             PriorityGroups.place(self.waiting, wr)
         else:
@@ -447,14 +447,14 @@ class Consumer:
             expired = bool(wr.expires) and now >= wr.expires
             if (eos and wr.no_wait) or expired:
                 if expired:
-                    self.send_status(wr.reply, texts.PULL_REQUEST_TIMEOUT % (wr.n, wr.b))
+                    self.send_status(wr.reply, texts.PULL_REQUEST_TIMEOUT % (wr.remaining, wr.bytes_left))
                     continue
-                if not wr.expires or wr.d > 0:
+                if not wr.expires or wr.delivered > 0:
                     self.send_status(wr.reply, texts.PULL_NO_MESSAGES)
                     continue
             if not self.js.out.has_interest(wr.reply):
                 continue
-            batch_pending += wr.n
+            batch_pending += wr.remaining
             kept.append(wr)
         if len(kept) != len(self.waiting):
             self.waiting = kept
@@ -475,7 +475,7 @@ class Consumer:
             wr = self.waiting[0]
             if wr.expires and now >= wr.expires:
                 self.waiting.popleft()
-                self.send_status(wr.reply, texts.PULL_REQUEST_TIMEOUT % (wr.n, wr.b))
+                self.send_status(wr.reply, texts.PULL_REQUEST_TIMEOUT % (wr.remaining, wr.bytes_left))
                 continue
             assigned = False
             if pgs is not None:
@@ -488,14 +488,16 @@ class Consumer:
                     if cycled >= len(self.waiting):
                         return None
                     continue
-            if wr.b > 0:
-                if size <= wr.b:
-                    wr.b -= size
-                    if wr.b == 0:
-                        wr.n = 1
+            if wr.bytes_left > 0:
+                if size <= wr.bytes_left:
+                    wr.bytes_left -= size
+                    if wr.bytes_left == 0:
+                        wr.remaining = 1
                 else:
                     self.waiting.popleft()
-                    self.send_status(wr.reply, texts.PULL_MESSAGE_SIZE_EXCEEDS_MAX_BYTES % (wr.n, wr.b))
+                    self.send_status(
+                        wr.reply, texts.PULL_MESSAGE_SIZE_EXCEEDS_MAX_BYTES % (wr.remaining, wr.bytes_left)
+                    )
                     if assigned and pgs is not None:
                         pgs.unassign()
                     continue
@@ -680,12 +682,12 @@ class Consumer:
         now = self.js.clock.now_ns()
         nxt = 0
         for wr in self.waiting:
-            if not wr.hb:
+            if not wr.heartbeat:
                 continue
-            if now >= wr.hbt:
+            if now >= wr.heartbeat_due:
                 self._send_heartbeat(wr.reply)
-                wr.hbt = now + wr.hb
-            nxt = wr.hbt if not nxt else min(nxt, wr.hbt)
+                wr.heartbeat_due = now + wr.heartbeat
+            nxt = wr.heartbeat_due if not nxt else min(nxt, wr.heartbeat_due)
         self.js.server.flush()
         if nxt:
             self._arm_pull_heartbeat(nxt)
@@ -767,14 +769,14 @@ class Consumer:
             if fast and len(self.waiting) == 1:  # one plain request: a stretch of new messages
                 head = self.waiting[0]
                 if (
-                    head.b <= 0
+                    head.bytes_left <= 0
                     and not (head.expires and now >= head.expires)
                     and (head is self._inbox_checked or self.js.out.has_interest(head.reply))
                 ):
                     self._inbox_checked = head
-                    sent, npc = new_stretch(self, head.reply, head.n, npc, now, head)
+                    sent, npc = new_stretch(self, head.reply, head.remaining, npc, now, head)
                     if sent:
-                        if head.n <= 0:
+                        if head.remaining <= 0:
                             self.waiting.popleft()
                         continue
             found = self._get_next()
@@ -799,11 +801,11 @@ class Consumer:
                 self.process_waiting(eos=True)  # ``waitForMsgs``: requests left all had to wait
                 break
             self._deliver(wr, sm, dc, reply, now)
-            if wr.hb:
-                wr.hbt = now + wr.hb
+            if wr.heartbeat:
+                wr.heartbeat_due = now + wr.heartbeat
             self._pop(wr)
-            if wr.n <= 0 and wr.b > 0:  # the batch is filled with bytes to spare: say so
-                self.send_status(wr.reply, texts.PULL_BATCH_COMPLETED % (wr.n, wr.b))
+            if wr.remaining <= 0 and wr.bytes_left > 0:  # the batch is filled with bytes to spare: say so
+                self.send_status(wr.reply, texts.PULL_BATCH_COMPLETED % (wr.remaining, wr.bytes_left))
         if not self.waiting:
             self._arm_inactive()
         self.on_waiting()
@@ -812,9 +814,9 @@ class Consumer:
         """``waitQueue.pop`` / ``popAndRequeue`` for the request at the head that just got a
         message: done, or (with others waiting) to the back of the queue, or of its
         priority for ``prioritized``."""
-        wr.n -= 1
-        wr.d += 1
-        if wr.n <= 0:
+        wr.remaining -= 1
+        wr.delivered += 1
+        if wr.remaining <= 0:
             self.waiting.popleft()
         elif len(self.waiting) > 1:
             if self.config.priority_policy == "prioritized":

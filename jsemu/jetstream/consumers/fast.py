@@ -60,10 +60,10 @@ def new_stretch(c: Consumer, to: bytes, limit: int, npc: int, now: int, wr: Pull
     dseq = c.next_consumer_seq
     dmax, smax = c.delivered
     flow = c.flow
-    maxpb = flow.window
+    window = flow.window
     # Flow control and ack none on an interest or work-queue stream act after each
     # message: those take the stretch one message at a time.
-    slow = bool(maxpb) or (ack_none and retains)
+    slow = bool(window) or (ack_none and retains)
     count = 0
     last = 0
     while count < limit:
@@ -72,7 +72,7 @@ def new_stretch(c: Consumer, to: bytes, limit: int, npc: int, now: int, wr: Pull
             room = min(room, maxap - len(pending))
             if room <= 0:
                 break
-        if maxpb and flow.sent > maxpb:
+        if window and flow.sent > window:
             break
         if not slow and (not ahead or read_ahead.resumes_at != sseq):
             # The usual stretch: ``room`` messages as columns, each step a C loop.
@@ -151,9 +151,9 @@ def new_stretch(c: Consumer, to: bytes, limit: int, npc: int, now: int, wr: Pull
                 hdr, data = cast("tuple[bytes, bytes]", body)
                 body = hdr + data
                 append((subject, reply, len(hdr), body))
-            if maxpb:
+            if window:
                 flow.sent += len(to) + len(reply) + len(body)
-                if not flow.reply and flow.sent > maxpb // 2:
+                if not flow.reply and flow.sent > window // 2:
                     c.next_stream_seq, c.next_consumer_seq = seq + 1, dseq
                     c.request_flow_control()
                     append = run.items.append  # the request may have sent the run
@@ -173,10 +173,10 @@ def new_stretch(c: Consumer, to: bytes, limit: int, npc: int, now: int, wr: Pull
         c.delivered = (max(dmax, dseq - 1), max(smax, last))
         c.check_acks_by(now + cfg.ack_wait)
     if wr is not None:
-        wr.n -= count
-        wr.d += count
-        if wr.hb:
-            wr.hbt = now + wr.hb
+        wr.remaining -= count
+        wr.delivered += count
+        if wr.heartbeat:
+            wr.heartbeat_due = now + wr.heartbeat
     return count, npc
 
 

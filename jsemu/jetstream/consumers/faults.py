@@ -126,7 +126,7 @@ def consumer_state(consumer: Consumer) -> dict[str, Any]:
         "redelivered": {str(seq): n for seq, n in sorted(consumer.redelivery_counts.items())},
         "redelivery_queue": list(consumer.redelivery_queue),
         "waiting": [
-            {"reply": wr.reply.decode(), "batch": wr.n, "max_bytes": wr.b, "expires": wr.expires}
+            {"reply": wr.reply.decode(), "batch": wr.remaining, "max_bytes": wr.bytes_left, "expires": wr.expires}
             for wr in consumer.waiting
         ],
         "push_bound": consumer.active,
