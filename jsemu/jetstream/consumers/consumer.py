@@ -132,7 +132,8 @@ class Consumer:
         self.last_delivered_ns = 0
 
         # The consumer-store view, which the info reports: last delivered and the ack floor,
-        # as (consumer seq, stream seq); ``has_state`` once anything was delivered.
+        # as (consumer seq, stream seq); ``has_state``: the store holds a state (until then
+        # the info reports the delivery position).
         self.delivered = (0, 0)
         self.ack_floor = (0, 0)
         self.has_state = False
@@ -178,8 +179,8 @@ class Consumer:
         #: Idle heartbeats: due ``idle_heartbeat`` after the last message sent.
         self._heartbeat_due = 0
 
-        # Replay original: whether, the stored time of the last message sent (o.lts), and
-        # whether the held message has waited its turn.
+        # Replay original (``replay_policy``): on or off, the stored time of the last message
+        # sent (o.lts), and whether the held message has waited its turn.
         self._replay_original = config.replay_policy == "original"
         self._replay_last_ts = 0
         self._replay_released = False
@@ -202,7 +203,7 @@ class Consumer:
         # Hooks and attached parts.
         #: Called when requests start or stop waiting (the stream wakes us only meanwhile).
         self.on_waiting: Callable[[], None] = _nothing
-        #: Called after each change of the consumer-store state (saved by :mod:`.consumer_store`).
+        #: Called after each change of the consumer-store state (saved by :mod:`..persistence.consumer_store`).
         self.on_change: Callable[[], None] = _nothing
         #: Faults staged by the control plane (:mod:`.faults`); None: none.
         self.faults: ConsumerFaults | None = None

@@ -52,8 +52,7 @@ def new_stretch(c: Consumer, to: bytes, limit: int, npc: int, now: int, wr: Pull
     pending = c.pending
     fmt = c.ack_prefix.replace(b"%", b"%%") + b"1.%d.%d.%d.%d"
     run = c.run
-    items = run.towards(to)
-    append = items.append
+    append = run.towards(to).append
     read_ahead = c.read_ahead
     ahead = read_ahead.entries
     sseq = c.next_stream_seq
@@ -98,7 +97,7 @@ def new_stretch(c: Consumer, to: bytes, limit: int, npc: int, now: int, wr: Pull
                             pending[seq] = [d, now]
             dseq += k
             if list(map(type, bodies)).count(bytes) == k:
-                items.extend(zip(subjects, replies, repeat(-1), cast("list[bytes]", bodies)))
+                run.items.extend(zip(subjects, replies, repeat(-1), cast("list[bytes]", bodies)))
             else:
                 for subject, reply, body in zip(subjects, replies, bodies):
                     if type(body) is bytes:
