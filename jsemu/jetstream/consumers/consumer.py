@@ -97,7 +97,8 @@ def _nothing() -> None:
     return None
 
 
-def _sample_freq(text: str) -> int:
+def _parse_sample_freq(text: str) -> int:
+    """``sample_freq`` (``"50"`` or ``"50%"``) as a percentage; anything else samples nothing."""
     try:
         return int(text.removesuffix("%")) if text else 0
     except ValueError:
@@ -150,7 +151,7 @@ class Consumer:
         self.redelivery_queue: list[int] = []
         self.last_ack_ns = 0
         #: sample_freq as a percentage (o.sfreq): the share of acks sampled.
-        self._sample_freq = _sample_freq(config.sample_freq)
+        self._sample_freq = _parse_sample_freq(config.sample_freq)
 
         # Waiting pull requests (o.waiting), and the last time one came or went (the
         # inactive threshold counts from there).
@@ -232,7 +233,7 @@ class Consumer:
         """Apply an update that passed ``check_update`` (limits, filters, thresholds)."""
         old = self.config
         self.config = config
-        self._sample_freq = _sample_freq(config.sample_freq)
+        self._sample_freq = _parse_sample_freq(config.sample_freq)
         if filters_of(config) != filters_of(old):
             self.filters = [f.encode() for f in filters_of(config)]
         if config.deliver_subject != old.deliver_subject or config.deliver_group != old.deliver_group:
@@ -1025,6 +1026,9 @@ class Consumer:
                     ack_msg(self.stream, seq)
 
     def move_ack_floor(self, dseq: int, sseq: int) -> None:
+        """The store's ack floor after an explicit ack of (``dseq``, ``sseq``) (``UpdateAcks``):
+        everything delivered once nothing is pending; else, for the ack just above the floor,
+        up to just below the next pending message."""
         if not self.pending:
             self.ack_floor = self.delivered
         elif dseq == self.ack_floor[0] + 1:
@@ -1038,7 +1042,8 @@ class Consumer:
                         break
 
     def move_own_ack_floor(self, dseq: int, sseq: int) -> None:
-        """``moveAckFloor`` on the consumer's own floor."""
+        """``moveAckFloor`` on the consumer's own floor: as :meth:`move_ack_floor`, bounded by
+        the delivery position rather than the store's ``delivered``."""
         if not self.pending:
             self.own_ack_floor = (self.next_consumer_seq - 1, self.next_stream_seq - 1)
         elif dseq == self.own_ack_floor[0] + 1:
@@ -1355,8 +1360,9 @@ class Consumer:
     # --- timers -----------------------------------------------------------------------
 
     def check_acks_by(self, deadline: int) -> None:
-        """Check pending acks at ``deadline`` (Go adds 1 ms to batch its timer; on the
-        server's clock a message is due exactly ``ack_wait`` after its delivery)."""
+        """Check pending acks by ``deadline``: the ack timer is kept if it fires by then, else
+        moved there (Go adds 1 ms to batch its timer; on the server's clock a message is due
+        exactly ``ack_wait`` after its delivery)."""
         self._ack_timer = self.js.timers.no_later_than(self._ack_timer, deadline, self._expire_pending)
 
     def _arm_expiry(self, deadline: int) -> None:
