@@ -19,9 +19,10 @@ State (grouped in ``__init__``):
 * the run being delivered (:mod:`.delivery`: the gathered messages, the read-ahead, the
   flow-control window), shared with the stretch loop of :mod:`.fast`.
 
-What changes it: a pull request (``next_request``), a delivery run (``deliver_waiting``:
-``_pull_run`` / ``_push_run``; ``getNextMsg`` is ``_get_next``: redeliveries first, then
-``max_ack_pending``, then the next stored message matching the filters), a run of acks from
+What changes it: creation (the start position: :mod:`.start_position`), a pull request
+(``next_request``), a delivery run (``deliver_waiting``: ``_pull_run`` / ``_push_run``;
+``getNextMsg`` is ``_get_next``: redeliveries first, then ``max_ack_pending``, then the
+next stored message matching the filters), a run of acks from
 the server's ack lane (``process_acks``: delivery wakes once at its end), a purge
 (``record_purge``), a configuration update, a new leader (``take_over``). Every change of
 the consumer-store view goes through a few named methods (``_record_delivery``,
@@ -48,11 +49,8 @@ from itertools import repeat
 from typing import TYPE_CHECKING, Any
 
 from ...protocol import texts
-from ...protocol.go_duration import parse_duration
-from ...protocol.gojson import T_DURATION, GoJSONError, GoStruct
 from ...store import StoredMsg
 from ...timefmt import format_ns
-from ..api.requests import decode_request
 from ..clock_timers import Timer
 from ..cluster.consumer_peers import ConsumerGroup
 from ..cluster.consumer_replication import (
@@ -67,7 +65,7 @@ from ..cluster.consumer_replication import (
 )
 from ..events import advisories
 from ..streams.retention import ack_msg
-from .ack_kinds import ACK_ACK, ACK_NAK, ACK_NEXT, ACK_OK, ACK_PROGRESS, ACK_TERM
+from .ack_kinds import ACK_ACK, ACK_NAK, ACK_NEXT, ACK_OK, ACK_PROGRESS, ACK_TERM, nak_delay
 from .config import ConsumerConfig, config_json, filters_of
 from .delivery import DeliveryRun, FlowControl, ReadAhead
 from .fast import new_stretch, plain_acks
@@ -75,6 +73,7 @@ from .pause import is_paused, pause_remaining, send_pause_advisory
 from .priority_groups import ADMIT, DROPPED, PriorityGroups
 from .pull_request import PullRequest, check_request_limits, parse_next_request
 from .rate_limit import NEVER, TokenBucket
+from .start_position import starting_position
 
 if TYPE_CHECKING:
     from ..service import JetStream
@@ -83,7 +82,6 @@ if TYPE_CHECKING:
 
 __all__ = ["Consumer"]
 
-_NAK_OPTIONS = GoStruct("ConsumerNakOptions", {"delay": T_DURATION})
 _REPLAY_MIN_DELAY = 1_000_000  # a shorter gap between stored times is not waited for
 #: Messages a push consumer's stretch delivers in one turn of the event loop (then they are
 #: written while the next part is built): with acks, a smaller part, so the subscriber's
@@ -281,53 +279,13 @@ class Consumer:
         self.js.server.flush()
 
     def _select_start(self) -> None:
-        """``selectStartingSeqNo``."""
-        cfg = self.config
-        store = self.stream.store
-        state = store.state()
-        first, last = state.first_seq, state.last_seq
-        if cfg.opt_start_seq == 0:
-            if cfg.deliver_policy == "all":
-                sseq = first
-            elif cfg.deliver_policy == "last":
-                if not self.filters:
-                    sseq = last
-                else:
-                    sseq = 0
-                    for f in self.filters:
-                        sm = store.load_last(f)
-                        if sm is not None and sm.seq > sseq:
-                            sseq = sm.seq
-            elif cfg.deliver_policy == "last_per_subject":
-                if self.stream.config.max_msgs_per_subject == 1:
-                    sseq = first
-                else:
-                    seqs = sorted(store.multi_last_seqs(self.filters, 0, 0))
-                    self.last_per_subject, self.last_per_subject_resume = seqs, last
-                    sseq = seqs[0] if seqs else last
-            elif cfg.opt_start_time is not None:
-                sseq = store.seq_from_time(cfg.opt_start_time)
-                if self.filters:
-                    nseq = last
-                    for f in self.filters:
-                        sm = store.load_next(f, first)
-                        if sm is not None and sseq <= sm.seq < nseq:
-                            nseq = sm.seq
-                    if sseq < nseq < last:
-                        sseq = nseq
-            else:
-                sseq = last + 1
-        else:
-            sseq = cfg.opt_start_seq
-        if first == 0 and cfg.opt_start_seq == 0:
-            sseq = 1
-        elif sseq > last and cfg.opt_start_seq == 0:
-            sseq = last + 1
-        elif sseq < first:
-            sseq = first
-        self.next_stream_seq = sseq
+        """The delivery position of a new consumer (:mod:`.start_position`)."""
+        start = starting_position(self.config, self.filters, self.stream)
+        if start.last_per_subject is not None:
+            self.last_per_subject, self.last_per_subject_resume = start.last_per_subject, start.resume
+        self.next_stream_seq = start.next_stream_seq
         self.next_consumer_seq = 1
-        self.ack_floor = self.own_ack_floor = (0, sseq - 1)
+        self.ack_floor = self.own_ack_floor = (0, start.next_stream_seq - 1)
 
     # --- numbers ----------------------------------------------------------------------
 
@@ -1340,22 +1298,12 @@ class Consumer:
         return True
 
     def _nak(self, sseq: int, dseq: int, body: bytes) -> None:
+        """``processNak``'s checks: a nak of a message delivered and still pending counts."""
         if dseq <= self.own_ack_floor[0] or dseq >= self.next_consumer_seq:
             return
         if sseq not in self.pending:
             return
-        delay: int | None = None
-        arg = body[len(ACK_NAK) :].strip()
-        if arg:
-            try:
-                if arg[:1] == b"{":
-                    values = decode_request(arg, _NAK_OPTIONS, strict=False)
-                    delay = values.get("delay") or 0
-                else:
-                    delay = parse_duration(arg.decode("utf-8", "replace"))
-            except (GoJSONError, ValueError):
-                delay = None
-        self._record_nak(sseq, delay)
+        self._record_nak(sseq, nak_delay(body))
 
     # --- timers -----------------------------------------------------------------------
 
