@@ -22,9 +22,9 @@ State (grouped in ``__init__``):
 What changes it: creation (the start position: :mod:`.start_position`), a pull request
 (``next_request``), a delivery run (``deliver_waiting``: ``_pull_run`` / ``_push_run``;
 ``getNextMsg`` is ``_get_next``: redeliveries first, then ``max_ack_pending``, then the
-next stored message matching the filters), a run of acks from
-the server's ack lane (``process_acks``: delivery wakes once at its end), a purge
-(``record_purge``), a configuration update, a new leader (``take_over``). Every change of
+next stored message matching the filters), a run of acks from the server's ack lane
+(``process_acks``: delivery wakes once at its end), a purge (``record_purge``), a
+configuration update, a new leader (``take_over``). Every change of
 the consumer-store view goes through a few named methods (``_record_delivery``,
 ``_record_ack``, ``_record_nak``, ``_expire_pending``), which call ``on_change`` (the
 consumer store saves it) and, in a simulated cluster, emit the change as a record for the
