@@ -45,7 +45,7 @@ def _consumer(srv: jsemu.Server, stream: str, name: str) -> Consumer:
 
 
 def _engine_view(c: Consumer) -> tuple[Any, ...]:
-    return c.delivered, c.ack_floor, {s: p[0] for s, p in c.pending.items()}, dict(c.rdc)
+    return c.delivered, c.ack_floor, {s: p[0] for s, p in c.pending.items()}, dict(c.redelivery_counts)
 
 
 async def _stepdown(nc: Client, stream: str, consumer: str, to: str = "") -> None:

@@ -355,7 +355,7 @@ MUTATIONS: list[Mutation] = [
         "needack_forgets_max_delivered",
         "jetstream",
         "jsemu/jetstream/streams/retention.py",
-        "    return need or seq in consumer.rdc\n",
+        "    return need or seq in consumer.redelivery_counts\n",
         "    return need\n",
         ("tests/jsapi/test_retention.py::test_interest_keeps_what_reached_max_deliver",),
         "a message dropped at max_deliver goes once another consumer acks it",
@@ -364,7 +364,7 @@ MUTATIONS: list[Mutation] = [
         "backoff_ignored",
         "jetstream",
         "jsemu/jetstream/consumers/consumer.py",
-        "        return backoff[min(self.rdc.get(seq, 0), len(backoff) - 1)]\n",
+        "        return backoff[min(self.redelivery_counts.get(seq, 0), len(backoff) - 1)]\n",
         "        return self.config.ack_wait\n",
         ("tests/jetstream/test_consumer_backoff.py",),
         "every redelivery waits the first backoff delay",
@@ -373,8 +373,8 @@ MUTATIONS: list[Mutation] = [
         "max_deliver_stops_at_expiry",
         "jetstream",
         "jsemu/jetstream/consumers/consumer.py",
-        "        dc = max(self.rdc.get(seq, 0), 1)\n",
-        "        dc = self.rdc.get(seq, 0) + 1\n",
+        "        dc = max(self.redelivery_counts.get(seq, 0), 1)\n",
+        "        dc = self.redelivery_counts.get(seq, 0) + 1\n",
         ("tests/jsapi/test_consumer_policies.py::test_term_max_deliveries_advisories_and_ack_metric",),
         "a message at max_deliver leaves pending at its ack wait, not at the next look",
     ),
@@ -850,7 +850,7 @@ MUTATIONS: list[Mutation] = [
         "jetstream",
         "jsemu/jetstream/consumers/fast.py",
         """        dfirst != c.ack_floor[0] + 1
-        or dfirst != c.mem_floor[0] + 1
+        or dfirst != c.own_ack_floor[0] + 1
 """,
         """        False
 """,
@@ -996,7 +996,7 @@ MUTATIONS: list[Mutation] = [
         "pull_batch_completed_missing",
         "jetstream",
         "jsemu/jetstream/consumers/consumer.py",
-        "            if wr.n <= 0 and wr.b > 0:  # the batch is filled with bytes to spare: say so\n",
+        "            if wr.remaining <= 0 and wr.bytes_left > 0:  # the batch is filled with bytes to spare: say so\n",
         "            if False:\n",
         ("tests/jsapi/test_consumers.py::test_pull_batch_completed_with_bytes_left",),
         "a pull request with max_bytes ends without 409 Batch Completed when its batch fills first",

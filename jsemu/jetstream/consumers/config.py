@@ -50,7 +50,6 @@ __all__ = [
 ]
 
 ACK_WAIT_DEFAULT = 30_000_000_000  # JsAckWaitDefault
-DELETE_WAIT_DEFAULT = 5_000_000_000  # JsDeleteWaitTimeDefault
 MAX_ACK_PENDING_DEFAULT = 1000  # JsDefaultMaxAckPending
 WAIT_QUEUE_DEFAULT_MAX = 512  # JSWaitQueueDefaultMax
 MAX_DESCRIPTION_LEN = 4 * 1024
@@ -192,10 +191,6 @@ class ConsumerConfig:
 
     def clone(self) -> ConsumerConfig:
         return copy.deepcopy(self)
-
-    @property
-    def durable(self) -> bool:
-        return bool(self.durable_name)
 
 
 _FIELDS = {f.name for f in fields(ConsumerConfig)} - {"extra"}

@@ -1,19 +1,43 @@
-"""One pull consumer of a stream: delivery position, acks, redelivery and waiting pull requests.
+"""A consumer of a stream, pull or push: its delivery position, acks, redeliveries, waiting
+pull requests and timers. It follows nats-server's ``consumer.go`` (one type with its state
+and timers), kept smaller.
 
-It follows nats-server's ``consumer.go`` for a standalone server: ``getNextMsg`` (redeliveries
-first, then ``max_ack_pending``, then the next stored message matching the filters),
-``processNextMsgRequest`` and ``processWaiting`` for pull requests and their statuses, the
-ack kinds of ``processAck``, and the state its consumer store reports in the info
-(``UpdateDelivered`` / ``UpdateAcks``). Every timer runs on the server's clock
-(:mod:`.clock_timers`). State changes go through a few named methods (``_record_delivery``,
-``_record_ack``, ``_record_nak``, ``_expire_pending``); in a simulated cluster each also
-emits its record for the replicas (:mod:`.consumer_replication`), and a new leader's engine
-restarts from its replica's state (``take_over``).
+Theory of operation
+-------------------
+State (grouped in ``__init__``):
+
+* delivery position: the next stream and consumer sequences to hand out (Go's ``sseq``,
+  ``dseq``), with ``deliver_policy`` ``last_per_subject`` the sequences still to hand out;
+* the consumer-store view the info reports (``delivered``, ``ack_floor``) and the consumer's
+  own ack floor (``own_ack_floor``, what ``needAck`` reads: it differs after a purge or a drop
+  at ``max_deliver``);
+* ack state: ``pending`` (stream sequence -> [delivery sequence, delivery time]), the
+  redelivery counts and the redelivery queue (in the order messages became due);
+* ``waiting`` pull requests (:mod:`.pull_request`); a push consumer (``deliver_subject``) is
+  the same engine with one endless request to its deliver subject while that has interest
+  (``active``);
+* the run being delivered (:mod:`.delivery`: the gathered messages, the read-ahead, the
+  flow-control window), shared with the stretch loop of :mod:`.fast`.
+
+What changes it: creation (the start position: :mod:`.start_position`), a pull request
+(``next_request``), a delivery run (``deliver_waiting``: ``_pull_run`` / ``_push_run``;
+``getNextMsg`` is ``_get_next``: redeliveries first, then ``max_ack_pending``, then the
+next stored message matching the filters), a run of acks from the server's ack lane
+(``process_acks``: delivery wakes once at its end), a purge (``record_purge``), a
+configuration update, a new leader (``take_over``). Every change of
+the consumer-store view goes through a few named methods (``_record_delivery``,
+``_record_ack``, ``_record_nak``, ``_expire_pending``), which call ``on_change`` (the
+consumer store saves it) and, in a simulated cluster, emit the change as a record for the
+replicas (:mod:`..cluster.consumer_replication`).
+
+Timers, all on the server's clock (:mod:`..clock_timers`): the ack check (``ack_wait`` or
+``backoff`` after a delivery: due messages join the redelivery queue), request expiry (408),
+the inactive threshold, idle heartbeats (push, and pull requests asking for them), the end
+of a pause, replay original and the rate limit (each holds the next message).
+
 Everything a consumer sends leaves through the server's outbound path (``Sender.deliver``,
-the deliver-subject rewrite): the messages of one delivery run to one subject in one call
-(``_emit`` gathers them, ``_flush_run`` sends them; a status flushes the run before it, so
-frames keep the server's order), statuses and heartbeats one call each. Acks arrive in runs
-(``process_acks``, from the server's ack lane) and wake delivery once per run.
+the deliver-subject rewrite): the messages of one delivery run to one subject in one call, a
+status after whatever the run holds, so frames keep the server's order.
 """
 
 from __future__ import annotations
@@ -22,16 +46,11 @@ from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from itertools import repeat
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
-from ...ids import BASE62
 from ...protocol import texts
-from ...protocol.encoder import Delivery
-from ...protocol.go_duration import parse_duration
-from ...protocol.gojson import T_DURATION, GoJSONError, GoStruct
 from ...store import StoredMsg
 from ...timefmt import format_ns
-from ..api.requests import decode_request
 from ..clock_timers import Timer
 from ..cluster.consumer_peers import ConsumerGroup
 from ..cluster.consumer_replication import (
@@ -46,12 +65,15 @@ from ..cluster.consumer_replication import (
 )
 from ..events import advisories
 from ..streams.retention import ack_msg
+from .ack_kinds import ACK_ACK, ACK_NAK, ACK_NEXT, ACK_OK, ACK_PROGRESS, ACK_TERM, nak_delay
 from .config import ConsumerConfig, config_json, filters_of
-from .fast import new_stretch, plain_acks, stretch_ok
+from .delivery import DeliveryRun, FlowControl, ReadAhead
+from .fast import new_stretch, plain_acks
 from .pause import is_paused, pause_remaining, send_pause_advisory
 from .priority_groups import ADMIT, DROPPED, PriorityGroups
 from .pull_request import PullRequest, check_request_limits, parse_next_request
 from .rate_limit import NEVER, TokenBucket
+from .start_position import starting_position
 
 if TYPE_CHECKING:
     from ..service import JetStream
@@ -60,34 +82,21 @@ if TYPE_CHECKING:
 
 __all__ = ["Consumer"]
 
-_ACK_ACK = b"+ACK"
-_ACK_OK = b"+OK"
-_ACK_NAK = b"-NAK"
-_ACK_PROGRESS = b"+WPI"
-_ACK_NEXT = b"+NXT"
-_ACK_TERM = b"+TERM"
-_NAK_OPTIONS = GoStruct("ConsumerNakOptions", {"delay": T_DURATION})
 _REPLAY_MIN_DELAY = 1_000_000  # a shorter gap between stored times is not waited for
-#: Messages a delivery run reads from the store at a time (without a filter).
-_READ_AHEAD = 128
 #: Messages a push consumer's stretch delivers in one turn of the event loop (then they are
 #: written while the next part is built): with acks, a smaller part, so the subscriber's
 #: acks come back while the server builds (nats-server writes from a second thread).
 _PUSH_TURN = 1000
 _PUSH_TURN_ACKED = 250
 _INACTIVE_JITTER = 100_000_000  # the smallest jitter the server adds to inactive_threshold
-#: Flow control: the window starts at 2 MiB (``JsFlowControlMaxPending`` / 16) and doubles
-#: with each answered request up to 32 MiB; a request goes out past half the window.
-_FC_WINDOW = 2 * 1024 * 1024
-_FC_LIMIT = 32 * 1024 * 1024
-_FC_CHARS = BASE62.encode()
 
 
 def _nothing() -> None:
     return None
 
 
-def _sample_freq(text: str) -> int:
+def _parse_sample_freq(text: str) -> int:
+    """``sample_freq`` (``"50"`` or ``"50%"``) as a percentage; anything else samples nothing."""
     try:
         return int(text.removesuffix("%")) if text else 0
     except ValueError:
@@ -100,106 +109,117 @@ class Consumer:
     endless pull request to it."""
 
     def __init__(self, js: JetStream, stream: Stream, config: ConsumerConfig, name: str, created_ns: int) -> None:
+        # What it is. A legacy ephemeral's generated name is not written into its config (as in Go).
         self.js = js
         self.stream = stream
         self.config = config
-        #: A legacy ephemeral's generated name is not written into its config (as in Go).
         self.name = name
         self.created_ns = created_ns
         self.filters = [f.encode() for f in filters_of(config)]
-        #: Next stream sequence to look at and next consumer (delivery) sequence.
-        self.sseq = 1
-        self.dseq = 1
-        #: Consumer-store view (what the info reports): last delivered and the ack floor.
-        self.delivered = (0, 0)
-        self.has_state = False
-        self.ack_floor = (0, 0)
-        #: The consumer's own ack floor (Go's ``o.adflr`` / ``o.asflr``), which ``needAck``
-        #: reads; it differs from the store's after a purge or a drop at ``max_deliver``.
-        self.mem_floor = (0, 0)
-        #: Stream seq -> [original delivery seq, delivery time] for messages awaiting an ack.
-        self.pending: dict[int, list[int]] = {}
-        #: Stream seq -> times redelivered; the redelivery queue, in the order they became due.
-        self.rdc: dict[int, int] = {}
-        self.rdq: list[int] = []
-        self.waiting: deque[PullRequest] = deque()
-        self.last_delivered_ns = 0
-        self.last_ack_ns = 0
-        self.waiting_last_ns = created_ns
-        #: deliver last_per_subject: the sequences still to hand out, then where to resume.
-        self.lss: list[int] | None = None
-        self.lss_resume = 0
+        self.push = bool(config.deliver_subject)
+        #: ``$JS.ACK.<stream>.<name>.``: the start of each message's ack reply.
+        self.ack_prefix = f"$JS.ACK.{stream.name}.{name}.".encode()
         self.closed = False
+
+        # Delivery position.
+        self.next_stream_seq = 1  # Go's o.sseq
+        self.next_consumer_seq = 1  # o.dseq
+        #: deliver last_per_subject: the sequences still to hand out (``o.lss.seqs``), then
+        #: where to resume (``o.lss.resume``).
+        self.last_per_subject: list[int] | None = None
+        self.last_per_subject_resume = 0
+        self.last_delivered_ns = 0
+
+        # The consumer-store view, which the info reports: last delivered and the ack floor,
+        # as (consumer seq, stream seq); ``has_state``: the store holds a state (until then
+        # the info reports the delivery position).
+        self.delivered = (0, 0)
+        self.ack_floor = (0, 0)
+        self.has_state = False
+
+        # Ack state.
+        #: The consumer's own ack floor, which ``needAck`` reads (o.adflr, o.asflr); it
+        #: differs from the store's after a purge or a drop at ``max_deliver``.
+        self.own_ack_floor = (0, 0)
+        #: Stream seq -> [original delivery seq, delivery time] for messages awaiting an ack.
+        self.pending: dict[int, list[int]] = {}  # o.pending
+        #: Stream seq -> times redelivered (o.rdc), and the sequences due for redelivery in
+        #: the order they became due (o.rdq).
+        self.redelivery_counts: dict[int, int] = {}
+        self.redelivery_queue: list[int] = []
+        self.last_ack_ns = 0
+        #: sample_freq as a percentage (o.sfreq): the share of acks sampled.
+        self._sample_freq = _parse_sample_freq(config.sample_freq)
+
+        # Waiting pull requests (o.waiting), and the last time one came or went (the
+        # inactive threshold counts from there).
+        self.waiting: deque[PullRequest] = deque()
+        self.waiting_last_ns = created_ns
+
+        # The run being delivered (shared with the stretch loop of :mod:`.fast`).
+        self.run = DeliveryRun(js)
+        self.read_ahead = ReadAhead()
+        #: The pull request whose inbox was found to have interest in this run.
+        self._inbox_checked: PullRequest | None = None
         #: The last look for a message stopped at max_ack_pending (not at the end).
-        self._stalled = False
+        self._stopped_at_max_ack_pending = False
+        #: A run of acks is being processed: delivery waits for its end, then wakes once.
+        self._holding_for_acks = False
+        self._wake_after_acks = False
+
+        # Push: the deliver subject and (``deliver_group``) the queue group whose members
+        # alone make the consumer active, as the server's queue notification; whether it is
+        # (``push_bound`` in the info); delivery continued in the next turn of the loop.
+        self._deliver_to = config.deliver_subject.encode()
+        self._deliver_group = config.deliver_group.encode() or None
+        self.active = False
+        self._push_scheduled = False
+        self.flow = FlowControl(f"$JS.FC.{stream.name}.{name}.".encode(), config.flow_control)
+        #: Idle heartbeats: due ``idle_heartbeat`` after the last message sent.
+        self._heartbeat_due = 0
+
+        # Replay original (``replay_policy``): on or off, the stored time of the last message
+        # sent (o.lts), and whether the held message has waited its turn.
+        self._replay_original = config.replay_policy == "original"
+        self._replay_last_ts = 0
+        self._replay_released = False
+
+        # ``rate_limit_bps`` (push): the limiter, and whether the next message's bytes are
+        # reserved already (its timer holds it).
+        self._rate_limiter: TokenBucket | None = None
+        self._rate_reserved = False
+
+        # Timers (on the server's clock; None: not armed).
+        self._ack_timer: Timer | None = None  # pending acks due (ack_wait, backoff)
+        self._expiry_timer: Timer | None = None  # a waiting request expires (408)
+        self._inactive_timer: Timer | None = None  # inactive_threshold
+        self._heartbeat_timer: Timer | None = None  # push idle heartbeat
+        self._pull_heartbeat_timer: Timer | None = None  # a waiting request's heartbeat
+        self._pause_timer: Timer | None = None  # pause_until
+        self._replay_timer: Timer | None = None  # the held message's time (replay original)
+        self._rate_limit_timer: Timer | None = None  # the reserved message's turn
+
+        # Hooks and attached parts.
         #: Called when requests start or stop waiting (the stream wakes us only meanwhile).
         self.on_waiting: Callable[[], None] = _nothing
-        #: Called after each change of the consumer-store state (saved by :mod:`.consumer_store`).
+        #: Called after each change of the consumer-store state (saved by :mod:`..persistence.consumer_store`).
         self.on_change: Callable[[], None] = _nothing
-        #: Faults staged by the control plane (:mod:`.consumer_faults`); None: none.
+        #: Faults staged by the control plane (:mod:`.faults`); None: none.
         self.faults: ConsumerFaults | None = None
-        self._ack_timer: Timer | None = None
-        self._expiry_timer: Timer | None = None
-        self._inactive_timer: Timer | None = None
-        self._subject_prefix = f"$JS.ACK.{stream.name}.{self.name}.".encode()
-        self.push = bool(config.deliver_subject)
-        self._deliver_to = config.deliver_subject.encode()
-        #: With ``deliver_group``, only a member of that queue group makes a push consumer
-        #: active (the server registers a queue notification for it).
-        self._deliver_group = config.deliver_group.encode() or None
-        #: Messages read ahead in this run (``_read_ahead``), last first, and the sequence
-        #: they start after.
-        self._ahead: list[tuple[int, bytes, bytes | tuple[bytes, bytes], int]] = []
-        self._ahead_at = 0
-        #: The pull request whose inbox was found to have interest in this run.
-        self._checked: PullRequest | None = None
-        #: The delivery run being gathered (``_emit``): its subject and its messages.
-        self._run_to = b""
-        self._run: list[Delivery] = []
-        #: Acks of one run are being processed: delivery waits for the end of the run.
-        self._holding = False
-        self._wake = False
-        #: Push delivery goes on in the next turn of the loop (``_push_later``).
-        self._push_scheduled = False
-        #: Push mode: the deliver subject has interest (``push_bound`` in the info).
-        self.active = False
-        if self.push:
-            self.active = self._has_push_interest()
-        #: Flow control (push): bytes sent since the last answered request, the window,
-        #: and the outstanding request (its reply subject and the bytes it covers).
-        self.pbytes = 0
-        self.maxpb = _FC_WINDOW if config.flow_control else 0
-        self.fcid = b""
-        self.fcsz = 0
-        self._fc_prefix = f"$JS.FC.{stream.name}.{self.name}.".encode()
-        #: Idle heartbeats: due ``idle_heartbeat`` after the last message sent.
-        self._hb_due = 0
-        self._hb_timer: Timer | None = None
-        self._pull_hb_timer: Timer | None = None
-        self._pause_timer: Timer | None = None
         #: Priority groups (policy overflow / pinned_client / prioritized), else None.
         self.priority = PriorityGroups(self) if config.priority_policy != "none" else None
-        #: Its raft group in a simulated cluster (None standalone).
+        #: Its raft group in a simulated cluster (None standalone), and the replicas' states
+        #: and their log (a raft group of more than one peer), else None.
         self.group = ConsumerGroup(self) if js.clustered else None
-        if self.push and config.idle_heartbeat:
-            self._arm_heartbeat()
-        #: Replay original: the stored time of the last message sent, the timer holding
-        #: the next one, and whether it has waited its turn.
-        self._replay = config.replay_policy == "original"
-        self._lts = 0
-        self._replay_timer: Timer | None = None
-        self._replay_released = False
-        #: sample_freq as a percentage (``o.sfreq``): the share of acks sampled.
-        self._sample_freq = _sample_freq(config.sample_freq)
-        #: ``rate_limit_bps`` (push): the limiter, the wait for the next message's
-        #: reservation, and whether that message's bytes are reserved already.
-        self._bucket: TokenBucket | None = None
-        self._rl_timer: Timer | None = None
-        self._rl_paid = False
+        self.replicas: ConsumerReplicas | None = self.group.replicas if self.group is not None else None
+
+        # Start.
+        if self.push:
+            self.active = self._has_push_interest()
+            if config.idle_heartbeat:
+                self._arm_heartbeat()
         self._set_rate_limit()
         self._select_start()
-        #: The replicas' states and their log (a raft group of more than one peer), else None.
-        self.replicas: ConsumerReplicas | None = self.group.replicas if self.group is not None else None
         if self.replicas is not None:
             self.replicas.record(self.snapshot())
         self._arm_inactive()
@@ -207,15 +227,11 @@ class Consumer:
 
     # --- configuration ----------------------------------------------------------------
 
-    @property
-    def ephemeral(self) -> bool:
-        return not self.config.durable_name
-
     def update_config(self, config: ConsumerConfig) -> None:
         """Apply an update that passed ``check_update`` (limits, filters, thresholds)."""
         old = self.config
         self.config = config
-        self._sample_freq = _sample_freq(config.sample_freq)
+        self._sample_freq = _parse_sample_freq(config.sample_freq)
         if filters_of(config) != filters_of(old):
             self.filters = [f.encode() for f in filters_of(config)]
         if config.deliver_subject != old.deliver_subject or config.deliver_group != old.deliver_group:
@@ -263,75 +279,35 @@ class Consumer:
         self.js.server.flush()
 
     def _select_start(self) -> None:
-        """``selectStartingSeqNo``."""
-        cfg = self.config
-        store = self.stream.store
-        state = store.state()
-        first, last = state.first_seq, state.last_seq
-        if cfg.opt_start_seq == 0:
-            if cfg.deliver_policy == "all":
-                sseq = first
-            elif cfg.deliver_policy == "last":
-                if not self.filters:
-                    sseq = last
-                else:
-                    sseq = 0
-                    for f in self.filters:
-                        sm = store.load_last(f)
-                        if sm is not None and sm.seq > sseq:
-                            sseq = sm.seq
-            elif cfg.deliver_policy == "last_per_subject":
-                if self.stream.config.max_msgs_per_subject == 1:
-                    sseq = first
-                else:
-                    seqs = sorted(store.multi_last_seqs(self.filters, 0, 0))
-                    self.lss, self.lss_resume = seqs, last
-                    sseq = seqs[0] if seqs else last
-            elif cfg.opt_start_time is not None:
-                sseq = store.seq_from_time(cfg.opt_start_time)
-                if self.filters:
-                    nseq = last
-                    for f in self.filters:
-                        sm = store.load_next(f, first)
-                        if sm is not None and sseq <= sm.seq < nseq:
-                            nseq = sm.seq
-                    if sseq < nseq < last:
-                        sseq = nseq
-            else:
-                sseq = last + 1
-        else:
-            sseq = cfg.opt_start_seq
-        if first == 0 and cfg.opt_start_seq == 0:
-            sseq = 1
-        elif sseq > last and cfg.opt_start_seq == 0:
-            sseq = last + 1
-        elif sseq < first:
-            sseq = first
-        self.sseq = sseq
-        self.dseq = 1
-        self.ack_floor = self.mem_floor = (0, sseq - 1)
+        """The delivery position of a new consumer (:mod:`.start_position`)."""
+        start = starting_position(self.config, self.filters, self.stream)
+        if start.last_per_subject is not None:
+            self.last_per_subject, self.last_per_subject_resume = start.last_per_subject, start.resume
+        self.next_stream_seq = start.next_stream_seq
+        self.next_consumer_seq = 1
+        self.ack_floor = self.own_ack_floor = (0, start.next_stream_seq - 1)
 
     # --- numbers ----------------------------------------------------------------------
 
     def num_pending(self) -> int:
         """Messages still to deliver (the server's ``npc``)."""
         store = self.stream.store
-        start = self.sseq
+        start = self.next_stream_seq
         extra = 0
-        if self.lss:
-            extra = len(self.lss)
-            start = self.lss_resume + 1
+        if self.last_per_subject:
+            extra = len(self.last_per_subject)
+            start = self.last_per_subject_resume + 1
         if not self.filters:
             return extra + store.num_pending(start, b"")
         return extra + sum(store.num_pending(start, f) for f in self.filters)
 
     def info_json(self, dynamic_metadata: bool = True) -> dict[str, Any]:
         """``ConsumerInfo``; the ``cluster`` block only in a (simulated) cluster."""
-        self._process_waiting(eos=False)
+        self.process_waiting(eos=False)
         if self.has_state:
             dcons, dstream = self.delivered
         else:
-            dcons, dstream = self.dseq - 1, self.sseq - 1
+            dcons, dstream = self.next_consumer_seq - 1, self.next_stream_seq - 1
         delivered: dict[str, Any] = {"consumer_seq": dcons, "stream_seq": dstream}
         if self.last_delivered_ns:
             delivered["last_active"] = format_ns(self.last_delivered_ns)
@@ -346,7 +322,7 @@ class Consumer:
             "delivered": delivered,
             "ack_floor": floor,
             "num_ack_pending": len(self.pending),
-            "num_redelivered": 0 if self.config.max_deliver == 1 else len(self.rdc),
+            "num_redelivered": 0 if self.config.max_deliver == 1 else len(self.redelivery_counts),
             "num_waiting": len(self.waiting),
             "num_pending": self.num_pending(),
             **({"cluster": self.group.cluster_json()} if self.group is not None else {}),
@@ -371,45 +347,45 @@ class Consumer:
         if not reply:
             return
         if self.push:
-            self._send_status(reply, texts.PULL_PUSH_BASED)
+            self.send_status(reply, texts.PULL_PUSH_BASED)
             return
         cfg = self.config
         now = self.js.clock.now_ns()
         req = parse_next_request(payload)
         if isinstance(req, bytes):
-            self._send_status(reply, req)
+            self.send_status(reply, req)
             return
         refused = check_request_limits(req, cfg)
         if refused is None and self.priority is not None:
             refused = self.priority.check_request(req)
         if refused is not None:
-            self._send_status(reply, refused)
+            self.send_status(reply, refused)
             return
         batch, expires, no_wait = req.batch, req.expires, req.no_wait
         if len(self.waiting) >= cfg.max_waiting:
-            self._process_waiting(eos=False)
+            self.process_waiting(eos=False)
         if no_wait:
-            msgs_pending = self.num_pending() + len(self.rdq)
+            msgs_pending = self.num_pending() + len(self.redelivery_queue)
             if msgs_pending == 0 and not expires:
                 self.waiting_last_ns = now
-                self._send_status(reply, texts.PULL_NO_MESSAGES)
+                self.send_status(reply, texts.PULL_NO_MESSAGES)
                 return
             if msgs_pending > 0:
-                batch_pending = self._process_waiting(eos=False)
+                batch_pending = self.process_waiting(eos=False)
                 if msgs_pending < batch_pending:
                     self.waiting_last_ns = now
-                    self._send_status(reply, texts.PULL_REQUESTS_PENDING)
+                    self.send_status(reply, texts.PULL_REQUESTS_PENDING)
                     return
         prioritized = cfg.priority_policy == "prioritized"
         if len(self.waiting) >= cfg.max_waiting:
             if not (prioritized and req.heartbeat):  # ``addPrioritized`` fails quietly then
-                self._send_status(reply, texts.PULL_EXCEEDED_MAX_WAITING)
+                self.send_status(reply, texts.PULL_EXCEEDED_MAX_WAITING)
             return
-        wr = PullRequest(reply, batch, req.max_bytes, no_wait, now + expires if expires else 0, now)
-        wr.pg = req.group
+        wr = PullRequest(reply, batch, req.max_bytes, no_wait, now + expires if expires else 0)
+        wr.group = req.group
         if req.heartbeat:
-            wr.hb, wr.hbt = req.heartbeat, now + req.heartbeat
-            self._arm_pull_heartbeat(wr.hbt)
+            wr.heartbeat, wr.heartbeat_due = req.heartbeat, now + req.heartbeat
+            self._arm_pull_heartbeat(wr.heartbeat_due)
         if prioritized:
             PriorityGroups.place(self.waiting, wr)
         else:
@@ -419,7 +395,7 @@ class Consumer:
             self._arm_expiry(wr.expires)
         self.deliver_waiting()
 
-    def _process_waiting(self, eos: bool) -> int:
+    def process_waiting(self, eos: bool) -> int:
         """``processWaiting``: expire requests (408), end no-wait ones at the end of the
         stream (404), drop those nobody listens to; returns the batch still asked for."""
         if not self.waiting:
@@ -431,14 +407,14 @@ class Consumer:
             expired = bool(wr.expires) and now >= wr.expires
             if (eos and wr.no_wait) or expired:
                 if expired:
-                    self._send_status(wr.reply, texts.PULL_REQUEST_TIMEOUT % (wr.n, wr.b))
+                    self.send_status(wr.reply, texts.PULL_REQUEST_TIMEOUT % (wr.remaining, wr.bytes_left))
                     continue
-                if not wr.expires or wr.d > 0:
-                    self._send_status(wr.reply, texts.PULL_NO_MESSAGES)
+                if not wr.expires or wr.delivered > 0:
+                    self.send_status(wr.reply, texts.PULL_NO_MESSAGES)
                     continue
             if not self.js.out.has_interest(wr.reply):
                 continue
-            batch_pending += wr.n
+            batch_pending += wr.remaining
             kept.append(wr)
         if len(kept) != len(self.waiting):
             self.waiting = kept
@@ -459,7 +435,7 @@ class Consumer:
             wr = self.waiting[0]
             if wr.expires and now >= wr.expires:
                 self.waiting.popleft()
-                self._send_status(wr.reply, texts.PULL_REQUEST_TIMEOUT % (wr.n, wr.b))
+                self.send_status(wr.reply, texts.PULL_REQUEST_TIMEOUT % (wr.remaining, wr.bytes_left))
                 continue
             assigned = False
             if pgs is not None:
@@ -472,19 +448,21 @@ class Consumer:
                     if cycled >= len(self.waiting):
                         return None
                     continue
-            if wr.b > 0:
-                if size <= wr.b:
-                    wr.b -= size
-                    if wr.b == 0:
-                        wr.n = 1
+            if wr.bytes_left > 0:
+                if size <= wr.bytes_left:
+                    wr.bytes_left -= size
+                    if wr.bytes_left == 0:
+                        wr.remaining = 1
                 else:
                     self.waiting.popleft()
-                    self._send_status(wr.reply, texts.PULL_MESSAGE_SIZE_EXCEEDS_MAX_BYTES % (wr.n, wr.b))
+                    self.send_status(
+                        wr.reply, texts.PULL_MESSAGE_SIZE_EXCEEDS_MAX_BYTES % (wr.remaining, wr.bytes_left)
+                    )
                     if assigned and pgs is not None:
                         pgs.unassign()
                     continue
-            if wr is self._checked or self.js.out.has_interest(wr.reply):
-                self._checked = wr
+            if wr is self._inbox_checked or self.js.out.has_interest(wr.reply):
+                self._inbox_checked = wr
                 return wr
             self.waiting.popleft()
         return None
@@ -515,15 +493,15 @@ class Consumer:
 
     def deliver_push(self) -> None:
         """``loopAndGatherMsgs`` for push mode: everything there is, while bound."""
-        if self._holding:
-            self._wake = True
+        if self._holding_for_acks:
+            self._wake_after_acks = True
             return
-        self._ahead = []
+        self.read_ahead.entries = []
         try:
             self._push_run()
         finally:
-            self._ahead = []
-            self._flush_run()
+            self.read_ahead.entries = []
+            self.run.flush()
 
     def _push_later(self) -> None:
         """Go on delivering in the next turn of the loop: what is gathered so far is written
@@ -547,12 +525,13 @@ class Consumer:
         now = self.js.clock.now_ns()
         to = self._deliver_to
         sent = False
-        bucket = self._bucket
-        fast = bucket is None and stretch_ok(self)
+        bucket = self._rate_limiter
+        flow = self.flow
+        fast = bucket is None and self._stretch_ok()
         while self.active and not self.closed:
-            if self.maxpb and self.pbytes > self.maxpb:
+            if flow.window and flow.sent > flow.window:
                 break  # stalled until the flow control request is answered
-            if self._rl_timer is not None:
+            if self._rate_limit_timer is not None:
                 break  # waiting for the rate limit
             if fast:  # a stretch of new messages
                 turn = _PUSH_TURN if self.config.ack_policy == "none" else _PUSH_TURN_ACKED
@@ -567,30 +546,30 @@ class Consumer:
             if found is None:
                 break
             sm, dc = found
-            if self._replay and self._replay_hold(sm.ts):
+            if self._replay_original and self._replay_hold(sm.ts):
                 self._unget(sm.seq, dc)
                 break
             if npc < 0:
                 npc = self.num_pending()
             elif dc == 1:
                 npc -= 1
-            reply = self._subject_prefix + b"%d.%d.%d.%d.%d" % (dc, sm.seq, self.dseq, sm.ts, npc)
+            reply = self.ack_prefix + b"%d.%d.%d.%d.%d" % (dc, sm.seq, self.next_consumer_seq, sm.ts, npc)
             if bucket is not None:
-                if not self._rl_paid:
+                if not self._rate_reserved:
                     delay = bucket.reserve(now, self._wire_size(sm, reply))
                     if delay:
                         self._wait_rate_limit(now, delay)
                         self._unget(sm.seq, dc)
                         break
-                self._rl_paid = False
-            self._record_delivery(self.dseq, sm.seq, dc, now)
+                self._rate_reserved = False
+            self._record_delivery(self.next_consumer_seq, sm.seq, dc, now)
             if self.faults is None or not self.faults.take_skip():
                 self._send(to, sm, reply)
             sent = True
-            if self.maxpb:
-                self.pbytes += len(to) + len(reply) + len(sm.hdr) + len(sm.data)
-                if not self.fcid and self.pbytes > self.maxpb // 2:
-                    self._send_flow_control()
+            if flow.window:
+                flow.sent += len(to) + len(reply) + len(sm.hdr) + len(sm.data)
+                if not flow.reply and flow.sent > flow.window // 2:
+                    self.request_flow_control()
         if sent and self.config.idle_heartbeat:  # due ``idle_heartbeat`` after the last message
             self._arm_heartbeat()
 
@@ -600,16 +579,16 @@ class Consumer:
         """``setRateLimit``: bytes per second, the burst the stream's ``max_msg_size`` (else
         the server's ``max_payload``); a new limiter on every change."""
         bps = self.config.rate_limit_bps
-        if self._rl_timer is not None:
-            self._rl_timer.cancel()
-        self._rl_timer, self._rl_paid = None, False
+        if self._rate_limit_timer is not None:
+            self._rate_limit_timer.cancel()
+        self._rate_limit_timer, self._rate_reserved = None, False
         if not bps:
-            self._bucket = None
+            self._rate_limiter = None
             return
         burst = self.stream.config.max_msg_size
         if burst <= 0:
             burst = self.js.server.options.max_payload
-        self._bucket = TokenBucket(bps, burst)
+        self._rate_limiter = TokenBucket(bps, burst)
 
     def _wire_size(self, sm: StoredMsg, reply: bytes) -> int:
         """``sz``: what the limiter counts for a message (subject, ack reply, headers and
@@ -622,14 +601,14 @@ class Consumer:
     def _wait_rate_limit(self, now: int, delay: int) -> None:
         """The next message is reserved: it goes ``delay`` from now (never, for a message
         bigger than the burst, as the server's sleep of ``InfDuration``)."""
-        self._rl_paid = True
+        self._rate_reserved = True
         if delay == NEVER:
-            self._rl_timer = Timer(now, self._on_rate_limit)  # never scheduled: never fires
+            self._rate_limit_timer = Timer(now, self._on_rate_limit)  # never scheduled: never fires
         else:
-            self._rl_timer = self.js.timers.at(now + delay, self._on_rate_limit)
+            self._rate_limit_timer = self.js.timers.at(now + delay, self._on_rate_limit)
 
     def _on_rate_limit(self) -> None:
-        self._rl_timer = None
+        self._rate_limit_timer = None
         if self.closed:
             return
         self.deliver_push()
@@ -637,42 +616,38 @@ class Consumer:
 
     # --- flow control and heartbeats (push) --------------------------------------------
 
-    def _send_flow_control(self) -> None:
+    def request_flow_control(self) -> None:
         """``sendFlowControl``: a request the subscriber's client answers on its reply."""
-        rng = self.js.server.rng
-        self.fcid = self._fc_prefix + bytes(_FC_CHARS[rng.randrange(62)] for _ in range(4))
-        self.fcsz = self.pbytes
+        reply = self.flow.request(self.js.server.rng)
         to = self._deliver_to
-        self._emit(to, (to, self.fcid, len(texts.FLOW_CONTROL_REQUEST), texts.FLOW_CONTROL_REQUEST))
+        self.run.add(to, (to, reply, len(texts.FLOW_CONTROL_REQUEST), texts.FLOW_CONTROL_REQUEST))
 
     def process_flow_control(self, subject: bytes) -> None:
         """``processFlowControl``: the latest request was answered; widen the window."""
-        if subject != self.fcid or self.closed:
+        if self.closed or not self.flow.answered(subject):
             return
-        if self.maxpb < _FC_LIMIT:
-            self.maxpb = min(self.maxpb * 2, _FC_LIMIT)
-        self.pbytes = max(self.pbytes - self.fcsz, 0)
-        self.fcid, self.fcsz = b"", 0
         self.deliver_push()
 
     def _arm_pull_heartbeat(self, deadline: int) -> None:
-        self._pull_hb_timer = self.js.timers.no_later_than(self._pull_hb_timer, deadline, self._on_pull_heartbeat)
+        self._pull_heartbeat_timer = self.js.timers.no_later_than(
+            self._pull_heartbeat_timer, deadline, self._on_pull_heartbeat
+        )
 
     def _on_pull_heartbeat(self) -> None:
         """Requests with ``idle_heartbeat`` that got nothing for that long get a heartbeat."""
-        self._pull_hb_timer = None
+        self._pull_heartbeat_timer = None
         if self.closed:
             return
-        self._process_waiting(eos=False)
+        self.process_waiting(eos=False)
         now = self.js.clock.now_ns()
         nxt = 0
         for wr in self.waiting:
-            if not wr.hb:
+            if not wr.heartbeat:
                 continue
-            if now >= wr.hbt:
+            if now >= wr.heartbeat_due:
                 self._send_heartbeat(wr.reply)
-                wr.hbt = now + wr.hb
-            nxt = wr.hbt if not nxt else min(nxt, wr.hbt)
+                wr.heartbeat_due = now + wr.heartbeat
+            nxt = wr.heartbeat_due if not nxt else min(nxt, wr.heartbeat_due)
         self.js.server.flush()
         if nxt:
             self._arm_pull_heartbeat(nxt)
@@ -682,79 +657,95 @@ class Consumer:
         outstanding while stalled on it."""
         if self.faults is not None and self.faults.take_heartbeat():
             return
-        hdr = texts.IDLE_HEARTBEAT % (self.dseq - 1, self.sseq - 1)
-        if self.fcid:
-            hdr += b"Nats-Consumer-Stalled: " + self.fcid + b"\r\n"
+        hdr = texts.IDLE_HEARTBEAT % (self.next_consumer_seq - 1, self.next_stream_seq - 1)
+        if self.flow.reply:
+            hdr += b"Nats-Consumer-Stalled: " + self.flow.reply + b"\r\n"
         hdr += b"\r\n"
-        self._send_status(to, hdr)
+        self.send_status(to, hdr)
 
     def _arm_heartbeat(self) -> None:
-        self._hb_due = self.js.clock.now_ns() + self.config.idle_heartbeat
-        if self._hb_timer is None:
-            self._hb_timer = self.js.timers.at(self._hb_due, self._on_heartbeat)
+        self._heartbeat_due = self.js.clock.now_ns() + self.config.idle_heartbeat
+        if self._heartbeat_timer is None:
+            self._heartbeat_timer = self.js.timers.at(self._heartbeat_due, self._on_heartbeat)
 
     def _on_heartbeat(self) -> None:
         """``sendIdleHeartbeat`` once nothing was sent for ``idle_heartbeat``; with the
         outstanding flow control request while stalled on it."""
-        self._hb_timer = None
+        self._heartbeat_timer = None
         if self.closed:
             return
         now = self.js.clock.now_ns()
-        if now < self._hb_due:
-            self._hb_timer = self.js.timers.at(self._hb_due, self._on_heartbeat)
+        if now < self._heartbeat_due:
+            self._heartbeat_timer = self.js.timers.at(self._heartbeat_due, self._on_heartbeat)
             return
         if self.active:
             self._send_heartbeat(self._deliver_to)
             self.js.server.flush()
-        self._hb_due = now + self.config.idle_heartbeat
-        self._hb_timer = self.js.timers.at(self._hb_due, self._on_heartbeat)
+        self._heartbeat_due = now + self.config.idle_heartbeat
+        self._heartbeat_timer = self.js.timers.at(self._heartbeat_due, self._on_heartbeat)
 
     def deliver_waiting(self) -> None:
         """``loopAndGatherMsgs`` for pull mode: hand messages to waiting requests in order."""
         if self.closed:
             return
-        if self._holding:
-            self._wake = True
+        if self._holding_for_acks:
+            self._wake_after_acks = True
             return
         if self.push:
             self.deliver_push()
             return
         if self.paused:  # straight to waiting: no-wait requests end, the others expire
-            self._process_waiting(eos=True)
+            self.process_waiting(eos=True)
             return
-        self._ahead = []
+        self.read_ahead.entries = []
         try:
             self._pull_run()
         finally:
-            self._ahead = []
-            self._flush_run()
+            self.read_ahead.entries = []
+            self.run.flush()
+
+    def _stretch_ok(self) -> bool:
+        """Whether the next messages may take the stretch loop of :mod:`.fast` (checked once
+        per stretch: nothing tested here changes while a stretch runs)."""
+        cfg = self.config
+        return not (
+            self.redelivery_queue
+            or self.last_per_subject is not None
+            or self.filters
+            or self._replay_original
+            or self.priority is not None
+            or self.faults is not None
+            or self.replicas is not None  # each delivery is a record for the replicas (``_record_delivery``)
+            or cfg.headers_only
+            or cfg.backoff
+        )
 
     def _pull_run(self) -> None:
         npc = -1
         now = self.js.clock.now_ns()
-        self._checked = None
-        fast = stretch_ok(self)
+        self._inbox_checked = None
+        fast = self._stretch_ok()
         while self.waiting:
             if fast and len(self.waiting) == 1:  # one plain request: a stretch of new messages
                 head = self.waiting[0]
                 if (
-                    head.b <= 0
+                    head.bytes_left <= 0
                     and not (head.expires and now >= head.expires)
-                    and (head is self._checked or self.js.out.has_interest(head.reply))
+                    and (head is self._inbox_checked or self.js.out.has_interest(head.reply))
                 ):
-                    self._checked = head
-                    sent, npc = new_stretch(self, head.reply, head.n, npc, now, head)
+                    self._inbox_checked = head
+                    sent, npc = new_stretch(self, head.reply, head.remaining, npc, now, head)
                     if sent:
-                        if head.n <= 0:
+                        if head.remaining <= 0:
                             self.waiting.popleft()
                         continue
             found = self._get_next()
             if found is None:
-                if not self._stalled:  # the end of the stream, not max_ack_pending
-                    self._process_waiting(eos=True)
+                if not self._stopped_at_max_ack_pending:  # the end of the stream, not max_ack_pending
+                    self.process_waiting(eos=True)
                 break
             sm, dc = found
-            if self._replay and self._replay_hold(sm.ts):
+            if self._replay_original and self._replay_hold(sm.ts):
                 self._unget(sm.seq, dc)
                 break
             # num_pending once per run, then counted down (the server's ``npc``).
@@ -762,19 +753,19 @@ class Consumer:
                 npc = self.num_pending()
             elif dc == 1:
                 npc -= 1
-            reply = self._subject_prefix + b"%d.%d.%d.%d.%d" % (dc, sm.seq, self.dseq, sm.ts, npc)
+            reply = self.ack_prefix + b"%d.%d.%d.%d.%d" % (dc, sm.seq, self.next_consumer_seq, sm.ts, npc)
             # The size a request's max_bytes counts includes the ack subject (``loopAndGatherMsgs``).
             wr = self._next_waiting(len(sm.subject) + len(reply) + len(sm.hdr) + len(sm.data), npc, now)
             if wr is None:
                 self._unget(sm.seq, dc)
-                self._process_waiting(eos=True)  # ``waitForMsgs``: requests left all had to wait
+                self.process_waiting(eos=True)  # ``waitForMsgs``: requests left all had to wait
                 break
             self._deliver(wr, sm, dc, reply, now)
-            if wr.hb:
-                wr.hbt = now + wr.hb
+            if wr.heartbeat:
+                wr.heartbeat_due = now + wr.heartbeat
             self._pop(wr)
-            if wr.n <= 0 and wr.b > 0:  # the batch is filled with bytes to spare: say so
-                self._send_status(wr.reply, texts.PULL_BATCH_COMPLETED % (wr.n, wr.b))
+            if wr.remaining <= 0 and wr.bytes_left > 0:  # the batch is filled with bytes to spare: say so
+                self.send_status(wr.reply, texts.PULL_BATCH_COMPLETED % (wr.remaining, wr.bytes_left))
         if not self.waiting:
             self._arm_inactive()
         self.on_waiting()
@@ -783,9 +774,9 @@ class Consumer:
         """``waitQueue.pop`` / ``popAndRequeue`` for the request at the head that just got a
         message: done, or (with others waiting) to the back of the queue, or of its
         priority for ``prioritized``."""
-        wr.n -= 1
-        wr.d += 1
-        if wr.n <= 0:
+        wr.remaining -= 1
+        wr.delivered += 1
+        if wr.remaining <= 0:
             self.waiting.popleft()
         elif len(self.waiting) > 1:
             if self.config.priority_policy == "prioritized":
@@ -801,10 +792,10 @@ class Consumer:
             return True  # still waiting for the held one's time
         if self._replay_released:
             self._replay_released = False
-        elif self._lts and ts - self._lts > _REPLAY_MIN_DELAY:
-            self._replay_timer = self.js.timers.at(self.js.clock.now_ns() + ts - self._lts, self._on_replay)
+        elif self._replay_last_ts and ts - self._replay_last_ts > _REPLAY_MIN_DELAY:
+            self._replay_timer = self.js.timers.at(self.js.clock.now_ns() + ts - self._replay_last_ts, self._on_replay)
             return True
-        self._lts = ts
+        self._replay_last_ts = ts
         return False
 
     def _on_replay(self) -> None:
@@ -819,19 +810,19 @@ class Consumer:
         """``getNextMsg``: a redelivery first, then (room permitting) the next new message."""
         store = self.stream.store
         cfg = self.config
-        self._stalled = False
-        while self.rdq:
-            seq = self.rdq.pop(0)
-            dc = self.rdc.get(seq, 0) + 2
+        self._stopped_at_max_ack_pending = False
+        while self.redelivery_queue:
+            seq = self.redelivery_queue.pop(0)
+            dc = self.redelivery_counts.get(seq, 0) + 2
             if cfg.max_deliver > 0 and dc > cfg.max_deliver:
-                self.rdc[seq] = dc - 1  # ``incDeliveryCount`` counted this attempt
+                self.redelivery_counts[seq] = dc - 1  # ``incDeliveryCount`` counted this attempt
                 if dc == cfg.max_deliver + 1:
                     self._max_deliveries(seq, dc - 1)
                 # Out of pending; the consumer store's ``UpdateDelivered`` leaves the ack
                 # floor it reports where it is, the consumer's own one moves (``moveAckFloor``).
                 p = self.pending.pop(seq, None)
                 if p is not None:
-                    self._move_mem_floor(p[0], seq)
+                    self.move_own_ack_floor(p[0], seq)
                 self.on_change()
                 if self.replicas is not None:
                     self.replicas.record(Dropped(seq, dc - 1))
@@ -842,46 +833,32 @@ class Consumer:
                 if p is not None:
                     self._record_ack(seq, p[0])
                 continue
-            self.rdc[seq] = dc - 1
+            self.redelivery_counts[seq] = dc - 1
             return sm, dc
-        self._stalled = cfg.ack_policy != "none" and 0 < cfg.max_ack_pending <= len(self.pending)
-        if self._stalled:
+        self._stopped_at_max_ack_pending = cfg.ack_policy != "none" and 0 < cfg.max_ack_pending <= len(self.pending)
+        if self._stopped_at_max_ack_pending:
             return None
-        if self.lss:
-            seq = self.lss.pop(0)
-            if not self.lss:
-                self.sseq = self.lss_resume
-                self.lss = None
+        if self.last_per_subject:
+            seq = self.last_per_subject.pop(0)
+            if not self.last_per_subject:
+                self.next_stream_seq = self.last_per_subject_resume
+                self.last_per_subject = None
             else:
-                self.sseq = seq
+                self.next_stream_seq = seq
             sm = store.load(seq)
-            self.sseq += 1
+            self.next_stream_seq += 1
             return (sm, 1) if sm is not None else self._get_next()
-        sm = self._read_ahead() if not self.filters else self._load_next(self.sseq)
+        if self.filters:
+            sm = self._load_next(self.next_stream_seq)
+        else:  # one ``live_entries`` call per chunk
+            sm = self.read_ahead.next(store, self.next_stream_seq)
         if sm is None:
             last = store.last_seq
-            if last >= self.sseq:
-                self.sseq = last + 1
+            if last >= self.next_stream_seq:
+                self.next_stream_seq = last + 1
             return None
-        self.sseq = sm.seq + 1
+        self.next_stream_seq = sm.seq + 1
         return sm, 1
-
-    def _read_ahead(self) -> StoredMsg | None:
-        """``load_next`` without a filter, from the run's read-ahead: one ``live_entries``
-        call per chunk. Valid only while the position is where the chunk left it (an
-        ``_unget`` moves it back) and within one run (the store may change between runs)."""
-        ahead = self._ahead
-        if not ahead or self._ahead_at != self.sseq:
-            ahead = self._ahead = self.stream.store.live_entries(self.sseq, _READ_AHEAD)
-            if not ahead:
-                return None
-            ahead.reverse()
-        seq, subject, body, ts = ahead.pop()
-        self._ahead_at = seq + 1
-        if type(body) is bytes:
-            return StoredMsg(subject, b"", body, seq, ts)
-        hdr, data = cast(tuple[bytes, bytes], body)
-        return StoredMsg(subject, hdr, data, seq, ts)
 
     def _load_next(self, start: int) -> StoredMsg | None:
         store = self.stream.store
@@ -897,15 +874,15 @@ class Consumer:
     def _unget(self, seq: int, dc: int) -> None:
         """Put back a message no request could take."""
         if dc > 1:
-            self.rdc[seq] = dc - 2
-            if self.rdc[seq] == 0:
-                del self.rdc[seq]
-            self.rdq.insert(0, seq)
-        elif self.lss is None:
-            self.sseq = seq
+            self.redelivery_counts[seq] = dc - 2
+            if self.redelivery_counts[seq] == 0:
+                del self.redelivery_counts[seq]
+            self.redelivery_queue.insert(0, seq)
+        elif self.last_per_subject is None:
+            self.next_stream_seq = seq
 
     def _deliver(self, wr: PullRequest, sm: StoredMsg, dc: int, reply: bytes, now: int) -> None:
-        self._record_delivery(self.dseq, sm.seq, dc, now)
+        self._record_delivery(self.next_consumer_seq, sm.seq, dc, now)
         if self.faults is not None and self.faults.take_skip():
             return
         pgs = self.priority
@@ -921,33 +898,20 @@ class Consumer:
             hdr = (hdr[:-2] if hdr else b"NATS/1.0\r\n") + b"Nats-Msg-Size: %d\r\n\r\n" % len(data)
             data = b""
         hdr = pgs.pin_header(hdr)
-        self._emit(to, (sm.subject, reply, len(hdr), hdr + data))
+        self.run.add(to, (sm.subject, reply, len(hdr), hdr + data))
 
     def _send(self, to: bytes, sm: StoredMsg, reply: bytes) -> None:
         if self.config.headers_only:  # the headers, with the size of the payload left out
             hdr = (sm.hdr[:-2] if sm.hdr else b"NATS/1.0\r\n") + b"Nats-Msg-Size: %d\r\n\r\n" % len(sm.data)
-            self._emit(to, (sm.subject, reply, len(hdr), hdr))
+            self.run.add(to, (sm.subject, reply, len(hdr), hdr))
         elif sm.hdr:
-            self._emit(to, (sm.subject, reply, len(sm.hdr), sm.hdr + sm.data))
+            self.run.add(to, (sm.subject, reply, len(sm.hdr), sm.hdr + sm.data))
         else:
-            self._emit(to, (sm.subject, reply, -1, sm.data))
+            self.run.add(to, (sm.subject, reply, -1, sm.data))
 
-    def _emit(self, to: bytes, item: Delivery) -> None:
-        """Add a message to the delivery run (a run goes to one subject)."""
-        if to != self._run_to:
-            self._flush_run()
-            self._run_to = to
-        self._run.append(item)
-
-    def _flush_run(self) -> None:
-        """Send the gathered run: one call to the outbound path."""
-        if self._run:
-            run, self._run = self._run, []
-            self.js.out.deliver(self._run_to, run)
-
-    def _send_status(self, reply: bytes, hdr: bytes) -> None:
+    def send_status(self, reply: bytes, hdr: bytes) -> None:
         """A status (or heartbeat) on its own, after whatever the run holds."""
-        self._flush_run()
+        self.run.flush()
         self.js.out.deliver(reply, ((reply, None, len(hdr), hdr),))
 
     # --- state changes ----------------------------------------------------------------
@@ -958,14 +922,14 @@ class Consumer:
         self.on_change()
         if self.replicas is not None:
             self.replicas.record(Delivered(dseq, sseq, dc, now))
-        self.dseq = dseq + 1
+        self.next_consumer_seq = dseq + 1
         self.last_delivered_ns = now
         self.waiting_last_ns = now
         self.has_state = True
         if self.config.ack_policy == "none":
             if dseq > self.delivered[0]:
                 self.delivered = (dseq, max(sseq, self.delivered[1]))
-                self.ack_floor = self.mem_floor = self.delivered
+                self.ack_floor = self.own_ack_floor = self.delivered
             if self.stream.retains:  # delivered is acked (the stream's ``ackq``)
                 ack_msg(self.stream, sseq)
             return
@@ -978,7 +942,7 @@ class Consumer:
         wait = self._wait_for(sseq) if self.config.backoff else self.config.ack_wait
         timer = self._ack_timer
         if timer is None or timer.cancelled or timer.deadline > now + wait:
-            self._arm_ack_timer(now + wait)
+            self.check_acks_by(now + wait)
 
     def _record_ack(self, sseq: int, dseq: int, sample_dc: int = 0, term: bool = False) -> None:
         """``processAckMsg`` + ``UpdateAcks`` for ack explicit / all; a client's ack
@@ -987,39 +951,42 @@ class Consumer:
         cfg = self.config
         self.last_ack_ns = self.js.clock.now_ns()
         if self.replicas is not None and (
-            cfg.ack_policy == "explicit" or not (dseq <= self.mem_floor[0] or sseq <= self.mem_floor[1])
+            cfg.ack_policy == "explicit" or not (dseq <= self.own_ack_floor[0] or sseq <= self.own_ack_floor[1])
         ):
             self.replicas.record(Terminated(dseq, sseq) if term else Acked(dseq, sseq))
         if cfg.ack_policy == "explicit":
             p = self.pending.pop(sseq, None)
-            self.rdc.pop(sseq, None)
-            self._remove_rdq(sseq)
+            self.redelivery_counts.pop(sseq, None)
+            self._unqueue_redelivery(sseq)
             if p is None:
                 return
             if self._sample_freq and sample_dc:
                 self._sample_ack(sseq, dseq, sample_dc, p[1])
             if p[0] > 0 and dseq > p[0]:
                 dseq = p[0]
-            self._move_floor(dseq, sseq)
-            self._move_mem_floor(dseq, sseq)
+            self.move_ack_floor(dseq, sseq)
+            self.move_own_ack_floor(dseq, sseq)
             if self.stream.retains:  # interest or work queue: maybe remove
                 ack_msg(self.stream, sseq)
         else:
-            if dseq <= self.mem_floor[0] or sseq <= self.mem_floor[1]:
+            if dseq <= self.own_ack_floor[0] or sseq <= self.own_ack_floor[1]:
                 return
-            below = self.mem_floor[1]
-            self.mem_floor = (dseq, sseq)
+            below = self.own_ack_floor[1]
+            self.own_ack_floor = (dseq, sseq)
             if dseq > self.ack_floor[0]:  # the store does not go back
                 self.ack_floor = (dseq, sseq)
             for seq in [s for s in self.pending if s <= sseq]:
                 del self.pending[seq]
-                self.rdc.pop(seq, None)
-                self._remove_rdq(seq)
+                self.redelivery_counts.pop(seq, None)
+                self._unqueue_redelivery(seq)
             if self.stream.retains:  # up to the new floor, newest first (as Go)
                 for seq in range(sseq, below, -1):
                     ack_msg(self.stream, seq)
 
-    def _move_floor(self, dseq: int, sseq: int) -> None:
+    def move_ack_floor(self, dseq: int, sseq: int) -> None:
+        """The store's ack floor after an explicit ack of (``dseq``, ``sseq``) (``UpdateAcks``):
+        everything delivered once nothing is pending; else, for the ack just above the floor,
+        up to just below the next pending message."""
         if not self.pending:
             self.ack_floor = self.delivered
         elif dseq == self.ack_floor[0] + 1:
@@ -1032,17 +999,18 @@ class Consumer:
                             self.ack_floor = (p[0] - 1, ss - 1)
                         break
 
-    def _move_mem_floor(self, dseq: int, sseq: int) -> None:
-        """``moveAckFloor`` on the consumer's own floor."""
+    def move_own_ack_floor(self, dseq: int, sseq: int) -> None:
+        """``moveAckFloor`` on the consumer's own floor: as :meth:`move_ack_floor`, bounded by
+        the delivery position rather than the store's ``delivered``."""
         if not self.pending:
-            self.mem_floor = (self.dseq - 1, self.sseq - 1)
-        elif dseq == self.mem_floor[0] + 1:
-            self.mem_floor = (dseq, sseq)
-            for ss in range(sseq + 1, self.sseq):
+            self.own_ack_floor = (self.next_consumer_seq - 1, self.next_stream_seq - 1)
+        elif dseq == self.own_ack_floor[0] + 1:
+            self.own_ack_floor = (dseq, sseq)
+            for ss in range(sseq + 1, self.next_stream_seq):
                 p = self.pending.get(ss)
                 if p is not None:
                     if p[0] > 0:
-                        self.mem_floor = (p[0] - 1, ss - 1)
+                        self.own_ack_floor = (p[0] - 1, ss - 1)
                     break
 
     def record_purge(self, start: int, last: int, wider: bool) -> None:
@@ -1053,8 +1021,8 @@ class Consumer:
         self.on_change()
         if start == 0 and not wider:
             start = last + 1
-        self.sseq = max(self.sseq, start)
-        madflr, masflr = self.mem_floor
+        self.next_stream_seq = max(self.next_stream_seq, start)
+        madflr, masflr = self.own_ack_floor
         if masflr < start:
             masflr = start - 1
         adflr, asflr = self.ack_floor
@@ -1064,21 +1032,21 @@ class Consumer:
             for seq in sorted(self.pending):
                 if seq <= asflr or (wider and store.load(seq) is None):
                     dseq = self.pending.pop(seq)[0]
-                    self.rdc.pop(seq, None)
+                    self.redelivery_counts.pop(seq, None)
                     self.last_ack_ns = self.js.clock.now_ns()
                     adflr = max(adflr, dseq)
                     madflr = max(madflr, dseq)
-                    self.dseq = max(self.dseq, adflr)
+                    self.next_consumer_seq = max(self.next_consumer_seq, adflr)
                     if self.config.ack_policy == "explicit":
-                        self._move_floor(dseq, seq)
+                        self.move_ack_floor(dseq, seq)
                     elif dseq > self.ack_floor[0]:
                         self.ack_floor = (dseq, seq)
         if not self.pending:
-            adflr, asflr = self.dseq - 1, self.sseq - 1
+            adflr, asflr = self.next_consumer_seq - 1, self.next_stream_seq - 1
             madflr, masflr = adflr, asflr
-        self.mem_floor = (madflr, masflr)
-        self.rdq = [seq for seq in self.rdq if seq >= self.sseq]
-        delivered = (self.dseq - 1, self.sseq - 1)
+        self.own_ack_floor = (madflr, masflr)
+        self.redelivery_queue = [seq for seq in self.redelivery_queue if seq >= self.next_stream_seq]
+        delivered = (self.next_consumer_seq - 1, self.next_stream_seq - 1)
         valid = (
             adflr <= delivered[0]
             and asflr <= delivered[1]
@@ -1094,7 +1062,7 @@ class Consumer:
     def snapshot(self) -> Snapshot:
         """The consumer-store view as one record (creation, restore, purge)."""
         pending = tuple((seq, p[0], p[1]) for seq, p in self.pending.items())
-        return Snapshot(self.delivered, self.ack_floor, pending, tuple(self.rdc.items()))
+        return Snapshot(self.delivered, self.ack_floor, pending, tuple(self.redelivery_counts.items()))
 
     def take_over(self, state: ReplicaState) -> None:
         """A new leader of the raft group (``setLeader`` + ``readStoredState``): the engine
@@ -1103,17 +1071,17 @@ class Consumer:
         delivery; what leader memory held (the redelivery queue, read-ahead) is gone."""
         self.on_change()
         self.delivered, self.ack_floor = state.delivered, state.ack_floor
-        self.mem_floor = state.ack_floor
-        self.sseq = max(state.delivered[1], state.ack_floor[1]) + 1
-        self.dseq = max(state.delivered[0], state.ack_floor[0]) + 1
+        self.own_ack_floor = state.ack_floor
+        self.next_stream_seq = max(state.delivered[1], state.ack_floor[1]) + 1
+        self.next_consumer_seq = max(state.delivered[0], state.ack_floor[0]) + 1
         self.pending = {seq: list(p) for seq, p in state.pending.items()}
-        self.rdc = dict(state.rdc)
-        self.rdq = []
-        self._ahead = []
-        self._ahead_at = 0
-        self._stalled = False
+        self.redelivery_counts = dict(state.rdc)
+        self.redelivery_queue = []
+        self.read_ahead.entries = []
+        self.read_ahead.resumes_at = 0
+        self._stopped_at_max_ack_pending = False
         if self.pending:
-            self._arm_ack_timer(min(p[1] for p in self.pending.values()) + self.config.ack_wait)
+            self.check_acks_by(min(p[1] for p in self.pending.values()) + self.config.ack_wait)
         if self.waiting or self.push:
             self.deliver_waiting()
 
@@ -1121,16 +1089,16 @@ class Consumer:
         """``processNak``: redeliver now, or after ``delay``."""
         self.on_change()
         if delay is not None:
-            self._remove_rdq(sseq)
+            self._unqueue_redelivery(sseq)
             p = self.pending.get(sseq)
             if p is not None:
                 p[1] = self.js.clock.now_ns() - self.config.ack_wait + delay
-                self._arm_ack_timer(p[1] + self.config.ack_wait)
+                self.check_acks_by(p[1] + self.config.ack_wait)
                 if self.replicas is not None:
                     self.replicas.record(Touched(sseq, p[1]))
             return
-        if sseq not in self.rdq:
-            self.rdq.append(sseq)
+        if sseq not in self.redelivery_queue:
+            self.redelivery_queue.append(sseq)
         if self.waiting or self.push:
             self.deliver_waiting()
 
@@ -1147,28 +1115,28 @@ class Consumer:
         first = self.stream.store.first_seq
         expired: list[int] = []
         for seq, p in list(self.pending.items()):
-            if seq < first or seq <= self.mem_floor[1]:
+            if seq < first or seq <= self.own_ack_floor[1]:
                 del self.pending[seq]
-                self.rdc.pop(seq, None)
-                self._remove_rdq(seq)
+                self.redelivery_counts.pop(seq, None)
+                self._unqueue_redelivery(seq)
                 if self.replicas is not None:
                     self.replicas.record(Dropped(seq, 0))
                 continue
             elapsed = now - p[1]
             deadline = self._wait_for(seq)
             if elapsed >= deadline:
-                if seq not in self.rdq and not self._has_max_deliveries(seq):
+                if seq not in self.redelivery_queue and not self._has_max_deliveries(seq):
                     expired.append(seq)
             elif deadline - elapsed < nxt:
                 nxt = deadline - elapsed
         if expired:
             expired.sort()
-            self.rdq.extend(expired)
+            self.redelivery_queue.extend(expired)
             off = now - self.pending[expired[0]][1]
             for seq in expired:
                 self.pending[seq][1] += off
         if self.pending:
-            self._arm_ack_timer(now + nxt)
+            self.check_acks_by(now + nxt)
         if expired:
             self.deliver_waiting()
 
@@ -1178,7 +1146,7 @@ class Consumer:
         backoff = self.config.backoff
         if not backoff:
             return self.config.ack_wait
-        return backoff[min(self.rdc.get(seq, 0), len(backoff) - 1)]
+        return backoff[min(self.redelivery_counts.get(seq, 0), len(backoff) - 1)]
 
     def _has_max_deliveries(self, seq: int) -> bool:
         """``hasMaxDeliveries`` at ack-wait expiry. Go's ``deliveryCount`` is the redelivery
@@ -1187,14 +1155,14 @@ class Consumer:
         md = self.config.max_deliver
         if md <= 0:
             return False
-        dc = max(self.rdc.get(seq, 0), 1)
+        dc = max(self.redelivery_counts.get(seq, 0), 1)
         if dc < md:
             return False
         if dc == md:
             self._max_deliveries(seq, dc)
         self.on_change()
         self.pending.pop(seq, None)
-        self.rdc[seq] = dc
+        self.redelivery_counts[seq] = dc
         if self.replicas is not None:
             self.replicas.record(Dropped(seq, dc))
         return True
@@ -1206,11 +1174,11 @@ class Consumer:
         )
         self._advise(advisories.MAX_DELIVERIES, payload)
 
-    def _remove_rdq(self, seq: int) -> None:
+    def _unqueue_redelivery(self, seq: int) -> None:
         """The redelivery queue is in the order messages became due (``addToRedeliverQueue``
         appends; only each batch of expired ones is sorted)."""
-        if self.rdq and seq in self.rdq:
-            self.rdq.remove(seq)
+        if self.redelivery_queue and seq in self.redelivery_queue:
+            self.redelivery_queue.remove(seq)
 
     # --- acks -------------------------------------------------------------------------
 
@@ -1226,7 +1194,7 @@ class Consumer:
         if len(subjects) == 1:
             self.process_ack(subjects[0], replies[0], hdrs[0] if hdrs else -1, msgs[0])
             return
-        self._holding = True
+        self._holding_for_acks = True
         try:
             if (
                 self.faults is None
@@ -1234,14 +1202,15 @@ class Consumer:
                 and self.config.ack_policy == "explicit"
                 and self.replicas is None  # each ack is a record for the replicas (``_record_ack``)
             ):
-                plain_acks(self, subjects, replies, hdrs, msgs)
+                if plain_acks(self, subjects, replies, hdrs, msgs):
+                    self._wake_after_acks = True
             else:
                 for subject, reply, hdr, msg in zip(subjects, replies, hdrs or repeat(-1), msgs):
                     self.process_ack(subject, reply, hdr, msg)
         finally:
-            self._holding = False
-        if self._wake:
-            self._wake = False
+            self._holding_for_acks = False
+        if self._wake_after_acks:
+            self._wake_after_acks = False
             self.deliver_waiting()
 
     def process_ack(self, subject: bytes, reply: bytes | None, hdr: int, msg: bytes) -> None:
@@ -1255,29 +1224,29 @@ class Consumer:
         except (IndexError, ValueError):
             dc = sseq = dseq = 0
         skip_reply = sseq == 0
-        if not body or body == _ACK_ACK or body == _ACK_OK:
+        if not body or body == ACK_ACK or body == ACK_OK:
             if not self._ack(sseq, dseq, dc):
                 skip_reply = True
-        elif body.startswith(_ACK_NEXT):
+        elif body.startswith(ACK_NEXT):
             self._ack(sseq, dseq, dc)
             if reply:
-                self.next_request(reply, body[len(_ACK_NEXT) :])
+                self.next_request(reply, body[len(ACK_NEXT) :])
             skip_reply = True
-        elif body.startswith(_ACK_NAK):
+        elif body.startswith(ACK_NAK):
             self._nak(sseq, dseq, body)
-        elif body == _ACK_PROGRESS:
+        elif body == ACK_PROGRESS:
             p = self.pending.get(sseq)
             if p is not None:
                 p[1] = self.js.clock.now_ns()
-                self._arm_ack_timer(p[1] + self.config.ack_wait)
+                self.check_acks_by(p[1] + self.config.ack_wait)
                 self.on_change()
                 if self.replicas is not None:
                     self.replicas.record(Touched(sseq, p[1]))
-        elif body.startswith(_ACK_TERM):
+        elif body.startswith(ACK_TERM):
             if not self._ack(sseq, dseq, term=True):
                 skip_reply = True
             # ``processTerm``: the advisory goes out whether or not the ack counted.
-            reason = body[len(_ACK_TERM) :].strip().decode("utf-8", "replace")
+            reason = body[len(ACK_TERM) :].strip().decode("utf-8", "replace")
             self._advise(
                 advisories.MSG_TERMINATED,
                 advisories.msg_terminated(
@@ -1321,7 +1290,7 @@ class Consumer:
         stream the server answers from ``updateAcks``, which an ignored ack never reaches)."""
         if self.closed or self.config.ack_policy == "none":
             return False
-        if sseq >= self.sseq:
+        if sseq >= self.next_stream_seq:
             return False
         self._record_ack(sseq, dseq, sample_dc, term)
         if self.waiting or self.push:  # room under max_ack_pending
@@ -1329,28 +1298,19 @@ class Consumer:
         return True
 
     def _nak(self, sseq: int, dseq: int, body: bytes) -> None:
-        if dseq <= self.mem_floor[0] or dseq >= self.dseq:
+        """``processNak``'s checks: a nak of a message delivered and still pending counts."""
+        if dseq <= self.own_ack_floor[0] or dseq >= self.next_consumer_seq:
             return
         if sseq not in self.pending:
             return
-        delay: int | None = None
-        arg = body[len(_ACK_NAK) :].strip()
-        if arg:
-            try:
-                if arg[:1] == b"{":
-                    values = decode_request(arg, _NAK_OPTIONS, strict=False)
-                    delay = values.get("delay") or 0
-                else:
-                    delay = parse_duration(arg.decode("utf-8", "replace"))
-            except (GoJSONError, ValueError):
-                delay = None
-        self._record_nak(sseq, delay)
+        self._record_nak(sseq, nak_delay(body))
 
     # --- timers -----------------------------------------------------------------------
 
-    def _arm_ack_timer(self, deadline: int) -> None:
-        """Check pending acks at ``deadline`` (Go adds 1 ms to batch its timer; on the
-        server's clock a message is due exactly ``ack_wait`` after its delivery)."""
+    def check_acks_by(self, deadline: int) -> None:
+        """Check pending acks by ``deadline``: the ack timer is kept if it fires by then, else
+        moved there (Go adds 1 ms to batch its timer; on the server's clock a message is due
+        exactly ``ack_wait`` after its delivery)."""
         self._ack_timer = self.js.timers.no_later_than(self._ack_timer, deadline, self._expire_pending)
 
     def _arm_expiry(self, deadline: int) -> None:
@@ -1362,7 +1322,7 @@ class Consumer:
         self._expiry_timer = None
         if self.closed:
             return
-        self._process_waiting(eos=False)
+        self.process_waiting(eos=False)
         nxt = min((wr.expires for wr in self.waiting if wr.expires), default=0)
         if nxt:
             self._arm_expiry(nxt)
@@ -1397,15 +1357,21 @@ class Consumer:
         if self.replicas is not None:
             self.replicas.record(self.snapshot())
         if self.pending:
-            self._arm_ack_timer(min(p[1] for p in self.pending.values()) + self.config.ack_wait)
+            self.check_acks_by(min(p[1] for p in self.pending.values()) + self.config.ack_wait)
 
     def stop(self) -> None:
         """Deleted (or its stream was): cancel the timers and forget the waiting requests."""
         self.closed = True
-        timers = (self._ack_timer, self._expiry_timer, self._inactive_timer, self._hb_timer, self._pull_hb_timer)
+        timers = (
+            self._ack_timer,
+            self._expiry_timer,
+            self._inactive_timer,
+            self._heartbeat_timer,
+            self._pull_heartbeat_timer,
+        )
         if self.priority is not None:
             self.priority.unassign()
-        for t in (*timers, self._pause_timer, self._replay_timer, self._rl_timer):
+        for t in (*timers, self._pause_timer, self._replay_timer, self._rate_limit_timer):
             if t is not None:
                 t.cancel()
         self.waiting.clear()

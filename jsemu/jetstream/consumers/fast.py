@@ -3,13 +3,17 @@ one receiver, and a run of plain acks.
 
 ``Consumer._pull_run`` / ``_push_run`` and ``process_ack`` handle every case one message at
 a time through ``_get_next``, ``_record_delivery``, ``_send`` and ``_record_ack``. In the
-common case (no redelivery due, no filter, no replay, no priority group, no fault, no
-``headers_only`` or ``backoff``, no rate limit; for pull one waiting request without
-``max_bytes``) those calls do the same few things per message, so these functions do them
-inline, with the state changes that are the same for every message of the stretch (clock
-reading, ack timer, ``on_change``, heartbeat deadline) done once. Anything else returns to
-the general loop, which then handles exactly what it would have handled. The frames still
-leave through the run of ``_emit`` / ``Sender.deliver`` (no second mechanism).
+common case (``Consumer._stretch_ok``: no redelivery due, no filter, no replay, no priority
+group, no fault, no replicas, no ``headers_only`` or ``backoff``; no rate limit; for pull one
+waiting request without ``max_bytes``) those calls do the same few things per message, so
+these functions do them inline, with the state changes that are the same for every message
+of the stretch (clock reading, ack check, ``on_change``, heartbeat deadline) done once.
+Anything else returns to the general loop, which then handles exactly what it would have
+handled.
+
+They work on the consumer's public state: its position, ack state and floors, and the run's
+shared objects (:mod:`.delivery`: the frames still leave through its ``DeliveryRun``, no
+second mechanism), read into locals once per stretch and written back at its end.
 """
 
 from __future__ import annotations
@@ -19,6 +23,8 @@ from operator import itemgetter
 from typing import TYPE_CHECKING, cast
 
 from ..streams.retention import ack_msg
+from .ack_kinds import ACK_ACK, ACK_OK
+from .delivery import READ_AHEAD
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -26,32 +32,11 @@ if TYPE_CHECKING:
     from .consumer import Consumer
     from .pull_request import PullRequest
 
-__all__ = ["in_order_acks", "new_stretch", "plain_acks", "stretch_ok"]
+__all__ = ["in_order_acks", "new_stretch", "plain_acks"]
 
-#: Messages a stretch reads from the store at a time (as ``_read_ahead``).
-_READ_AHEAD = 128
-_ACK_ACK = b"+ACK"
-_ACK_OK = b"+OK"
 #: Fewer acks than this in a run take the per-ack loop (the block's checks cost more).
 _BLOCK_MIN = 8
 _DSEQ = itemgetter(0)
-
-
-def stretch_ok(c: Consumer) -> bool:
-    """Whether the consumer's next messages may take the stretch loop (checked once per
-    stretch: nothing it tests changes while a stretch runs)."""
-    cfg = c.config
-    return not (
-        c.rdq
-        or c.lss is not None
-        or c.filters
-        or c._replay
-        or c.priority is not None
-        or c.faults is not None
-        or c.replicas is not None  # each delivery is a record for the replicas (``_record_delivery``)
-        or cfg.headers_only
-        or cfg.backoff
-    )
 
 
 def new_stretch(c: Consumer, to: bytes, limit: int, npc: int, now: int, wr: PullRequest | None) -> tuple[int, int]:
@@ -65,19 +50,19 @@ def new_stretch(c: Consumer, to: bytes, limit: int, npc: int, now: int, wr: Pull
     ack_none = cfg.ack_policy == "none"
     maxap = 0 if ack_none else cfg.max_ack_pending
     pending = c.pending
-    fmt = c._subject_prefix.replace(b"%", b"%%") + b"1.%d.%d.%d.%d"
-    if to != c._run_to:
-        c._flush_run()
-        c._run_to = to
-    append = c._run.append
-    ahead = c._ahead
-    sseq = c.sseq
-    dseq = c.dseq
+    fmt = c.ack_prefix.replace(b"%", b"%%") + b"1.%d.%d.%d.%d"
+    run = c.run
+    append = run.towards(to).append
+    read_ahead = c.read_ahead
+    ahead = read_ahead.entries
+    sseq = c.next_stream_seq
+    dseq = c.next_consumer_seq
     dmax, smax = c.delivered
-    maxpb = c.maxpb
+    flow = c.flow
+    window = flow.window
     # Flow control and ack none on an interest or work-queue stream act after each
     # message: those take the stretch one message at a time.
-    slow = bool(maxpb) or (ack_none and retains)
+    slow = bool(window) or (ack_none and retains)
     count = 0
     last = 0
     while count < limit:
@@ -86,16 +71,16 @@ def new_stretch(c: Consumer, to: bytes, limit: int, npc: int, now: int, wr: Pull
             room = min(room, maxap - len(pending))
             if room <= 0:
                 break
-        if maxpb and c.pbytes > maxpb:
+        if window and flow.sent > window:
             break
-        if not slow and (not ahead or c._ahead_at != sseq):
+        if not slow and (not ahead or read_ahead.resumes_at != sseq):
             # The usual stretch: ``room`` messages as columns, each step a C loop.
             seqs, subjects, bodies, tss = store.live_columns(sseq, room)
             k = len(seqs)
             if not k:
                 break
             if npc < 0:
-                c.sseq = seqs[0] + 1
+                c.next_stream_seq = seqs[0] + 1
                 npc = c.num_pending() + 1
             dseqs = range(dseq, dseq + k)
             replies = list(map(fmt.__mod__, zip(seqs, dseqs, tss, range(npc - 1, npc - 1 - k, -1))))
@@ -112,7 +97,7 @@ def new_stretch(c: Consumer, to: bytes, limit: int, npc: int, now: int, wr: Pull
                             pending[seq] = [d, now]
             dseq += k
             if list(map(type, bodies)).count(bytes) == k:
-                c._run.extend(zip(subjects, replies, repeat(-1), cast("list[bytes]", bodies)))
+                run.items.extend(zip(subjects, replies, repeat(-1), cast("list[bytes]", bodies)))
             else:
                 for subject, reply, body in zip(subjects, replies, bodies):
                     if type(body) is bytes:
@@ -121,11 +106,11 @@ def new_stretch(c: Consumer, to: bytes, limit: int, npc: int, now: int, wr: Pull
                         hdr, data = cast("tuple[bytes, bytes]", body)
                         append((subject, reply, len(hdr), hdr + data))
             last = seqs[-1]
-            c._ahead_at = sseq = last + 1
+            read_ahead.resumes_at = sseq = last + 1
             count += k
             continue
-        if not ahead or c._ahead_at != sseq:
-            ahead = c._ahead = store.live_entries(sseq, _READ_AHEAD)
+        if not ahead or read_ahead.resumes_at != sseq:
+            ahead = read_ahead.entries = store.live_entries(sseq, READ_AHEAD)
             if not ahead:
                 break
             ahead.reverse()
@@ -133,13 +118,13 @@ def new_stretch(c: Consumer, to: bytes, limit: int, npc: int, now: int, wr: Pull
             room = 1
         if room >= len(ahead):
             chunk, ahead = ahead, []
-            c._ahead = ahead
+            read_ahead.entries = ahead
         else:
             chunk = ahead[-room:]
             del ahead[-room:]
         chunk.reverse()
         if npc < 0:  # counted once per run, after its first message (the server's ``npc``)
-            c.sseq = chunk[0][0] + 1
+            c.next_stream_seq = chunk[0][0] + 1
             npc = c.num_pending() + 1
         for seq, subject, body, ts in chunk:
             npc -= 1
@@ -154,8 +139,8 @@ def new_stretch(c: Consumer, to: bytes, limit: int, npc: int, now: int, wr: Pull
                     pending[seq] = [dseq, now]
             elif retains:  # delivered is acked (the stream's ``ackq``); ``needAck`` reads the floor
                 if dseq > dmax:
-                    c.delivered = c.ack_floor = c.mem_floor = (dseq, max(smax, seq))
-                c.sseq, c.dseq = seq + 1, dseq + 1
+                    c.delivered = c.ack_floor = c.own_ack_floor = (dseq, max(smax, seq))
+                c.next_stream_seq, c.next_consumer_seq = seq + 1, dseq + 1
                 ack_msg(c.stream, seq)
             dseq += 1
             # ``_send``
@@ -165,16 +150,16 @@ def new_stretch(c: Consumer, to: bytes, limit: int, npc: int, now: int, wr: Pull
                 hdr, data = cast("tuple[bytes, bytes]", body)
                 body = hdr + data
                 append((subject, reply, len(hdr), body))
-            if maxpb:
-                c.pbytes += len(to) + len(reply) + len(body)
-                if not c.fcid and c.pbytes > maxpb // 2:
-                    c.sseq, c.dseq = seq + 1, dseq
-                    c._send_flow_control()
-                    append = c._run.append
+            if window:
+                flow.sent += len(to) + len(reply) + len(body)
+                if not flow.reply and flow.sent > window // 2:
+                    c.next_stream_seq, c.next_consumer_seq = seq + 1, dseq
+                    c.request_flow_control()
+                    append = run.items.append  # the request may have sent the run
         last = chunk[-1][0]
-        c._ahead_at = sseq = last + 1
+        read_ahead.resumes_at = sseq = last + 1
         count += len(chunk)
-    c.sseq, c.dseq = sseq, dseq
+    c.next_stream_seq, c.next_consumer_seq = sseq, dseq
     if not count:
         return 0, npc
     c.on_change()
@@ -182,18 +167,15 @@ def new_stretch(c: Consumer, to: bytes, limit: int, npc: int, now: int, wr: Pull
     c.has_state = True
     if ack_none:
         if dseq - 1 > dmax:
-            c.delivered = c.ack_floor = c.mem_floor = (dseq - 1, max(smax, last))
+            c.delivered = c.ack_floor = c.own_ack_floor = (dseq - 1, max(smax, last))
     else:
         c.delivered = (max(dmax, dseq - 1), max(smax, last))
-        wait = cfg.ack_wait
-        timer = c._ack_timer
-        if timer is None or timer.cancelled or timer.deadline > now + wait:
-            c._arm_ack_timer(now + wait)
+        c.check_acks_by(now + cfg.ack_wait)
     if wr is not None:
-        wr.n -= count
-        wr.d += count
-        if wr.hb:
-            wr.hbt = now + wr.hb
+        wr.remaining -= count
+        wr.delivered += count
+        if wr.heartbeat:
+            wr.heartbeat_due = now + wr.heartbeat
     return count, npc
 
 
@@ -203,19 +185,21 @@ def plain_acks(
     replies: Sequence[bytes | None],
     hdrs: Sequence[int] | None,
     msgs: Sequence[bytes],
-) -> None:
+) -> bool:
     """``process_ack`` for a run of acks of an ack-explicit consumer without faults or
     sampling: plain acks (empty, ``+ACK`` or ``+OK``, no reply, no headers) inline, any other one
-    through ``process_ack`` in its turn. The caller holds delivery until the run ends."""
+    through ``process_ack`` in its turn. The caller holds delivery until the run ends; returns
+    whether delivery must wake then (a plain ack counted while requests wait or for a push
+    consumer: room under ``max_ack_pending``)."""
     if len(subjects) >= _BLOCK_MIN and in_order_acks(c, subjects, replies, hdrs, msgs):
-        return
+        return bool(c.waiting or c.push)
     pending = c.pending
     stream = c.stream
     retains = stream.retains
     process_ack = c.process_ack
-    acked = False
+    acked = wake = False
     for subject, reply, hdr, msg in zip(subjects, replies, hdrs or repeat(-1), msgs):
-        if reply is not None or hdr > 0 or (msg and msg != _ACK_ACK and msg != _ACK_OK) or c.closed:
+        if reply is not None or hdr > 0 or (msg and msg != ACK_ACK and msg != ACK_OK) or c.closed:
             process_ack(subject, reply, hdr, msg)
             continue
         tokens = subject.split(b".")
@@ -225,42 +209,44 @@ def plain_acks(
         except (IndexError, ValueError):
             process_ack(subject, reply, hdr, msg)
             continue
-        if sseq >= c.sseq:
+        if sseq >= c.next_stream_seq:
             continue  # not delivered yet: ignored (``_ack``)
         # ``_record_ack`` (explicit)
         acked = True
         p = pending.pop(sseq, None)
-        if c.rdc:
-            c.rdc.pop(sseq, None)
-        if c.rdq:
-            c._remove_rdq(sseq)
+        if c.redelivery_counts:
+            c.redelivery_counts.pop(sseq, None)
+        queue = c.redelivery_queue
+        if queue and sseq in queue:
+            queue.remove(sseq)
         if p is not None:
             if p[0] > 0 and dseq > p[0]:
                 dseq = p[0]
             if not pending:
                 c.ack_floor = c.delivered
-                c.mem_floor = (c.dseq - 1, c.sseq - 1)
+                c.own_ack_floor = (c.next_consumer_seq - 1, c.next_stream_seq - 1)
             else:
-                # ``_move_floor`` / ``_move_mem_floor`` where the next message is pending
+                # ``move_ack_floor`` / ``move_own_ack_floor`` where the next message is pending
                 # (acks in order): the floor stops just below it.
                 nxt = pending.get(sseq + 1)
                 if dseq == c.ack_floor[0] + 1:
                     if nxt is not None and c.delivered[0] > dseq and sseq < c.delivered[1]:
                         c.ack_floor = (nxt[0] - 1, sseq) if nxt[0] > 0 else (dseq, sseq)
                     else:
-                        c._move_floor(dseq, sseq)
-                if dseq == c.mem_floor[0] + 1:
-                    if nxt is not None and sseq + 1 < c.sseq:
-                        c.mem_floor = (nxt[0] - 1, sseq) if nxt[0] > 0 else (dseq, sseq)
+                        c.move_ack_floor(dseq, sseq)
+                if dseq == c.own_ack_floor[0] + 1:
+                    if nxt is not None and sseq + 1 < c.next_stream_seq:
+                        c.own_ack_floor = (nxt[0] - 1, sseq) if nxt[0] > 0 else (dseq, sseq)
                     else:
-                        c._move_mem_floor(dseq, sseq)
+                        c.move_own_ack_floor(dseq, sseq)
             if retains:
                 ack_msg(stream, sseq)
-        if c.waiting or c.push:  # room under max_ack_pending: delivery wakes at the run's end
-            c._wake = True
+        if c.waiting or c.push:
+            wake = True
     if acked:
         c.on_change()
         c.last_ack_ns = c.js.clock.now_ns()
+    return wake
 
 
 def in_order_acks(
@@ -277,10 +263,12 @@ def in_order_acks(
     one, so after the block the floors are where the last ack alone moves them. Checked
     column by column (C loops); returns False, having changed nothing, for any other run."""
     n = len(subjects)
-    if c.closed or c.rdc or c.rdq or replies.count(None) != n or (hdrs is not None and max(hdrs) > 0):
+    if c.closed or c.redelivery_counts or c.redelivery_queue:
+        return False
+    if replies.count(None) != n or (hdrs is not None and max(hdrs) > 0):
         return False
     plain = msgs.count(b"")
-    if plain != n and plain + msgs.count(_ACK_ACK) + msgs.count(_ACK_OK) != n:
+    if plain != n and plain + msgs.count(ACK_ACK) + msgs.count(ACK_OK) != n:
         return False
     tokens = b".".join(subjects).split(b".")
     # Every ack subject has nine tokens (the ack subscription's), so the columns line up.
@@ -297,8 +285,8 @@ def in_order_acks(
     dlast, slast = dfirst + n - 1, sfirst + n - 1
     if (
         dfirst != c.ack_floor[0] + 1
-        or dfirst != c.mem_floor[0] + 1
-        or slast >= c.sseq
+        or dfirst != c.own_ack_floor[0] + 1
+        or slast >= c.next_stream_seq
         or dseqs != list(range(dfirst, dlast + 1))
         or sseqs != list(range(sfirst, slast + 1))
     ):
@@ -311,15 +299,13 @@ def in_order_acks(
         del pending[seq]
     # Where the block's last ack, as the loop's last turn, moves the floors.
     c.ack_floor = (dlast - 1, slast - 1)
-    c._move_floor(dlast, slast)
-    c.mem_floor = (dlast - 1, slast - 1)
-    c._move_mem_floor(dlast, slast)
+    c.move_ack_floor(dlast, slast)
+    c.own_ack_floor = (dlast - 1, slast - 1)
+    c.move_own_ack_floor(dlast, slast)
     stream = c.stream
     if stream.retains:
         for seq in sseqs:
             ack_msg(stream, seq)
-    if c.waiting or c.push:  # room under max_ack_pending: delivery wakes at the run's end
-        c._wake = True
     c.on_change()
     c.last_ack_ns = c.js.clock.now_ns()
     return True

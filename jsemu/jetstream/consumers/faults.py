@@ -111,7 +111,7 @@ def expire_waiting(consumer: Consumer) -> int:
     n = len(consumer.waiting)
     for wr in consumer.waiting:
         wr.expires = now
-    consumer._process_waiting(eos=False)
+    consumer.process_waiting(eos=False)
     return n
 
 
@@ -120,13 +120,13 @@ def consumer_state(consumer: Consumer) -> dict[str, Any]:
     time), the redelivery counts and queue, the waiting requests and the staged faults."""
     return {
         "info": consumer.info_json(),
-        "next_stream_seq": consumer.sseq,
-        "next_consumer_seq": consumer.dseq,
+        "next_stream_seq": consumer.next_stream_seq,
+        "next_consumer_seq": consumer.next_consumer_seq,
         "pending": [[seq, p[0], p[1]] for seq, p in sorted(consumer.pending.items())],
-        "redelivered": {str(seq): n for seq, n in sorted(consumer.rdc.items())},
-        "redelivery_queue": list(consumer.rdq),
+        "redelivered": {str(seq): n for seq, n in sorted(consumer.redelivery_counts.items())},
+        "redelivery_queue": list(consumer.redelivery_queue),
         "waiting": [
-            {"reply": wr.reply.decode(), "batch": wr.n, "max_bytes": wr.b, "expires": wr.expires}
+            {"reply": wr.reply.decode(), "batch": wr.remaining, "max_bytes": wr.bytes_left, "expires": wr.expires}
             for wr in consumer.waiting
         ],
         "push_bound": consumer.active,

@@ -39,7 +39,7 @@ def _bad(reason: str) -> bytes:
 
 
 def request_priority(wr: PullRequest) -> int:
-    return _NO_PRIORITY if wr.pg is None else int(wr.pg.get("priority") or 0)
+    return _NO_PRIORITY if wr.group is None else int(wr.group.get("priority") or 0)
 
 
 class PriorityGroups:
@@ -84,7 +84,7 @@ class PriorityGroups:
         """May the request at the head take the next message? ``(verdict, pin assigned)``;
         a ``DROPPED`` request has had its 423 and is gone from the queue."""
         assigned = False
-        pg = wr.pg
+        pg = wr.group
         pin = (pg.get("id") or "") if pg is not None else ""
         if need_new_pin:
             if not pin:
@@ -109,7 +109,7 @@ class PriorityGroups:
     def _wrong_pin(self, wr: PullRequest) -> None:
         c = self.consumer
         c.waiting.popleft()
-        c._send_status(wr.reply, texts.PULL_WRONG_PIN_ID % (wr.n, wr.b))
+        c.send_status(wr.reply, texts.PULL_WRONG_PIN_ID % (wr.remaining, wr.bytes_left))
 
     def pin_header(self, hdr: bytes) -> bytes:
         """``genHeader(hdr, "Nats-Pin-Id", pin)`` for a message to a pinned client."""
@@ -134,7 +134,7 @@ class PriorityGroups:
 
     def _assign(self, wr: PullRequest) -> bool:
         """``assignNewPinId``: only a request naming its group gets (and carries) the pin."""
-        pg = wr.pg
+        pg = wr.group
         if pg is None or not pg.get("group"):
             return False
         c = self.consumer

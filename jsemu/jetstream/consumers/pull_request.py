@@ -103,16 +103,25 @@ def check_request_limits(req: NextRequest, cfg: ConsumerConfig) -> bytes | None:
 class PullRequest:
     """A waiting pull request (Go's ``waitingRequest``)."""
 
-    __slots__ = ("b", "d", "expires", "hb", "hbt", "n", "no_wait", "pg", "received", "reply")
+    __slots__ = (
+        "bytes_left",
+        "delivered",
+        "expires",
+        "group",
+        "heartbeat",
+        "heartbeat_due",
+        "no_wait",
+        "remaining",
+        "reply",
+    )
 
-    def __init__(self, reply: bytes, n: int, b: int, no_wait: bool, expires: int, received: int) -> None:
+    def __init__(self, reply: bytes, batch: int, max_bytes: int, no_wait: bool, expires: int) -> None:
         self.reply = reply
-        self.n = n  # still to deliver
-        self.d = 0  # delivered
-        self.b = b  # max bytes left (0: no limit)
+        self.remaining = batch  # messages still to deliver (Go's n)
+        self.delivered = 0  # d
+        self.bytes_left = max_bytes  # b: of max_bytes (0: no limit)
         self.no_wait = no_wait
         self.expires = expires  # clock ns, 0: never
-        self.received = received
-        self.hb = 0  # idle heartbeat interval, 0: none
-        self.hbt = 0  # clock ns when the next heartbeat is due
-        self.pg: dict[str, Any] | None = None  # the priority-group fields of a JSON request
+        self.heartbeat = 0  # hb: idle heartbeat interval, 0: none
+        self.heartbeat_due = 0  # hbt: clock ns when the next heartbeat is due
+        self.group: dict[str, Any] | None = None  # the priority-group fields of a JSON request

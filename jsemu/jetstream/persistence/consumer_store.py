@@ -80,33 +80,33 @@ def state_doc(c: Consumer) -> dict[str, Any]:
     """What ``o.dat`` keeps, plus where delivery resumes."""
     return {
         "format": _FORMAT,
-        "sseq": c.sseq,
-        "dseq": c.dseq,
+        "sseq": c.next_stream_seq,
+        "dseq": c.next_consumer_seq,
         "has_state": c.has_state,
         "delivered": list(c.delivered),
         "ack_floor": list(c.ack_floor),
         "pending": [[seq, p[0], p[1]] for seq, p in c.pending.items()],
-        "redelivered": [[seq, n] for seq, n in c.rdc.items()],
-        "lss": c.lss,
-        "lss_resume": c.lss_resume,
+        "redelivered": [[seq, n] for seq, n in c.redelivery_counts.items()],
+        "lss": c.last_per_subject,
+        "lss_resume": c.last_per_subject_resume,
     }
 
 
 def apply_state(c: Consumer, doc: dict[str, Any]) -> None:
     """Put a saved state back into a freshly made consumer."""
-    c.sseq = int(doc["sseq"])
-    c.dseq = int(doc["dseq"])
+    c.next_stream_seq = int(doc["sseq"])
+    c.next_consumer_seq = int(doc["dseq"])
     c.has_state = bool(doc["has_state"])
     c.delivered = (int(doc["delivered"][0]), int(doc["delivered"][1]))
     c.ack_floor = (int(doc["ack_floor"][0]), int(doc["ack_floor"][1]))
-    c.mem_floor = c.ack_floor  # a restarted consumer starts from its store's floor (``readStoredState``)
+    c.own_ack_floor = c.ack_floor  # a restarted consumer starts from its store's floor (``readStoredState``)
     # ``o.dat`` keeps delivery times in whole seconds: after a restart messages delivered
     # within the same second are due together (and redelivered in stream order).
     c.pending = {int(seq): [int(dseq), int(ts) // _SECOND * _SECOND] for seq, dseq, ts in doc["pending"]}
-    c.rdc = {int(seq): int(n) for seq, n in doc["redelivered"]}
+    c.redelivery_counts = {int(seq): int(n) for seq, n in doc["redelivered"]}
     lss = doc.get("lss")
-    c.lss = [int(s) for s in lss] if lss is not None else None
-    c.lss_resume = int(doc.get("lss_resume", 0))
+    c.last_per_subject = [int(s) for s in lss] if lss is not None else None
+    c.last_per_subject_resume = int(doc.get("lss_resume", 0))
 
 
 class ConsumerFiles:

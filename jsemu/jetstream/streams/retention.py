@@ -53,13 +53,13 @@ def need_ack(consumer: Consumer, seq: int, subject: bytes) -> bool:
     """``consumer.needAck``: ``consumer`` has not yet acknowledged ``seq``."""
     if consumer.filters and not _matches(consumer, subject):
         return False
-    asflr = consumer.mem_floor[1]
+    asflr = consumer.own_ack_floor[1]
     if consumer.config.ack_policy != "explicit":
         need = seq > asflr
     else:
-        need = seq > asflr and (seq >= consumer.sseq or seq in consumer.pending)
+        need = seq > asflr and (seq >= consumer.next_stream_seq or seq in consumer.pending)
     # A message that stopped at max_deliver is kept while its redelivery count is tracked.
-    return need or seq in consumer.rdc
+    return need or seq in consumer.redelivery_counts
 
 
 def _interest(stream: Stream, seq: int, subject: bytes) -> bool:
@@ -95,7 +95,7 @@ def consumer_deleted(stream: Stream, consumer: Consumer) -> None:
         if store.msgs:
             store.purge()
         return
-    start = max(consumer.mem_floor[1], store.first_seq)
+    start = max(consumer.own_ack_floor[1], store.first_seq)
     for seq in range(start, store.last_seq + 1):
         sm = store.load(seq)
         if sm is not None and not _interest(stream, seq, sm.subject):
