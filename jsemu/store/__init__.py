@@ -16,19 +16,18 @@ from .errors import (
     TooManyResults,
 )
 from .file_store import FileStore
-from .interface import Store, StoreReader
+from .interface import Body, Store, StoredMsg, StoreReader, StoreState
 from .limits import StoreLimits
-from .stream_store import MemoryStore, StoredMsg, StoreState, StreamStore
+from .stream_store import MemoryStore, StreamStore
 from .subject_tree import SubjectTree
 
-#: The store class of each ``StreamConfig.storage``.
+#: The store class of each ``StreamConfig.storage`` (the concrete classes, for code that
+#: builds stores, such as the replicated flavours; everyone else holds a :class:`Store`).
 FLAVOURS: dict[str, type[StreamStore]] = {"memory": MemoryStore, "file": FileStore}
 
 
-def new_store(
-    storage: str, limits: StoreLimits | None = None, clock: Clock | None = None, first_seq: int = 1
-) -> StreamStore:
-    """A store of the ``storage`` flavour (``"memory"`` or ``"file"``)."""
+def new_store(storage: str, limits: StoreLimits | None = None, clock: Clock | None = None, first_seq: int = 1) -> Store:
+    """A store of the ``storage`` flavour (``"memory"`` or ``"file"``), seen through the interface."""
     flavour = FLAVOURS.get(storage)
     if flavour is None:
         raise ValueError(f"storage must be 'memory' or 'file', not {storage!r}")
@@ -37,6 +36,7 @@ def new_store(
 
 __all__ = [
     "FLAVOURS",
+    "Body",
     "Clock",
     "ControlledClock",
     "DedupWindow",

@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from .interface import StoreReader
+from .interface import Body, StoreReader
 from .limits import StoreLimits
 from .records import Append, Compact, Record, SkipMany, UpdateLimits
 from .wal import WriteAheadLog
@@ -32,7 +32,7 @@ MIN_COMPACT_BYTES = 1 << 20
 _BATCH = 4096
 
 
-def _body(body: bytes | tuple[bytes, bytes]) -> tuple[bytes, bytes]:
+def _body(body: Body) -> tuple[bytes, bytes]:
     return body if isinstance(body, tuple) else (b"", body)
 
 

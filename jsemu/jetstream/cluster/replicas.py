@@ -116,8 +116,9 @@ _REPLICATED = {storage: _replicated_flavour(flavour) for storage, flavour in FLA
 
 def replicated_store(
     storage: str, limits: StoreLimits | None = None, clock: Clock | None = None, first_seq: int = 1
-) -> ReplicatedStore:
-    """A store of the ``storage`` flavour that logs its mutations while it is the leader's."""
+) -> Store:
+    """A store of the ``storage`` flavour that logs its mutations while it is the leader's
+    (a :class:`ReplicatedStore`, which :class:`ReplicaSet` attaches itself to)."""
     return _REPLICATED[storage](limits, clock, first_seq)
 
 
