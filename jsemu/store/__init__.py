@@ -1,4 +1,11 @@
-"""In-memory JetStream stream storage with nats-server ``memStore`` semantics (no I/O, no timers)."""
+"""JetStream stream storage: what callers hold (:class:`Store`, from :mod:`.interface`) and how
+to get one (:func:`new_store`).
+
+The stores keep messages in memory with nats-server's ``memStore``/``fileStore`` semantics and
+no timers of their own (expiry runs on an injected :class:`Clock`); the mutation records
+(:mod:`.records`) and the write-ahead log (:mod:`.wal`) are what a stream with a ``store_dir``
+saves. No networking here.
+"""
 
 from __future__ import annotations
 

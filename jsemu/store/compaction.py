@@ -67,7 +67,6 @@ class CompactingLog(WriteAheadLog):
     def __init__(self, path: Path, store: Callable[[], StoreReader]) -> None:
         super().__init__(path)
         self._store = store
-        self.compactions = 0
 
     def append(self, record: Record) -> None:
         super().append(record)
@@ -77,7 +76,6 @@ class CompactingLog(WriteAheadLog):
     def compact(self) -> None:
         """Rewrite the log as the store's current state."""
         self.rewrite(state_records(self._store()))
-        self.compactions += 1
 
     def start(self) -> None:
         """A new log starts with the limits its first messages are stored under."""
