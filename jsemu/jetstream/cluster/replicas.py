@@ -19,6 +19,8 @@ import logging
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
+# FLAVOURS and StreamStore are the concrete classes: the replicated flavours below subclass
+# them (a logging method per mutator); everything else here holds a Store.
 from ...store import FLAVOURS, Clock, Store, StoreError, StoreLimits, StreamStore
 from ...store.records import Append, Record, batched
 from ...store.wal import WriteAheadLog
