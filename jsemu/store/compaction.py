@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from .interface import StoreReader
+from .interface import Body, StoreReader
 from .limits import StoreLimits
 from .records import Append, Compact, Record, SkipMany, UpdateLimits
 from .wal import WriteAheadLog
@@ -32,7 +32,7 @@ MIN_COMPACT_BYTES = 1 << 20
 _BATCH = 4096
 
 
-def _body(body: bytes | tuple[bytes, bytes]) -> tuple[bytes, bytes]:
+def _body(body: Body) -> tuple[bytes, bytes]:
     return body if isinstance(body, tuple) else (b"", body)
 
 
@@ -67,7 +67,6 @@ class CompactingLog(WriteAheadLog):
     def __init__(self, path: Path, store: Callable[[], StoreReader]) -> None:
         super().__init__(path)
         self._store = store
-        self.compactions = 0
 
     def append(self, record: Record) -> None:
         super().append(record)
@@ -77,7 +76,6 @@ class CompactingLog(WriteAheadLog):
     def compact(self) -> None:
         """Rewrite the log as the store's current state."""
         self.rewrite(state_records(self._store()))
-        self.compactions += 1
 
     def start(self) -> None:
         """A new log starts with the limits its first messages are stored under."""

@@ -51,10 +51,6 @@ class DedupWindow:
         self._map: dict[bytes, _Entry] = {}
         self._queue: deque[_Entry] = deque()
 
-    @property
-    def window_ns(self) -> int:
-        return self._window
-
     def __len__(self) -> int:
         self._purge(self._clock.now_ns())
         return len(self._map)

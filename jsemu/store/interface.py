@@ -5,22 +5,71 @@ record of :mod:`.records` so that replication and the write-ahead log see all of
 The memory and file flavours (:class:`~.stream_store.MemoryStore`,
 :class:`~.file_store.FileStore`) and their replicated forms all satisfy :class:`Store`;
 callers never ask which flavour they hold.
+
+The values the queries return (:class:`StoredMsg`, :class:`StoreState`, :data:`Body`) are
+defined here, not by an implementation: a caller needs this module and nothing below it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Protocol
 
 from .clock import Clock
 from .limits import StoreLimits
 from .records import BatchMessage, Record
-from .stream_store import StoredMsg, StoreState
 
-__all__ = ["Store", "StoreReader"]
+__all__ = ["Body", "Store", "StoreReader", "StoreState", "StoredMsg"]
 
 #: A stored message's body as kept: ``data``, or ``(hdr, data)`` when it has headers.
 Body = bytes | tuple[bytes, bytes]
+
+
+class StoredMsg:
+    """A message as loaded from the store (built on demand; the store keeps a leaner form)."""
+
+    __slots__ = ("data", "hdr", "seq", "subject", "ts")
+
+    def __init__(self, subject: bytes, hdr: bytes, data: bytes, seq: int, ts: int) -> None:
+        self.subject = subject
+        self.hdr = hdr
+        self.data = data
+        self.seq = seq
+        self.ts = ts
+
+    def _key(self) -> tuple[bytes, bytes, bytes, int, int]:
+        return (self.subject, self.hdr, self.data, self.seq, self.ts)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, StoredMsg):
+            return NotImplemented
+        return self._key() == other._key()
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return (
+            f"StoredMsg(subject={self.subject!r}, hdr={self.hdr!r}, data={self.data!r}, seq={self.seq}, ts={self.ts})"
+        )
+
+
+@dataclass
+class StoreState:
+    """Go ``StreamState`` numbers: timestamps in ns, 0 for Go's zero time.
+
+    After purging everything ``first_seq == last_seq + 1`` and ``first_ts == 0``; ``last_ts`` keeps
+    the time of the last message ever stored, as in Go.
+    """
+
+    msgs: int
+    bytes: int
+    first_seq: int
+    first_ts: int
+    last_seq: int
+    last_ts: int
+    num_subjects: int
+    num_deleted: int
 
 
 class StoreReader(Protocol):
@@ -52,7 +101,6 @@ class StoreReader(Protocol):
     def live_entries(self, start: int, limit: int) -> list[tuple[int, bytes, Body, int]]: ...
     def live_columns(self, start: int, limit: int) -> tuple[Sequence[int], list[bytes], list[Body], Sequence[int]]: ...
     def last_seqs(self, subjects: Sequence[bytes]) -> list[int]: ...
-    def subject_for_seq(self, seq: int) -> bytes | None: ...
     def load_next(self, filter: bytes, start: int) -> StoredMsg | None: ...
     def load_prev(self, filter: bytes, start: int) -> StoredMsg | None: ...
     def load_last(self, filter: bytes) -> StoredMsg | None: ...

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
-from typing import Any
+from dataclasses import dataclass
 
 __all__ = ["StoreLimits"]
 
@@ -27,11 +26,3 @@ class StoreLimits:
     #: ``subject_delete_marker_ttl`` is set: the stream, not the store, carries out expiry
     #: (it leaves a marker where the last message of a subject goes; see ``expiry_due``).
     stream_expires: bool = False
-
-    def __setstate__(self, state: Any) -> None:
-        """Unpickling (format 1 logs hold pickled limits): fields added since get their defaults."""
-        for f in fields(self):
-            setattr(self, f.name, f.default)
-        slots = state[1] if isinstance(state, tuple) else state
-        for key, value in (slots or {}).items():
-            setattr(self, key, value)

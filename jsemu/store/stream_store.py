@@ -26,7 +26,7 @@ from __future__ import annotations
 from array import array
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from heapq import heappop, heappush, merge
 from itertools import compress, islice
 from typing import Protocol, cast
@@ -45,6 +45,7 @@ from .errors import (
     TooManyResults,
 )
 from .go_stree import match_keys
+from .interface import Body, StoredMsg, StoreState
 from .limits import StoreLimits
 from .records import (
     ROLLUP_ALL,
@@ -67,7 +68,7 @@ from .records import (
 )
 from .subject_tree import SubjectTree, is_literal
 
-__all__ = ["MemoryStore", "StoreState", "StoredMsg", "StreamStore"]
+__all__ = ["MemoryStore", "StreamStore"]
 
 _FWC = b">"
 _STAR = b"*"
@@ -127,52 +128,6 @@ class _SortedSeqs(Protocol):
 
 def _sorted_list(values: Iterable[int] = ()) -> _SortedSeqs:
     return cast(_SortedSeqs, SortedList(values))
-
-
-class StoredMsg:
-    """A message as loaded from the store (built on demand; the store keeps a leaner form)."""
-
-    __slots__ = ("data", "hdr", "seq", "subject", "ts")
-
-    def __init__(self, subject: bytes, hdr: bytes, data: bytes, seq: int, ts: int) -> None:
-        self.subject = subject
-        self.hdr = hdr
-        self.data = data
-        self.seq = seq
-        self.ts = ts
-
-    def _key(self) -> tuple[bytes, bytes, bytes, int, int]:
-        return (self.subject, self.hdr, self.data, self.seq, self.ts)
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, StoredMsg):
-            return NotImplemented
-        return self._key() == other._key()
-
-    __hash__ = None  # type: ignore[assignment]
-
-    def __repr__(self) -> str:
-        return (
-            f"StoredMsg(subject={self.subject!r}, hdr={self.hdr!r}, data={self.data!r}, seq={self.seq}, ts={self.ts})"
-        )
-
-
-@dataclass
-class StoreState:
-    """Go ``StreamState`` numbers: timestamps in ns, 0 for Go's zero time.
-
-    After purging everything ``first_seq == last_seq + 1`` and ``first_ts == 0``; ``last_ts`` keeps
-    the time of the last message ever stored, as in Go.
-    """
-
-    msgs: int
-    bytes: int
-    first_seq: int
-    first_ts: int
-    last_seq: int
-    last_ts: int
-    num_subjects: int
-    num_deleted: int
 
 
 class _Subj:
@@ -292,7 +247,7 @@ class StreamStore:
         self._never: set[int] = set()
         self._apply_cached_limits()
         self._subj: list[bytes | None] = []
-        self._body: list[bytes | tuple[bytes, bytes] | None] = []
+        self._body: list[Body | None] = []
         self._ts: array[int] = array("q")
         self._fss: dict[bytes, _Subj] = {}
         self._tree: SubjectTree[_Subj] = SubjectTree()
@@ -339,7 +294,7 @@ class StreamStore:
     def _size(self, slen: int, hlen: int, dlen: int) -> int:
         return slen + hlen + dlen + (self._hdr_size if hlen else self._overhead)
 
-    def _body_size(self, subject: bytes, body: bytes | tuple[bytes, bytes]) -> int:
+    def _body_size(self, subject: bytes, body: Body) -> int:
         if type(body) is bytes:
             return self._size(len(subject), 0, len(body))
         hdr, data = cast(tuple[bytes, bytes], body)
@@ -1110,7 +1065,7 @@ class StreamStore:
             return None
         return self._make(seq)
 
-    def entry(self, seq: int) -> tuple[bytes, bytes | tuple[bytes, bytes], int] | None:
+    def entry(self, seq: int) -> tuple[bytes, Body, int] | None:
         """The stored form of message ``seq``: (subject, data or (hdr, data), ts); None if not live.
 
         For hot paths that cache what they derive from a message: the objects returned are the
@@ -1128,7 +1083,7 @@ class StreamStore:
         assert body is not None
         return subject, body, self._ts[i]
 
-    def entries(self, seqs: Sequence[int]) -> list[tuple[bytes, bytes | tuple[bytes, bytes], int] | None]:
+    def entries(self, seqs: Sequence[int]) -> list[tuple[bytes, Body, int] | None]:
         """``entry`` for each sequence (0 gives None), for a run of Direct Gets."""
         if self._timed:
             self._tick()
@@ -1136,7 +1091,7 @@ class StreamStore:
             return [None] * len(seqs)
         first, last, base = self._first, self._last, self._base
         subj, body, ts = self._subj, self._body, self._ts
-        out: list[tuple[bytes, bytes | tuple[bytes, bytes], int] | None] = []
+        out: list[tuple[bytes, Body, int] | None] = []
         add = out.append
         for seq in seqs:
             if first <= seq <= last:
@@ -1148,7 +1103,7 @@ class StreamStore:
             add(None)
         return out
 
-    def live_entries(self, start: int, limit: int) -> list[tuple[int, bytes, bytes | tuple[bytes, bytes], int]]:
+    def live_entries(self, start: int, limit: int) -> list[tuple[int, bytes, Body, int]]:
         """Up to ``limit`` live messages from sequence ``start`` on, ascending, as
         (seq, subject, data or (hdr, data), ts): ``load_next(b">", ...)`` repeated, for a
         Direct Get batch. Live slots are picked out at C speed; a long run of deletes is
@@ -1160,7 +1115,7 @@ class StreamStore:
             return []
         pos = max(start, self._first)
         base, subj, body, ts = self._base, self._subj, self._body, self._ts
-        out: list[tuple[int, bytes, bytes | tuple[bytes, bytes], int]] = []
+        out: list[tuple[int, bytes, Body, int]] = []
         add = out.append
         while pos <= last:
             want = limit - len(out)
@@ -1177,9 +1132,7 @@ class StreamStore:
                 pos = self._next_live(pos)
         return out
 
-    def live_columns(
-        self, start: int, limit: int
-    ) -> tuple[Sequence[int], list[bytes], list[bytes | tuple[bytes, bytes]], Sequence[int]]:
+    def live_columns(self, start: int, limit: int) -> tuple[Sequence[int], list[bytes], list[Body], Sequence[int]]:
         """``live_entries`` as columns (seqs, subjects, bodies, timestamps), for a loop that
         works column by column: a run without deletes is four slices of the store's own
         columns, anything else the entries turned over."""
@@ -1205,12 +1158,6 @@ class StreamStore:
             self._tick()
         get = self._fss.get
         return [st.seqs[-1] if (st := get(subject)) is not None else 0 for subject in subjects]
-
-    def subject_for_seq(self, seq: int) -> bytes | None:
-        self._tick()
-        if not self._is_live(seq):
-            return None
-        return self._subj[seq - self._base]
 
     def _scan(self, ftoks: list[bytes], start: int, end: int, step: int, budget: int = 0) -> tuple[int, int]:
         """Walk live slots from ``start`` to ``end`` (``step`` +1 or -1) for a wildcard match.

@@ -1,15 +1,11 @@
 """An append-only write-ahead log of store mutations, for streams that outlive the process.
 
-Format 2 (written now): the file starts with ``JSEMUWAL`` and a ``u16`` format version, then
-records ``<length u32><crc32 u32><payload>`` where the payload is one encoded
+The file starts with ``JSEMUWAL`` and a ``u16`` format version (:data:`FORMAT_VERSION`),
+then records ``<length u32><crc32 u32><payload>`` where the payload is one encoded
 :class:`~.records.Record` (a record-type byte and its fields, :mod:`.records`): the same
 records the replication log carries, saved without any Python name, so renaming a store
-method or class does not break a saved store.
-
-Format 1 (jsemu before the records): no file header, each payload a pickled
-``(method name, args, kwargs)``. It is still read, through :data:`_LEGACY` (the method
-names of that time, frozen here), and the file is rewritten in format 2 on the first
-replay, so new records are never appended to an old-format file.
+method or class does not break a saved store. A file with a newer version is refused
+rather than misread.
 
 A record is written to the OS before the publish is acknowledged, so a killed process
 loses nothing it acknowledged. A crash in the middle of a write leaves a short or
@@ -17,7 +13,8 @@ mismatching last record; a damaged disk can leave one anywhere. :func:`read_log`
 the first record that is torn, fails its CRC or does not decode, keeps every record before
 it (as nats-server keeps a block's messages before a bad one), says where in one line
 (:attr:`LogContents.damage`), moves the bytes from there on to ``<log>.damaged`` and cuts
-the log back, so new records follow whole ones.
+the log back, so new records follow whole ones. A file that does not start with the header
+is damaged at byte 0: nothing of it is replayed, all of it is set aside.
 
 The log never grows without bound: :meth:`WriteAheadLog.rewrite` replaces it, crash-safely
 (a new file, fsynced, renamed over the old one, the directory fsynced), with the records
@@ -30,17 +27,16 @@ one by one: a power cut may lose the latest writes, a crashed process does not.
 from __future__ import annotations
 
 import os
-import pickle
 import struct
 import zlib
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import BinaryIO
 
-from .records import Append, AppendRun, Compact, Purge, PurgeEx, Record, Remove, Skip, SkipMany, UpdateLimits, decode
+from .records import AppendRun, Record, decode
 
-__all__ = ["FORMAT_VERSION", "MAGIC", "LogContents", "WriteAheadLog", "log_bytes", "read_log", "replay"]
+__all__ = ["FORMAT_VERSION", "MAGIC", "LogContents", "WriteAheadLog", "log_bytes", "read_log"]
 
 MAGIC = b"JSEMUWAL"
 FORMAT_VERSION = 2
@@ -52,25 +48,8 @@ _TWO_U32 = struct.Struct("<II")
 #: A frame's header and the start of an ``Append`` payload: length, checksum, code, subject length.
 _APPEND_FRAME = struct.Struct("<IIBI")
 
-#: Format 1 payloads name ``StreamStore`` methods as they were called then.
-_LEGACY: dict[str, type[Record]] = {
-    "append": Append,
-    "skip_msg": Skip,
-    "skip_msgs": SkipMany,
-    "remove": Remove,
-    "purge": Purge,
-    "purge_ex": PurgeEx,
-    "compact": Compact,
-    "update_limits": UpdateLimits,
-}
 
-
-def _legacy_record(payload: bytes) -> Record:
-    name, args, kwargs = pickle.loads(payload)
-    return _LEGACY[name](*args, **kwargs)
-
-
-def _records(data: bytes, start: int, read: Any, runs: bool = False) -> tuple[list[Record], int, str]:
+def _records(data: bytes, start: int, runs: bool = False) -> tuple[list[Record], int, str]:
     """The whole records from ``start`` on, the end of the last one, and what is wrong
     with the bytes after it ("" when there are none). With ``runs``, consecutive
     ``Append`` records come back as one ``AppendRun`` each, decoded straight into its
@@ -80,7 +59,7 @@ def _records(data: bytes, start: int, read: Any, runs: bool = False) -> tuple[li
     size = len(data)
     view = memoryview(data)  # the checksum reads the bytes in place
     why = ""
-    header, u32, i64, crc32 = _HEADER.unpack_from, _U32.unpack_from, _I64.unpack_from, zlib.crc32
+    header, u32, i64, crc32, read = _HEADER.unpack_from, _U32.unpack_from, _I64.unpack_from, zlib.crc32, decode
     append_head, two = _APPEND_FRAME.unpack_from, _TWO_U32.unpack_from
     subjects: list[bytes] = []
     hdrs: list[bytes] = []
@@ -154,11 +133,6 @@ def _file_header() -> bytes:
     return _FILE_HEADER.pack(MAGIC, FORMAT_VERSION)
 
 
-def replay(path: Path) -> list[Record]:
-    """The whole records of ``path`` in order (:func:`read_log` without the damage report)."""
-    return read_log(path).records
-
-
 def _damage(path: Path, data: bytes, good: int, records: int, why: str) -> str:
     """Keep the bytes from ``good`` on beside the log, and the line that reports them."""
     kept = path.with_name(path.name + ".damaged")
@@ -171,27 +145,27 @@ def _damage(path: Path, data: bytes, good: int, records: int, why: str) -> str:
 
 def read_log(path: Path, runs: bool = False) -> LogContents:
     """The whole records of ``path`` in order (with ``runs``, consecutive ``Append`` records
-    as ``AppendRun`` columns). Damage (a torn or corrupt record anywhere) ends the log
-    there: it is reported, set aside and cut off. A format 1 file is rewritten in format 2."""
+    as ``AppendRun`` columns). Damage (a torn or corrupt record anywhere, or no file header)
+    ends the log there: it is reported, set aside and cut off."""
     if not path.exists():
         return LogContents([])
     data = path.read_bytes()
-    if data.startswith(MAGIC):
-        if len(data) < _FILE_HEADER.size:
+    if len(data) < _FILE_HEADER.size and MAGIC.startswith(data[: len(MAGIC)]):
+        if data:
             os.truncate(path, 0)  # torn while writing the header: nothing was logged
-            return LogContents([])
-        _, version = _FILE_HEADER.unpack_from(data)
-        if version != FORMAT_VERSION:
-            raise ValueError(f"{path}: write-ahead log format {version} is newer than this jsemu ({FORMAT_VERSION})")
-        records, good, why = _records(data, _FILE_HEADER.size, decode, runs)
-        damage = ""
-        if good != len(data):
-            damage = _damage(path, data, good, _count(records), why)
-            os.truncate(path, good)
-        return LogContents(records, damage)
-    records, good, why = _records(data, 0, _legacy_record)
-    damage = _damage(path, data, good, len(records), why) if good != len(data) and good > 0 else ""
-    _write_atomically(path, records)
+        return LogContents([])
+    if not data.startswith(MAGIC):
+        damage = _damage(path, data, 0, 0, "no write-ahead log header")
+        os.truncate(path, 0)
+        return LogContents([], damage)
+    _, version = _FILE_HEADER.unpack_from(data)
+    if version != FORMAT_VERSION:
+        raise ValueError(f"{path}: write-ahead log format {version} is newer than this jsemu ({FORMAT_VERSION})")
+    records, good, why = _records(data, _FILE_HEADER.size, runs)
+    damage = ""
+    if good != len(data):
+        damage = _damage(path, data, good, _count(records), why)
+        os.truncate(path, good)
     return LogContents(records, damage)
 
 
@@ -232,14 +206,23 @@ def _fsync_dir(directory: Path) -> None:
         os.close(fd)
 
 
+def _head(path: Path) -> bytes:
+    """The first bytes of ``path``, where the magic goes (b"" for no file)."""
+    try:
+        with path.open("rb") as f:
+            return f.read(len(MAGIC))
+    except FileNotFoundError:
+        return b""
+
+
 class WriteAheadLog:
-    """Appends records to one stream's log file (format 2; replay a format 1 file first).
-    ``size`` is the file's length in bytes, for whoever decides when to :meth:`rewrite`."""
+    """Appends records to one stream's log file. ``size`` is the file's length in bytes, for
+    whoever decides when to :meth:`rewrite`."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        if path.exists() and not path.read_bytes()[: len(MAGIC)] in (MAGIC, b""):
-            replay(path)  # never append format 2 records to a format 1 file
+        if _head(path) not in (MAGIC, b""):
+            read_log(path)  # never append records to a file that is not a log: set it aside
         self._file: BinaryIO | None = self._open()
 
     def _open(self) -> BinaryIO:

@@ -20,7 +20,7 @@ from jsemu.jetstream.service import JetStream
 from jsemu.jetstream.streams.atomic_batch import BatchLimits
 from jsemu.server.sublist import Subscription
 from jsemu.store.records import AppendBatch
-from jsemu.store.wal import replay
+from jsemu.store.wal import read_log
 
 pytestmark = pytest.mark.fake_only
 
@@ -226,7 +226,7 @@ async def test_committed_batches_survive_a_restart_and_replay_whole(tmp_path: Pa
         before = [await js.get_msg("S", seq) for seq in (1, 2, 3)]
         await nc.close()
     wal = tmp_path / "jetstream" / "$G" / "streams" / "S" / "msgs.wal"
-    records = list(replay(wal))
+    records = read_log(wal).records
     assert [type(r).__name__ for r in records[-2:]] == ["Append", "AppendBatch"]
     batch = records[-1]
     assert isinstance(batch, AppendBatch) and len(batch.messages) == 2

@@ -19,7 +19,7 @@ import pytest
 from conftest import nats_server_binary
 
 import jsemu
-from jsemu.store.wal import replay
+from jsemu.store.wal import read_log
 
 
 class Proc:
@@ -132,7 +132,7 @@ async def test_a_torn_last_write_loses_nothing_acknowledged(tmp_path: Path) -> N
         assert (await js.publish("s", b"10")).seq == 11
         await nc.close()
     # The torn tail was cut off, so the log is whole again.
-    assert len(list(replay(wal))) == 12  # the stream's limits, then the 11 appends
+    assert len(read_log(wal).records) == 12  # the stream's limits, then the 11 appends
 
 
 async def test_a_corrupted_record_is_not_replayed(tmp_path: Path) -> None:
@@ -156,7 +156,7 @@ async def test_a_corrupted_record_is_not_replayed(tmp_path: Path) -> None:
         assert (info.state.messages, info.state.last_seq) == (9, 9)
         assert (await js.get_msg("S", 9)).data == b"msg-8"
         await nc.close()
-    assert len(list(replay(wal))) == 10  # cut back to the last whole record (limits + 9 appends)
+    assert len(read_log(wal).records) == 10  # cut back to the last whole record (limits + 9 appends)
 
 
 async def test_updates_deletes_mirrors_and_replicas_survive(tmp_path: Path) -> None:

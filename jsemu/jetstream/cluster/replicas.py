@@ -19,6 +19,8 @@ import logging
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
+# FLAVOURS and StreamStore are the concrete classes: the replicated flavours below subclass
+# them (a logging method per mutator); everything else here holds a Store.
 from ...store import FLAVOURS, Clock, Store, StoreError, StoreLimits, StreamStore
 from ...store.records import Append, Record, batched
 from ...store.wal import WriteAheadLog
@@ -116,8 +118,9 @@ _REPLICATED = {storage: _replicated_flavour(flavour) for storage, flavour in FLA
 
 def replicated_store(
     storage: str, limits: StoreLimits | None = None, clock: Clock | None = None, first_seq: int = 1
-) -> ReplicatedStore:
-    """A store of the ``storage`` flavour that logs its mutations while it is the leader's."""
+) -> Store:
+    """A store of the ``storage`` flavour that logs its mutations while it is the leader's
+    (a :class:`ReplicatedStore`, which :class:`ReplicaSet` attaches itself to)."""
     return _REPLICATED[storage](limits, clock, first_seq)
 
 

@@ -152,13 +152,11 @@ class ConsumerStore:
         self._last_flush = -MIN_FLUSH_INTERVAL
 
     def stream_dir(self, stream: Stream) -> Path | None:
+        """Where ``stream``'s consumers are saved; None when the stream does not outlive a restart."""
         js = self.js
         if js.streams_dir is None or not js.persists(stream.config):
             return None
         return js.streams_dir / stream.name
-
-    def saves(self, c: Consumer) -> bool:
-        return self.stream_dir(c.stream) is not None and not c.config.mem_storage
 
     def created(self, c: Consumer) -> None:
         """A new or updated consumer: its meta now, its state at the end of this turn."""
@@ -183,6 +181,7 @@ class ConsumerStore:
                 loop.call_soon(self.flush)
 
     def flush(self) -> None:
+        """Write the snapshots of the consumers marked since the last flush and still open."""
         self._scheduled = False
         if not self._dirty:
             return
@@ -200,6 +199,7 @@ class ConsumerStore:
                 log.exception("could not save the state of consumer %s > %s", c.stream.name, c.name)
 
     def deleted(self, c: Consumer) -> None:
+        """A deleted consumer: no pending snapshot, no directory."""
         self._dirty.pop(id(c), None)
         d = self.stream_dir(c.stream)
         if d is not None:

@@ -2,7 +2,7 @@
 
 nats-server 2.15.1 sends an S2-compressed tar of its stream directory; clients keep the
 bytes without looking inside and send them back to ``STREAM.RESTORE``. jsemu's archive
-holds the files jsemu itself keeps for a stream with a ``store_dir`` (``persistence.py``,
+holds the files jsemu itself keeps for a stream with a ``store_dir`` (``stream_files.py``,
 ``consumer_store.py``): ``meta.json`` (config and creation time), ``msgs.wal`` (the log of
 the live state, :func:`state_records`) and ``obs/<consumer>/{meta,o}.json``; so a restore
 is a restart of that one stream. The compression is Snappy's framing format (``cramjam``),

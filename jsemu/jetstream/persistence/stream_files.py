@@ -3,9 +3,8 @@ restart, as with nats-server): one directory per stream under
 ``<store_dir>/jetstream/$G/streams/<name>/`` with
 
 * ``meta.json``: the stream's config (every ``StreamConfig`` field) and creation time,
-  replaced atomically (write a temporary file, fsync, rename) on create and update. Stores
-  written before it kept ``meta.pickle``; that is still read and replaced by ``meta.json``
-  on the first start;
+  replaced atomically (write a temporary file, fsync, rename) on create and update; a
+  directory without one is not a stream;
 * ``msgs.wal``: the write-ahead log of every mutation of the stream's store
   (:mod:`jsemu.store.wal`), appended before the publish is acknowledged, and compacted to
   the records of the live state when it outgrows them (:mod:`jsemu.store.compaction`).
@@ -21,7 +20,6 @@ from __future__ import annotations
 import json
 import logging
 import os
-import pickle
 import shutil
 from dataclasses import asdict, fields
 from pathlib import Path
@@ -41,7 +39,6 @@ __all__ = ["MetaError", "StreamFiles", "saved_streams"]
 log = logging.getLogger("jsemu.jetstream")
 
 _META = "meta.json"
-_LEGACY_META = "meta.pickle"
 _WAL = "msgs.wal"
 _CONFIG_FIELDS = frozenset(f.name for f in fields(StreamConfig))
 
@@ -76,18 +73,9 @@ class StreamFiles:
         os.replace(tmp, self.dir / _META)
 
     def load_meta(self) -> tuple[StreamConfig, int]:
-        """The saved config and creation time; an old ``meta.pickle`` is upgraded to JSON.
-        :class:`MetaError` says in one line what is wrong with a damaged one."""
+        """The saved config and creation time. :class:`MetaError` says in one line what is
+        wrong with a damaged one."""
         path = self.dir / _META
-        if not path.exists() and (self.dir / _LEGACY_META).exists():
-            try:
-                with (self.dir / _LEGACY_META).open("rb") as f:
-                    legacy: dict[str, Any] = pickle.load(f)
-                config, created_ns = legacy["config"], int(legacy["created_ns"])
-            except Exception as exc:  # noqa: BLE001 - any failure to read it is a damaged file
-                raise MetaError(f"{_LEGACY_META}: {type(exc).__name__}: {exc}") from None
-            self.save_meta(_config(asdict(config)), created_ns)
-            (self.dir / _LEGACY_META).unlink()
         try:
             meta = json.loads(path.read_text(encoding="utf-8"))
             return _config(meta["config"]), int(meta["created_ns"])
@@ -132,6 +120,4 @@ def saved_streams(root: Path) -> list[StreamFiles]:
     """The stream directories with a config, in name order."""
     if not root.is_dir():
         return []
-    return [
-        StreamFiles(root, d.name) for d in sorted(root.iterdir()) if (d / _META).exists() or (d / _LEGACY_META).exists()
-    ]
+    return [StreamFiles(root, d.name) for d in sorted(root.iterdir()) if (d / _META).exists()]
