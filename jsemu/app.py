@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from .control import ControlApi, ControlPlane
+from .jetstream.api.dispatch import JetStreamApi
 from .jetstream.api.not_enabled import NotEnabledApi
 from .jetstream.limits.storage import accounts_fit
 from .jetstream.monitoring import JetStreamMonitoring
@@ -40,8 +41,11 @@ class Server(CoreServer):
         #: The JetStream service of ``$G`` (None when JetStream is off, or when accounts are
         #: configured: then only they have one); ``clock`` drives its timestamps.
         self.jetstream: JetStream | None = None
+        self.jetstream_api: JetStreamApi | None = None
         #: Every account's JetStream service, by account name (one clock and one set of timers for all).
         self.account_jetstreams: dict[str, JetStream] = {}
+        #: Each of those accounts' ``$JS.API.>`` endpoint (``call`` runs a request in-process).
+        self.jetstream_apis: dict[str, JetStreamApi] = {}
         if self.options.jetstream:
             no_room = accounts_fit(self.options)
             if no_room is not None:
@@ -55,10 +59,13 @@ class Server(CoreServer):
                         self.timers = js.timers  # the control plane runs them after each clock step
                     self.account_jetstreams[name] = js
                     js.all_jetstreams = self.account_jetstreams
+                    self.jetstream_apis[name] = JetStreamApi(js)
+                    self.services.append(self.jetstream_apis[name])  # the API first, then the restore
                     self.services.append(js)
                 else:  # $G too, once accounts are configured
                     self.services.append(NotEnabledApi(router, space.service_imports(router)))
             self.jetstream = self.account_jetstreams.get(GLOBAL_ACCOUNT)
+            self.jetstream_api = self.jetstream_apis.get(GLOBAL_ACCOUNT)
         #: What tests can do to this server that a real one can't (``$JSEMU.API`` too).
         self.control = ControlPlane(self)
         self._control_api = ControlApi(self, self.control)

@@ -27,10 +27,10 @@ class _Quiet:
 
 def _with_consumer() -> jsemu.Server:
     srv = jsemu.Server()
-    js = srv.jetstream
-    assert js is not None
-    js.api_call("$JS.API.STREAM.CREATE.S", {"name": "S", "subjects": ["s.>"], "storage": "memory"})
-    reply = js.api_call(
+    api = srv.jetstream_api
+    assert api is not None
+    api.call("$JS.API.STREAM.CREATE.S", {"name": "S", "subjects": ["s.>"], "storage": "memory"})
+    reply = api.call(
         "$JS.API.CONSUMER.CREATE.S.D", {"stream_name": "S", "config": {"durable_name": "D", "ack_policy": "explicit"}}
     )
     assert "error" not in reply, reply

@@ -74,8 +74,8 @@ async def test_own_subscription_endpoints_are_subscribed() -> None:
     ``allow_direct`` must have a ``_sys_`` queue subscription on exactly those patterns."""
     assert set(api_registry.OWN_SUBSCRIPTIONS) == {"DIRECT.GET.*", "DIRECT.GET.*.>"}
     async with jsemu.Server() as srv:
-        assert srv.jetstream is not None
-        srv.jetstream.api_call("$JS.API.STREAM.CREATE.S", {"name": "S", "subjects": ["s.>"], "allow_direct": True})
+        assert srv.jetstream_api is not None
+        srv.jetstream_api.call("$JS.API.STREAM.CREATE.S", {"name": "S", "subjects": ["s.>"], "allow_direct": True})
         for pattern, example in (
             ("DIRECT.GET.*", b"$JS.API.DIRECT.GET.S"),
             ("DIRECT.GET.*.>", b"$JS.API.DIRECT.GET.S.s.a"),

@@ -31,8 +31,8 @@ class _Nobody:
 @pytest.fixture
 async def srv() -> AsyncIterator[jsemu.Server]:
     async with jsemu.Server() as server:
-        assert server.jetstream is not None
-        reply = server.jetstream.api_call("$JS.API.STREAM.CREATE.C", {"name": "C", "subjects": ["c.>"]})
+        assert server.jetstream_api is not None
+        reply = server.jetstream_api.call("$JS.API.STREAM.CREATE.C", {"name": "C", "subjects": ["c.>"]})
         assert "error" not in reply, reply
         yield server
 
@@ -167,15 +167,15 @@ def _api_subjects() -> list[bytes]:
 async def test_api_skips_only_what_it_declines(srv: jsemu.Server) -> None:
     """The API import's ``skips`` may claim a subject only if its ``deliver`` declines it
     and does nothing: a fast-lane Direct Get must lose nothing by not calling it."""
-    js = srv.jetstream
-    assert js is not None
-    api = js._api_sub.client
+    js, endpoint = srv.jetstream, srv.jetstream_api
+    assert js is not None and endpoint is not None
+    api = endpoint.sub.client
     assert api.skips is not None
     skipped = [s for s in _api_subjects() if api.skips(s)]
     assert b"$JS.API.DIRECT.GET.X" in skipped and b"$JS.API.DIRECT.GETX" in skipped
     for subject in _api_subjects():
         before = js.api_total, js.api_errors, srv.sublist.epoch, len(js.streams)
-        taken = api.deliver(js._api_sub, subject, b"_INBOX.skips", -1, b'{"name":"Z"}')
+        taken = api.deliver(endpoint.sub, subject, b"_INBOX.skips", -1, b'{"name":"Z"}')
         if subject in skipped:
             assert taken is False, subject
             assert (js.api_total, js.api_errors, srv.sublist.epoch, len(js.streams)) == before, subject
@@ -200,9 +200,9 @@ async def _publish_run(server: jsemu.Server, n: int) -> None:
 
 async def test_followers_get_every_message_of_a_fast_lane_run() -> None:
     async with jsemu.Server(cluster_size=3) as server:
-        js = server.jetstream
-        assert js is not None
-        reply = js.api_call("$JS.API.STREAM.CREATE.R", {"name": "R", "subjects": ["r.>"], "num_replicas": 3})
+        js, api = server.jetstream, server.jetstream_api
+        assert js is not None and api is not None
+        reply = api.call("$JS.API.STREAM.CREATE.R", {"name": "R", "subjects": ["r.>"], "num_replicas": 3})
         assert "error" not in reply, reply
         await _publish_run(server, 1)  # the store is not empty: runs may go in bulk
         await _publish_run(server, 200)
@@ -214,13 +214,13 @@ async def test_followers_get_every_message_of_a_fast_lane_run() -> None:
 
 async def test_persisted_stream_keeps_every_message_of_a_fast_lane_run(tmp_path: Path) -> None:
     async with jsemu.Server(store_dir=str(tmp_path)) as server:
-        assert server.jetstream is not None
-        reply = server.jetstream.api_call("$JS.API.STREAM.CREATE.R", {"name": "R", "subjects": ["r.>"]})
+        assert server.jetstream_api is not None
+        reply = server.jetstream_api.call("$JS.API.STREAM.CREATE.R", {"name": "R", "subjects": ["r.>"]})
         assert "error" not in reply, reply
         await _publish_run(server, 1)
         await _publish_run(server, 200)
     await asyncio.sleep(0)
     async with jsemu.Server(store_dir=str(tmp_path)) as server:
-        assert server.jetstream is not None
-        info = server.jetstream.api_call("$JS.API.STREAM.INFO.R")
+        assert server.jetstream_api is not None
+        info = server.jetstream_api.call("$JS.API.STREAM.INFO.R")
         assert info["state"]["messages"] == 201, info

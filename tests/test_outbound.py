@@ -71,9 +71,9 @@ class _Counting:
     [b'{"seq":1,"batch":50}', b'{"multi_last":["o.>"]}', b'{"seq":1,"batch":5,"no_hdr":true}', b'{"seq":3}'],
 )
 async def test_a_direct_get_reply_is_one_call_to_the_outbound_path(srv: jsemu.Server, request_body: bytes) -> None:
-    js = srv.jetstream
-    assert js is not None
-    reply = js.api_call("$JS.API.STREAM.CREATE.O", {"name": "O", "subjects": ["o.>"], "allow_direct": True})
+    js, api = srv.jetstream, srv.jetstream_api
+    assert js is not None and api is not None
+    reply = api.call("$JS.API.STREAM.CREATE.O", {"name": "O", "subjects": ["o.>"], "allow_direct": True})
     assert "error" not in reply, reply
     for i in range(10):
         js.streams["O"].publish(b"o.%d" % i, None, -1, b"m")
@@ -93,9 +93,9 @@ async def test_a_direct_get_reply_is_one_call_to_the_outbound_path(srv: jsemu.Se
 async def test_a_consumer_delivery_run_is_one_call_to_the_outbound_path(srv: jsemu.Server, push: bool) -> None:
     """A pull batch (or what a bound push consumer has to send) leaves in one
     ``Sender.deliver`` call: MSG and HMSG frames with their own subjects and ack replies."""
-    js = srv.jetstream
-    assert js is not None
-    js.api_call("$JS.API.STREAM.CREATE.C", {"name": "C", "subjects": ["c.>"], "storage": "memory"})
+    js, api = srv.jetstream, srv.jetstream_api
+    assert js is not None and api is not None
+    api.call("$JS.API.STREAM.CREATE.C", {"name": "C", "subjects": ["c.>"], "storage": "memory"})
     for i in range(20):
         js.streams["C"].publish(b"c.%d" % i, None, *((-1, b"m") if i % 2 else (12, b"NATS/1.0\r\n\r\nh")))
     counting = _Counting(js.out)
@@ -105,7 +105,7 @@ async def test_a_consumer_delivery_run_is_one_call_to_the_outbound_path(srv: jse
     if push:
         cfg["deliver_subject"] = "_INBOX.c"
     assert await client.exchange(b"SUB _INBOX.c 1\r\n") == []
-    assert "error" not in js.api_call("$JS.API.CONSUMER.CREATE.C.D", {"stream_name": "C", "config": cfg})
+    assert "error" not in api.call("$JS.API.CONSUMER.CREATE.C.D", {"stream_name": "C", "config": cfg})
     counting.calls.clear()
     if not push:
         client.send(b"PUB $JS.API.CONSUMER.MSG.NEXT.C.D _INBOX.c 2\r\n20\r\n")

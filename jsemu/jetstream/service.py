@@ -1,21 +1,20 @@
-"""The JetStream service of one server: streams, their subscriptions, and API dispatch.
+"""The JetStream service of one account: its streams, their subscriptions and lifetimes.
 
-It talks to the server only through the subscription index and ``Server.route``:
-internal subscribers get messages like client connections do, and replies are routed
-like any published message.
+It talks to the server only through the subscription index and the account's outbound
+path: internal subscribers get messages like client connections do, and replies are
+routed like any published message. The ``$JS.API`` requests are handled above it, in
+``api/`` (``api/dispatch.py``), which calls into this service and its streams.
 """
 
 from __future__ import annotations
 
-import json
 import logging
 import time
 from collections import deque
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ..ids import random_name
-from ..protocol.gojson import dumps
 from ..server.accounts import Account
 from ..server.js_limits import UNLIMITED, JetStreamLimits
 from ..server.sublist import Subscription
@@ -24,19 +23,15 @@ from ..subject_transform import SubjectTransform, TransformError
 from ..subjects import is_valid_subject, subjects_collide
 from ..version import API_LEVEL
 from .api.errors import ApiError, ApiErrors, api_error
-from .api.registry import API_PREFIX, ApiRequest, QuietError
-from .api.table import find_handler
 from .clock_timers import ClockTimers
 from .cluster.replicas import Peer
 from .consumers.consumer import Consumer
 from .consumers.consumer_set import ConsumerSet
 from .directget.responder import DirectGetResponder
-from .events.api_audit import AUDIT_SUBJECT, send_api_audit
 from .events.consumer_advisories import DELETE as CONSUMER_DELETED
 from .events.consumer_advisories import send_consumer_action
 from .events.stream_advisories import CREATE as STREAM_CREATED
 from .events.stream_advisories import send_stream_action
-from .internal import InternalSubscriber
 from .limits.counts import stream_limits_error
 from .links.external_route import resolve_external
 from .links.mirror import MirrorLink
@@ -64,24 +59,14 @@ __all__ = ["JetStream"]
 
 log = logging.getLogger("jsemu.jetstream")
 
-_DIRECT_GET = b"$JS.API.DIRECT.GET"
-
-
-_MSG_NEXT = b"$JS.API.CONSUMER.MSG.NEXT."
-
-
-def _is_direct_get(subject: bytes) -> bool:
-    """The API import leaves these subjects alone (see ``_on_api``): Direct Gets, and pull
-    requests, which each consumer takes on its own subscription."""
-    return subject.startswith((_DIRECT_GET, _MSG_NEXT))
-
-
 #: How many Direct Get answers the log keeps (who answered which request).
 ANSWER_LOG_SIZE = 100_000
 
 
 class JetStream:
-    """Streams of the (single, global) account and the ``$JS.API`` endpoint."""
+    """One account's JetStream: its streams and their consumers, mirrors, sources and peers,
+    and the services they share (the clock, timers, the outbound path). Requests reach it
+    through the account's ``api.dispatch.JetStreamApi``."""
 
     api_level = API_LEVEL
 
@@ -125,16 +110,14 @@ class JetStream:
         self._consumer_sets: dict[str, ConsumerSet] = {}
         #: Saves the consumers of file streams when there is a store_dir.
         self.consumer_store = ConsumerStore(self)
-        self._api_sub = Subscription(
-            InternalSubscriber(self._on_api, skips=_is_direct_get), b"$JS.API.>", None, b"$JS.API"
-        )
 
     @property
     def server_name(self) -> str:
         return self.server.server_name
 
     def start(self) -> None:
-        self.account.sublist.insert(self._api_sub)
+        """Bring back the streams kept in ``store_dir`` (the account's ``JetStreamApi`` starts
+        first, as nats-server subscribes its API before it restores)."""
         self._restore()
 
     # --- replies ----------------------------------------------------------------------
@@ -145,68 +128,6 @@ class JetStream:
             self.out.send(reply, len(hdr), hdr + payload)
         else:
             self.out.send(reply, -1, payload)
-
-    # --- API dispatch -----------------------------------------------------------------
-
-    def _on_api(self, subject: bytes, reply: bytes | None, hdr: int, msg: bytes) -> bool | None:
-        if _is_direct_get(subject):
-            # Direct Get is served by the streams themselves, not by the API import (which
-            # skips this byte prefix, so even ``$JS.API.DIRECT.GETX`` is left alone): a
-            # stream that does not answer leaves the requester with no responders.
-            return False
-        text = subject.decode("utf-8", "replace")
-        tokens = text.split(".")
-        handler = find_handler(tokens[2:]) if text.startswith(API_PREFIX) else None
-        if handler is None:
-            return True  # taken (and dropped) by the API import, like the server
-        # Who asked, only while the audit advisory has a listener (read before the handler
-        # routes anything itself).
-        requester = self.account.requester() if self.out.has_interest(AUDIT_SUBJECT) else None
-        if hdr > 0:
-            headers, data = msg[:hdr], msg[hdr:]
-        else:
-            headers, data = b"", msg
-        response = handler(self, ApiRequest(text, tokens, reply, headers, data))
-        if response is None:
-            return True
-        if isinstance(response, bytes):  # sent directly, outside the API statistics
-            body = response
-            requester = None  # and outside the audit
-        else:
-            self.api_total += 1
-            if "error" in response and not isinstance(response, QuietError):
-                self.api_errors += 1
-            body = dumps(response).encode()
-        if reply:
-            self.send_reply(reply, body)
-        if requester is not None:
-            send_api_audit(self, requester, text, data, body)
-        trace = self.server.trace
-        if trace is not None:
-            trace.append(("api", text, data, body))
-        return True
-
-    def api_call(self, subject: str, payload: Any = None) -> dict[str, Any]:
-        """Run one ``$JS.API`` request in-process, as if a client had sent it, and return
-        the decoded reply (used to pre-create streams and buckets without a connection)."""
-        if isinstance(payload, bytes):
-            data = payload
-        else:
-            data = json.dumps(payload).encode() if payload is not None else b""
-        tokens = subject.split(".")
-        handler = find_handler(tokens[2:]) if subject.startswith(API_PREFIX) else None
-        if handler is None:
-            raise ValueError(f"no JetStream API handler for {subject!r}")
-        response = handler(self, ApiRequest(subject, tokens, None, b"", data))
-        if response is None:
-            return {}
-        if isinstance(response, bytes):
-            decoded: dict[str, Any] = json.loads(response)
-            return decoded
-        self.api_total += 1
-        if "error" in response and not isinstance(response, QuietError):
-            self.api_errors += 1
-        return dict(response)
 
     # --- streams ----------------------------------------------------------------------
 

@@ -115,9 +115,9 @@ def create_kv(server: Server, bucket: str | dict[str, Any]) -> dict[str, Any]:
 
 
 def _create_stream(server: Server, config: dict[str, Any]) -> dict[str, Any]:
-    if server.jetstream is None:
+    if server.jetstream_api is None:
         raise ValueError("JetStream is off on this server")
-    reply = server.jetstream.api_call(f"$JS.API.STREAM.CREATE.{config.get('name', '')}", config)
+    reply = server.jetstream_api.call(f"$JS.API.STREAM.CREATE.{config.get('name', '')}", config)
     if "error" in reply:
         raise ValueError(f"can not create stream {config.get('name')!r}: {reply['error']['description']}")
     return reply

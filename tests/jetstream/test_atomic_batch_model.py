@@ -30,11 +30,12 @@ class Harness:
 
     def __init__(self, **config: Any) -> None:
         self.srv = jsemu.Server()
-        js = self.srv.jetstream
-        assert js is not None
+        js, api = self.srv.jetstream, self.srv.jetstream_api
+        assert js is not None and api is not None
         self.js: JetStream = js
+        self.api = api
         self.srv.control.freeze_clock()
-        reply = js.api_call(
+        reply = api.call(
             "$JS.API.STREAM.CREATE.S",
             {"name": "S", "subjects": ["s.>"], "storage": "memory", "allow_atomic": True, **config},
         )
@@ -96,7 +97,7 @@ def test_a_batch_times_out_on_the_server_clock() -> None:
 def test_lowered_limits_and_the_server_wide_inflight_count() -> None:
     h = Harness()
     h.js.batch_limits = BatchLimits(max_msgs=3, inflight_per_stream=5, inflight_total=2, timeout_ns=10**9)
-    h.js.api_call("$JS.API.STREAM.CREATE.T", {"name": "T", "subjects": ["t.>"], "allow_atomic": True})
+    h.api.call("$JS.API.STREAM.CREATE.T", {"name": "T", "subjects": ["t.>"], "allow_atomic": True})
     assert h.batch("a", 1) == b""
     t = h.js.streams["T"]
     t.publish(b"t.x", None, *_hdr({"Nats-Batch-Id": "x", "Nats-Batch-Sequence": "1"}, b"m"))
@@ -108,7 +109,7 @@ def test_lowered_limits_and_the_server_wide_inflight_count() -> None:
         "error"
     ]["description"] == "atomic publish batch is too large: 3"
     assert h.batch("b", 1) == b""  # the too-large batch was dropped
-    h.js.api_call("$JS.API.STREAM.DELETE.T", b"")
+    h.api.call("$JS.API.STREAM.DELETE.T", b"")
     assert h.js.atomic_inflight == 1  # a deleted stream's batches are dropped
     assert h.batch("c", 1) == b""
     assert h.batch("b", 2, "1")["count"] == 2
@@ -122,8 +123,8 @@ def _hdr(headers: dict[str, str], payload: bytes) -> tuple[int, bytes]:
 def test_disabling_allow_atomic_drops_the_open_batches() -> None:
     h = Harness()
     assert h.batch("a", 1) == b""
-    cfg = h.js.api_call("$JS.API.STREAM.INFO.S", b"")["config"]
-    assert "error" not in h.js.api_call("$JS.API.STREAM.UPDATE.S", {**cfg, "allow_atomic": False})
+    cfg = h.api.call("$JS.API.STREAM.INFO.S", b"")["config"]
+    assert "error" not in h.api.call("$JS.API.STREAM.UPDATE.S", {**cfg, "allow_atomic": False})
     assert h.js.atomic_inflight == 0
 
 

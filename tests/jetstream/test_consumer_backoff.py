@@ -18,13 +18,13 @@ S = 1_000_000_000
 class Harness:
     def __init__(self, consumer_cfg: dict[str, object]) -> None:
         self.srv = jsemu.Server()
-        js = self.srv.jetstream
-        assert js is not None
+        js, api = self.srv.jetstream, self.srv.jetstream_api
+        assert js is not None and api is not None
         self.js = js
         self.ctl = self.srv.control
         self.ctl.freeze_clock()
-        js.api_call("$JS.API.STREAM.CREATE.S", {"name": "S", "subjects": ["s.>"], "storage": "memory"})
-        reply = js.api_call("$JS.API.CONSUMER.CREATE.S.C", {"stream_name": "S", "config": consumer_cfg})
+        api.call("$JS.API.STREAM.CREATE.S", {"name": "S", "subjects": ["s.>"], "storage": "memory"})
+        reply = api.call("$JS.API.CONSUMER.CREATE.S.C", {"stream_name": "S", "config": consumer_cfg})
         assert "error" not in reply, reply
         self.info = reply
         self.stream = js.streams["S"]
@@ -132,10 +132,10 @@ async def test_push_replay_original_and_backoff() -> None:
     """The push engine follows the same clocks: deliveries spaced by the stored times, then
     the unacked first message redelivered after its backoff delay."""
     async with jsemu.Server() as srv:
-        js = srv.jetstream
-        assert js is not None
+        js, api = srv.jetstream, srv.jetstream_api
+        assert js is not None and api is not None
         srv.control.freeze_clock()
-        js.api_call("$JS.API.STREAM.CREATE.S", {"name": "S", "subjects": ["s.>"], "storage": "memory"})
+        api.call("$JS.API.STREAM.CREATE.S", {"name": "S", "subjects": ["s.>"], "storage": "memory"})
         capture = Capture()
         js.server.sublist.insert(Subscription(capture, b"_B.push", None, b"cap"))
         stream = js.streams["S"]
@@ -149,7 +149,7 @@ async def test_push_replay_original_and_backoff() -> None:
             "replay_policy": "original",
             "backoff": [10 * S, 20 * S],
         }
-        assert "error" not in js.api_call("$JS.API.CONSUMER.CREATE.S.P", {"stream_name": "S", "config": cfg})
+        assert "error" not in api.call("$JS.API.CONSUMER.CREATE.S.P", {"stream_name": "S", "config": cfg})
         await asyncio.sleep(0.05)  # a bound push consumer starts after its create reply
 
         def got() -> list[tuple[int, int]]:

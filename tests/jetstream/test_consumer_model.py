@@ -44,14 +44,14 @@ class ConsumerMachine(RuleBasedStateMachine):
     @initialize(max_deliver=st.sampled_from([-1, 2, 3]))
     def setup(self, max_deliver: int) -> None:
         self.srv = jsemu.Server()
-        js = self.srv.jetstream
-        assert js is not None
-        self.js = js
+        js, api = self.srv.jetstream, self.srv.jetstream_api
+        assert js is not None and api is not None
+        self.js, self.api = js, api
         self.ctl = self.srv.control
         self.ctl.freeze_clock()
-        js.api_call("$JS.API.STREAM.CREATE.S", {"name": "S", "subjects": ["s.>"], "storage": "memory"})
+        api.call("$JS.API.STREAM.CREATE.S", {"name": "S", "subjects": ["s.>"], "storage": "memory"})
         cfg = {"durable_name": "C", "ack_policy": "explicit", "ack_wait": ACK_WAIT, "max_deliver": max_deliver}
-        reply = js.api_call("$JS.API.CONSUMER.CREATE.S.C", {"stream_name": "S", "config": cfg})
+        reply = api.call("$JS.API.CONSUMER.CREATE.S.C", {"stream_name": "S", "config": cfg})
         assert "error" not in reply, reply
         self.stream = js.streams["S"]
         self.consumer = js.consumer_set(self.stream).by_name["C"]
@@ -87,7 +87,7 @@ class ConsumerMachine(RuleBasedStateMachine):
     def delete_unread(self, data: st.DataObject) -> None:
         """Remove a stored message that was never delivered (a hole the next fetch steps over)."""
         seq = data.draw(st.integers(self.next_new, self.last))
-        reply = self.js.api_call("$JS.API.STREAM.MSG.DELETE.S", {"seq": seq})
+        reply = self.api.call("$JS.API.STREAM.MSG.DELETE.S", {"seq": seq})
         assert ("error" in reply) is (seq in self.deleted), reply
         self.deleted.add(seq)
 

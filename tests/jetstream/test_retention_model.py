@@ -55,11 +55,11 @@ class RetentionMachine(RuleBasedStateMachine):
     @initialize(retention=st.sampled_from(["interest", "workqueue"]))
     def setup(self, retention: str) -> None:
         self.srv = jsemu.Server()
-        js = self.srv.jetstream
-        assert js is not None
-        self.js = js
+        js, api = self.srv.jetstream, self.srv.jetstream_api
+        assert js is not None and api is not None
+        self.js, self.api = js, api
         self.retention = retention
-        reply = js.api_call(
+        reply = api.call(
             "$JS.API.STREAM.CREATE.S", {"name": "S", "subjects": ["s.>"], "storage": "memory", "retention": retention}
         )
         assert "error" not in reply, reply
@@ -94,7 +94,7 @@ class RetentionMachine(RuleBasedStateMachine):
         cfg: dict[str, object] = {"durable_name": name, "ack_policy": ack}
         if filt is not None:
             cfg["filter_subject"] = filt
-        reply = self.js.api_call(f"$JS.API.CONSUMER.CREATE.S.{name}", {"stream_name": "S", "config": cfg})
+        reply = self.api.call(f"$JS.API.CONSUMER.CREATE.S.{name}", {"stream_name": "S", "config": cfg})
         expected_err = None
         if self.retention == "workqueue":
             others = list(self.consumers.values())
@@ -114,7 +114,7 @@ class RetentionMachine(RuleBasedStateMachine):
     @rule(data=st.data())
     def delete_consumer(self, data: st.DataObject) -> None:
         name = data.draw(st.sampled_from(sorted(self.consumers)))
-        reply = self.js.api_call(f"$JS.API.CONSUMER.DELETE.S.{name}", b"")
+        reply = self.api.call(f"$JS.API.CONSUMER.DELETE.S.{name}", b"")
         assert reply.get("success") is True, reply
         del self.consumers[name]
         self._settle()
@@ -161,7 +161,7 @@ class RetentionMachine(RuleBasedStateMachine):
     @rule(subject=st.sampled_from([None, *SUBJECTS]))
     def purge(self, subject: str | None) -> None:
         req = {"filter": subject} if subject else {}
-        reply = self.js.api_call("$JS.API.STREAM.PURGE.S", req)
+        reply = self.api.call("$JS.API.STREAM.PURGE.S", req)
         assert reply.get("success") is True, reply
         self.stored = {s: subj for s, subj in self.stored.items() if subject is not None and subj != subject}
         for c in self.consumers.values():

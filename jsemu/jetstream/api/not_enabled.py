@@ -22,8 +22,8 @@ from ...server.sublist import Subscription
 from ...subjects import subject_matches
 from ..consumers.config import CREATE_CONSUMER_REQUEST
 from ..internal import InternalSubscriber
-from ..service import _is_direct_get
 from .consumers import unpin_group
+from .dispatch import is_direct_get
 from .errors import ApiError, ApiErrors, api_error
 from .registry import ApiRequest, error_response, is_empty_request, is_json_object_or_array
 from .requests import PAUSE_REQUEST
@@ -93,13 +93,13 @@ class NotEnabledApi:
         #: Subjects of the account's service imports: an imported JetStream API (``$JS.API.>``
         #: exported by an account with JetStream) answers those, not this.
         self.imported = tuple(imported)
-        self._sub = Subscription(InternalSubscriber(self._on_api, skips=_is_direct_get), b"$JS.API.>", None, b"$JS.API")
+        self._sub = Subscription(InternalSubscriber(self._on_api, skips=is_direct_get), b"$JS.API.>", None, b"$JS.API")
 
     def start(self) -> None:
         self.account.sublist.insert(self._sub)
 
     def _on_api(self, subject: bytes, reply: bytes | None, hdr: int, msg: bytes) -> bool | None:
-        if _is_direct_get(subject):
+        if is_direct_get(subject):
             return False  # no stream answers: no responders
         text = subject.decode("utf-8", "replace")
         if self.imported and any(subject_matches(text, pattern) for pattern in self.imported):

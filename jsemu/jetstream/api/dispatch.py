@@ -1,0 +1,111 @@
+"""The ``$JS.API.>`` endpoint of one account's JetStream: requests in, handlers of the table, replies out.
+
+It sits above the service rather than inside it, so the service (streams, consumers, their
+lifetimes) never names a handler: the composition root (``jsemu/app.py``) makes one
+``JetStreamApi`` per account with JetStream and starts it before the service, as nats-server
+subscribes its API before it restores streams. A request is routed like any message to the
+account's ``$JS.API.>`` internal subscription (``jsAllAPI``), found in the table by its
+tokens, answered through the account's outbound path, counted in the account's API statistics
+and, while someone listens, audited (``$JS.EVENT.ADVISORY.API``).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Any
+
+from ...protocol.gojson import dumps
+from ...server.sublist import Subscription
+from ..events.api_audit import AUDIT_SUBJECT, send_api_audit
+from ..internal import InternalSubscriber
+from .registry import API_PREFIX, ApiRequest, QuietError
+from .table import find_handler
+
+if TYPE_CHECKING:
+    from ..service import JetStream
+
+__all__ = ["JetStreamApi", "is_direct_get"]
+
+_DIRECT_GET = b"$JS.API.DIRECT.GET"
+_MSG_NEXT = b"$JS.API.CONSUMER.MSG.NEXT."
+
+
+def is_direct_get(subject: bytes) -> bool:
+    """The subjects the API import leaves alone: Direct Gets, which the streams' responders
+    answer, and pull requests, which each consumer takes on its own subscription."""
+    return subject.startswith((_DIRECT_GET, _MSG_NEXT))
+
+
+class JetStreamApi:
+    """The ``$JS.API.>`` subscriber of one account with JetStream."""
+
+    def __init__(self, js: JetStream) -> None:
+        self.js = js
+        self.sub = Subscription(InternalSubscriber(self._on_request, skips=is_direct_get), b"$JS.API.>", None, b"$JS.API")
+
+    def start(self) -> None:
+        self.js.account.sublist.insert(self.sub)
+
+    def _on_request(self, subject: bytes, reply: bytes | None, hdr: int, msg: bytes) -> bool | None:
+        if is_direct_get(subject):
+            # Direct Get is served by the streams themselves, not by the API import (which
+            # skips this byte prefix, so even ``$JS.API.DIRECT.GETX`` is left alone): a
+            # stream that does not answer leaves the requester with no responders.
+            return False
+        js = self.js
+        text = subject.decode("utf-8", "replace")
+        tokens = text.split(".")
+        handler = find_handler(tokens[2:]) if text.startswith(API_PREFIX) else None
+        if handler is None:
+            return True  # taken (and dropped) by the API import, like the server
+        # Who asked, only while the audit advisory has a listener (read before the handler
+        # routes anything itself).
+        requester = js.account.requester() if js.out.has_interest(AUDIT_SUBJECT) else None
+        if hdr > 0:
+            headers, data = msg[:hdr], msg[hdr:]
+        else:
+            headers, data = b"", msg
+        response = handler(js, ApiRequest(text, tokens, reply, headers, data))
+        if response is None:
+            return True
+        if isinstance(response, bytes):  # sent directly, outside the API statistics
+            body = response
+            requester = None  # and outside the audit
+        else:
+            self._count(response)
+            body = dumps(response).encode()
+        if reply:
+            js.send_reply(reply, body)
+        if requester is not None:
+            send_api_audit(js, requester, text, data, body)
+        trace = js.server.trace
+        if trace is not None:
+            trace.append(("api", text, data, body))
+        return True
+
+    def call(self, subject: str, payload: Any = None) -> dict[str, Any]:
+        """Run one ``$JS.API`` request in-process, as if a client had sent it, and return
+        the decoded reply (used to pre-create streams and buckets without a connection)."""
+        if isinstance(payload, bytes):
+            data = payload
+        else:
+            data = json.dumps(payload).encode() if payload is not None else b""
+        tokens = subject.split(".")
+        handler = find_handler(tokens[2:]) if subject.startswith(API_PREFIX) else None
+        if handler is None:
+            raise ValueError(f"no JetStream API handler for {subject!r}")
+        response = handler(self.js, ApiRequest(subject, tokens, None, b"", data))
+        if response is None:
+            return {}
+        if isinstance(response, bytes):
+            decoded: dict[str, Any] = json.loads(response)
+            return decoded
+        self._count(response)
+        return dict(response)
+
+    def _count(self, response: dict[str, Any]) -> None:
+        """The account's API statistics (``jsz``, account info): every counted reply, and the
+        errors among them (a ``QuietError`` is answered but not counted as one)."""
+        self.js.api_total += 1
+        if "error" in response and not isinstance(response, QuietError):
+            self.js.api_errors += 1
