@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from jsemu.control import METHODS, ControlPlane
-from jsemu.jetstream.api.errors import ApiError, ApiErrors, api_error, wrap_error
+from jsemu.jetstream.errors import ApiError, ApiErrors, api_error, wrap_error
 from jsemu.protocol.texts import API_ERRORS, ApiErrorText
 
 ROOT = Path(__file__).resolve().parent.parent / "jsemu"

@@ -26,7 +26,6 @@ from .api import consumers as _consumer_api  # noqa: F401 - registers the handle
 from .api import snapshots as _snapshot_api  # noqa: F401 - registers the handlers
 from .api import streams as _stream_api  # noqa: F401 - registers the handlers
 from .api.consumers import ConsumerSet
-from .api.errors import ApiError, ApiErrors, api_error
 from .api.registry import API_PREFIX, ApiRequest, QuietError, find_handler
 from .clock_timers import ClockTimers
 from .cluster import consumer_peers as _consumer_cluster  # noqa: F401 - registers the handler
@@ -35,6 +34,7 @@ from .consumers import pause as _consumer_pause  # noqa: F401 - registers the ha
 from .consumers import priority_groups as _priority_groups  # noqa: F401 - registers the handler
 from .consumers.consumer import Consumer
 from .directget.responder import DirectGetResponder
+from .errors import ApiError, ApiErrors, api_error
 from .events.api_audit import AUDIT_SUBJECT, send_api_audit
 from .events.consumer_advisories import DELETE as CONSUMER_DELETED
 from .events.consumer_advisories import send_consumer_action

@@ -33,13 +33,13 @@ from ..consumers.config import (
 )
 from ..consumers.consumer import Consumer
 from ..consumers.pause import send_pause_advisory
+from ..errors import ApiError, ApiErrors, api_error
 from ..events.consumer_advisories import CREATE as CONSUMER_CREATED
 from ..events.consumer_advisories import send_consumer_action
 from ..internal import InternalSubscriber
 from ..limits.counts import consumer_limit
 from ..streams.config import is_valid_asset_name
 from ..streams.retention import check_work_queue
-from .errors import ApiError, ApiErrors, api_error
 from .registry import ApiRequest, api, error_response, is_empty_request, is_json_object_or_array, response_type
 
 if TYPE_CHECKING:

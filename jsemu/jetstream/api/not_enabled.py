@@ -23,9 +23,9 @@ from ...subjects import subject_matches
 from ..consumers.config import CREATE_CONSUMER_REQUEST
 from ..consumers.pause import PAUSE_REQUEST
 from ..consumers.priority_groups import GROUP_NAME, unmarshal_unpin
+from ..errors import ApiError, ApiErrors, api_error
 from ..internal import InternalSubscriber
 from ..service import _is_direct_get
-from .errors import ApiError, ApiErrors, api_error
 from .registry import ApiRequest, error_response, find_pattern, is_empty_request, is_json_object_or_array
 
 if TYPE_CHECKING:

@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from ...protocol.gojson import GoJSONError
 from ...protocol.headers import api_level_too_high
 from ...version import API_LEVEL
-from .errors import ApiError, ApiErrors, api_error
-from .requests import decode_request
+from ..errors import ApiError, ApiErrors, api_error
+from ..requests import decode_request
 
 if TYPE_CHECKING:
     from ..service import JetStream

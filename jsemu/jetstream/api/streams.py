@@ -14,20 +14,9 @@ from ...protocol.gojson import dumps
 from ...store import StoreError
 from ...timefmt import format_ns, go_unix_nano
 from ..cluster.leader import stream_leader_elected
+from ..errors import ApiError, ApiErrors, api_error, wrap_error
 from ..events.stream_advisories import CREATE, DELETE, MODIFY, send_stream_action
-from ..streams.config import check_stream_config, config_from_request, set_static_metadata
-from ..streams.stream import MAX_SUBJECT_DETAILS
-from .errors import ApiError, ApiErrors, api_error, wrap_error
-from .registry import (
-    ApiRequest,
-    QuietError,
-    api,
-    error_response,
-    is_empty_request,
-    is_json_object_or_array,
-    response_type,
-)
-from .requests import (
+from ..requests import (
     MSG_DELETE_REQUEST,
     MSG_GET_REQUEST,
     STEPDOWN_REQUEST,
@@ -36,6 +25,17 @@ from .requests import (
     STREAM_LIST_REQUEST,
     STREAM_NAMES_REQUEST,
     STREAM_PURGE_REQUEST,
+)
+from ..streams.config import check_stream_config, config_from_request, set_static_metadata
+from ..streams.stream import MAX_SUBJECT_DETAILS
+from .registry import (
+    ApiRequest,
+    QuietError,
+    api,
+    error_response,
+    is_empty_request,
+    is_json_object_or_array,
+    response_type,
 )
 
 if TYPE_CHECKING:

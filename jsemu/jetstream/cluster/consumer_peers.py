@@ -17,9 +17,9 @@ from typing import TYPE_CHECKING, Any
 
 from ...ids import go_hash
 from ...timefmt import format_ns
-from ..api.errors import ApiError, ApiErrors, api_error
 from ..api.registry import ApiRequest, api, error_response, is_json_object_or_array, response_type
-from ..api.requests import STEPDOWN_REQUEST
+from ..errors import ApiError, ApiErrors, api_error
+from ..requests import STEPDOWN_REQUEST
 from .consumer_replication import ConsumerReplicas
 from .leader import consumer_leader_elected
 from .quorum import ConsumerQuorum

@@ -30,7 +30,6 @@ from ...protocol.go_duration import parse_duration
 from ...protocol.gojson import T_DURATION, GoJSONError, GoStruct
 from ...store import StoredMsg
 from ...timefmt import format_ns
-from ..api.requests import decode_request
 from ..clock_timers import Timer
 from ..cluster.consumer_peers import ConsumerGroup
 from ..cluster.consumer_replication import (
@@ -44,6 +43,7 @@ from ..cluster.consumer_replication import (
     Touched,
 )
 from ..events import advisories
+from ..requests import decode_request
 from ..streams.retention import ack_msg
 from .config import ConsumerConfig, config_json, filters_of
 from .fast import new_stretch, plain_acks, stretch_ok

@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING, Any
 
 from ...protocol.gojson import GO_ZERO_TIME_NS, T_TIME, GoStruct, dumps
 from ...timefmt import format_ns
-from ..api.errors import ApiError, ApiErrors, api_error
 from ..api.registry import ApiRequest, api, error_response, is_json_object_or_array, response_type
+from ..errors import ApiError, ApiErrors, api_error
 from ..events.event_id import new_event_id
 from .config import set_static_metadata
 

@@ -20,8 +20,8 @@ from ...protocol import texts
 from ...protocol.gojson import T_STRING, GoJSONError, GoStruct, dumps
 from ...protocol.gostruct import decode_request, scan_values
 from ...timefmt import format_ns
-from ..api.errors import ApiError, ApiErrors, api_error
 from ..api.registry import ApiRequest, api, error_response, response_type
+from ..errors import ApiError, ApiErrors, api_error
 from ..events.event_id import new_event_id
 
 if TYPE_CHECKING:

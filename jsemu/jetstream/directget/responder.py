@@ -39,8 +39,8 @@ from ...server.sublist import Subscription
 from ...store import Store, StoredMsg, TooManyResults
 from ...timefmt import go_unix_nano, stamp
 from ...version import API_LEVEL
-from ..api.requests import MSG_GET_REQUEST
 from ..internal import InternalSubscriber
+from ..requests import MSG_GET_REQUEST
 
 if TYPE_CHECKING:
     from ...server.outbound import Sender

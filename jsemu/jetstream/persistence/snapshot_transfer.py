@@ -34,8 +34,8 @@ from ...protocol.texts import STATUS_SNAPSHOT_END, STATUS_SNAPSHOT_NO_FLOW, STAT
 from ...server.client_info import ClientInfo
 from ...server.sublist import Subscription
 from ...timefmt import format_ns
-from ..api.errors import ApiError, ApiErrors, api_error
 from ..api.registry import response_type
+from ..errors import ApiError, ApiErrors, api_error
 from ..events.event_id import new_event_id
 from ..internal import InternalSubscriber
 from .snapshot_archive import RestoreError, extract_archive

@@ -26,7 +26,7 @@ from ...subjects import (
 )
 from ...timefmt import format_ns
 from ...version import API_LEVEL, NATS_VERSION
-from ..api.errors import ApiError, ApiErrors, api_error
+from ..errors import ApiError, ApiErrors, api_error
 
 __all__ = [
     "DEFAULT_DUPLICATE_WINDOW",

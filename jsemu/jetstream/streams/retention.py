@@ -22,7 +22,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from ...subjects import subject_matches, subjects_collide
-from ..api.errors import ApiErrors, api_error
+from ..errors import ApiErrors, api_error
 
 if TYPE_CHECKING:
     from ..consumers.config import ConsumerConfig

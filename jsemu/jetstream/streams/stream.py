@@ -19,8 +19,8 @@ from ...store import DedupWindow, Store, StoreError, StoreLimits, new_store
 from ...store.records import ROLLUP_ALL, ROLLUP_SUBJECT, SKIP_NO_INTEREST, BatchMessage
 from ...subject_transform import SubjectTransform
 from ...timefmt import format_ns
-from ..api.errors import ApiError, ApiErrors, api_error, wrap_error
 from ..cluster.replicas import Peer, ReplicaSet, replicated_store
+from ..errors import ApiError, ApiErrors, api_error, wrap_error
 from ..limits.storage import checks_publish, publish_error
 from .atomic_batch import AtomicBatches
 from .config import StreamConfig, config_json

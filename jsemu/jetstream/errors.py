@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...protocol.texts import ApiErrors, ApiErrorText
+from ..protocol.texts import ApiErrors, ApiErrorText
 
 __all__ = ["ApiError", "ApiErrors", "api_error", "wrap_error"]
 
