@@ -44,14 +44,14 @@ from .internal import InternalSubscriber
 from .limits.counts import stream_limits_error
 from .links.external_route import resolve_external
 from .links.mirror import MirrorLink
-from .links.sources import SourceLink
+from .links.sources import SourceLink, compose_iname
 from .links.upstream import UpstreamLink
 from .persistence.consumer_store import ConsumerStore
 from .persistence.dedup_rebuild import rebuild_dedup
 from .persistence.snapshot_archive import RestoreError
 from .persistence.stream_files import MetaError, StreamFiles, saved_streams
 from .streams.atomic_batch import BatchLimits
-from .streams.config import StreamConfig, check_stream_config, compose_iname, copy_metadata
+from .streams.config import StreamConfig, check_stream_config, copy_metadata
 from .streams.refusals import refuse_unsupported
 from .streams.retention import check_interest_state, consumer_deleted
 from .streams.stream import Stream

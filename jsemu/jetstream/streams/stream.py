@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 from ...ids import go_hash
 from ...protocol.gojson import dumps
@@ -20,6 +20,7 @@ from ...store.records import ROLLUP_ALL, ROLLUP_SUBJECT, SKIP_NO_INTEREST, Batch
 from ...subject_transform import SubjectTransform
 from ...timefmt import format_ns
 from ..cluster.replicas import Peer, ReplicaSet, replicated_store
+from ..context import Watcher
 from ..errors import ApiError, ApiErrors, api_error, wrap_error
 from ..limits.storage import checks_publish, publish_error
 from .atomic_batch import AtomicBatches
@@ -39,15 +40,6 @@ if TYPE_CHECKING:
     from ..service import JetStream
 
 __all__ = ["Stream", "Watcher"]
-
-
-class Watcher(Protocol):
-    """What :meth:`Stream.wake_watchers` calls after a stored message (a mirror or source
-    link, or the stream's consumers)."""
-
-    def pump(self) -> None: ...
-
-    def detach(self) -> None: ...
 
 
 log = logging.getLogger("jsemu.jetstream")
@@ -500,6 +492,11 @@ class Stream:
                 self.schedules.forget(scheduler)
         if self.schedules is not None:
             self.schedules.stored(seq, subject, hdr, ts)
+
+    def sync_responders(self) -> None:
+        """Make this stream's Direct Get members match its state (``JetStream.sync_responders``):
+        the links and peers that change it ask the stream, not the service."""
+        self.js.sync_responders(self)
 
     def wake_watchers(self) -> None:
         """Let the mirrors of this stream copy what is new."""
