@@ -12,7 +12,7 @@ from __future__ import annotations
 import random
 import string
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from ...protocol.gojson import T_INT, GoStruct
 from ...server.sublist import Subscription
@@ -46,7 +46,7 @@ if TYPE_CHECKING:
     from ..service import JetStream
     from ..streams.stream import Stream
 
-__all__ = ["ConsumerSet", "consumer_create"]
+__all__ = ["ConsumerSet", "consumer_create", "consumers_of"]
 
 CONSUMERS_REQUEST = GoStruct("JSApiConsumersRequest", {"offset": T_INT})
 NAMES_LIMIT = 1024  # JSApiNamesLimit
@@ -436,3 +436,10 @@ def consumer_delete(js: JetStream, req: ApiRequest) -> dict[str, Any]:
         return error_response(kind, err)
     js.delete_consumer(consumer)
     return {"type": response_type(kind), "success": True}
+
+
+def consumers_of(stream: Stream) -> ConsumerSet | None:
+    """The consumers of ``stream`` as the service made them (None before the first):
+    :meth:`JetStream.consumer_set` is the only writer of ``Stream.consumer_set``, which the
+    stream types by what its own part reads (``streams.host.StreamConsumers``)."""
+    return cast("ConsumerSet | None", stream.consumer_set)

@@ -28,6 +28,7 @@ from ..requests import (
 )
 from ..streams.config import check_stream_config, config_from_request, set_static_metadata
 from ..streams.stream import MAX_SUBJECT_DETAILS
+from .consumers import consumers_of
 from .registry import (
     ApiRequest,
     QuietError,
@@ -280,8 +281,9 @@ def stream_purge(js: JetStream, req: ApiRequest) -> dict[str, Any]:
             )
     except Exception as exc:  # noqa: BLE001 - the store refusing (e.g. a bad filter) is a reply, not a crash
         return QuietError(error_response(kind, wrap_error(ApiErrors.JSStreamGeneralErrorF, exc), purged=0))
-    if stream.consumer_set is not None:
-        stream.consumer_set.purged((request or {}).get("filter") or "")
+    consumers = consumers_of(stream)
+    if consumers is not None:
+        consumers.purged((request or {}).get("filter") or "")
     return {"type": response_type(kind), "success": True, "purged": purged}
 
 

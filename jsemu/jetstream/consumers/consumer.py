@@ -53,9 +53,9 @@ from .pull_request import PullRequest, check_request_limits, parse_next_request
 from .rate_limit import NEVER, TokenBucket
 
 if TYPE_CHECKING:
-    from ..service import JetStream
     from ..streams.stream import Stream
     from .faults import ConsumerFaults
+    from .host import ConsumerHost
 
 __all__ = ["Consumer"]
 
@@ -98,7 +98,7 @@ class Consumer:
     (``deliver_subject``) delivers while that subject has interest (``active``), like one
     endless pull request to it."""
 
-    def __init__(self, js: JetStream, stream: Stream, config: ConsumerConfig, name: str, created_ns: int) -> None:
+    def __init__(self, js: ConsumerHost, stream: Stream, config: ConsumerConfig, name: str, created_ns: int) -> None:
         self.js = js
         self.stream = stream
         self.config = config

@@ -19,6 +19,7 @@ from ..events.event_id import new_event_id
 from .config import set_static_metadata
 
 if TYPE_CHECKING:
+    from ..context import Advising
     from ..service import JetStream
     from .consumer import Consumer
 
@@ -45,7 +46,7 @@ def pause_remaining(pause_until: int | None, now: int) -> int:
     return until - now if now < until else 0
 
 
-def send_pause_advisory(js: JetStream, consumer: Consumer) -> None:
+def send_pause_advisory(js: Advising, consumer: Consumer) -> None:
     """``sendPauseAdvisoryLocked``: on ``$JS.EVENT.ADVISORY.CONSUMER.PAUSE.<stream>.<name>``."""
     now = js.clock.now_ns()
     until = _until(consumer.config.pause_until)

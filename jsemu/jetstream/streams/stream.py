@@ -34,10 +34,9 @@ from .schedules import MsgSchedules, purged_schedule, schedule_error, with_sub_r
 if TYPE_CHECKING:
     from ...server.sublist import Subscription
     from ...server.subscriber import FastBatch
-    from ..api.consumers import ConsumerSet
     from ..links.mirror import MirrorLink
     from ..links.sources import SourceLink
-    from ..service import JetStream
+    from .host import StreamConsumers, StreamHost
 
 __all__ = ["Stream", "Watcher"]
 
@@ -92,7 +91,7 @@ class Stream:
     ``store`` is the leader peer's store; ``replicas`` holds every peer (one for R1).
     """
 
-    def __init__(self, js: JetStream, config: StreamConfig, created_ns: int, peer_names: list[str]) -> None:
+    def __init__(self, js: StreamHost, config: StreamConfig, created_ns: int, peer_names: list[str]) -> None:
         self.js = js
         self.config = config
         self.created_ns = created_ns
@@ -109,7 +108,7 @@ class Stream:
         #: requests wait, woken after each stored message.
         self.watchers: list[Watcher] = []
         #: This stream's consumers (``ConsumerSet``), once it has had any.
-        self.consumer_set: ConsumerSet | None = None
+        self.consumer_set: StreamConsumers | None = None
         #: This stream's own consumer of its upstream, when it is a mirror.
         self.mirror_link: MirrorLink | None = None
         #: Its consumers of the streams it sources from, in config order.
