@@ -43,6 +43,7 @@ from ..streams.retention import check_work_queue
 from .registry import ApiRequest, api, error_response, is_empty_request, is_json_object_or_array, response_type
 
 if TYPE_CHECKING:
+    from ..consumers.host import ConsumerSetHost
     from ..service import JetStream
     from ..streams.stream import Stream
 
@@ -61,7 +62,7 @@ class ConsumerSet:
     It is a stream watcher only while some request waits, so a stream whose consumers
     have nothing waiting keeps its fast publish path."""
 
-    def __init__(self, js: JetStream, stream: Stream) -> None:
+    def __init__(self, js: ConsumerSetHost, stream: Stream) -> None:
         self.js = js
         self.stream = stream
         self.by_name: dict[str, Consumer] = {}

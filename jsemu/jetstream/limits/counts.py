@@ -18,7 +18,7 @@ from ..errors import ApiError, ApiErrors, api_error
 from .storage import create_error as storage_create_error
 
 if TYPE_CHECKING:
-    from .storage import AccountStreams, LimitedConfig
+    from .storage import AccountStreams, HasLimits, LimitedConfig
 
 __all__ = ["consumer_limit", "stream_limits_error"]
 
@@ -36,7 +36,7 @@ def stream_limits_error(js: AccountStreams, cfg: LimitedConfig, old: LimitedConf
     return storage_create_error(js, cfg, old)
 
 
-def consumer_limit(js: AccountStreams, stream_max: int) -> int:
+def consumer_limit(js: HasLimits, stream_max: int) -> int:
     """How many consumers a stream with ``max_consumers: stream_max`` may have (<= 0: any)."""
     account_max = js.limits.max_consumers
     if stream_max <= 0 or 0 < account_max < stream_max:

@@ -34,6 +34,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "AccountStreams",
+    "HasLimits",
     "LimitedConfig",
     "LimitedStream",
     "accounts_fit",
@@ -76,13 +77,17 @@ class LimitedStream(Protocol):
     def store(self) -> Store: ...
 
 
-class AccountStreams(HasServer, Protocol):
-    """What the limits read of an account's JetStream (``JetStream``): its limits, its streams,
-    every account's on the server (the server's limits hold for them all) and the server's
-    options."""
+class HasLimits(Protocol):
+    """An account's JetStream limits (``JetStream.limits``)."""
 
     @property
     def limits(self) -> JetStreamLimits: ...
+
+
+class AccountStreams(HasLimits, HasServer, Protocol):
+    """What the limits read of an account's JetStream (``JetStream``): its limits, its streams,
+    every account's on the server (the server's limits hold for them all) and the server's
+    options."""
 
     @property
     def streams(self) -> Mapping[str, LimitedStream]: ...
