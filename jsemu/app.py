@@ -8,7 +8,7 @@ monitoring port. ``jsemu.Server`` is this class.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Self
 
 from .control import ControlApi, ControlPlane
 from .jetstream.api.dispatch import JetStreamApi
@@ -81,7 +81,7 @@ class Server(CoreServer):
         await super().stop()
 
     @classmethod
-    def in_thread(cls, *args: Any, **kwargs: Any) -> ThreadedServer:
+    def in_thread(cls, *args: Any, **kwargs: Any) -> ThreadedServer[Self]:
         """Start a server (``Server(*args, **kwargs)``) on its own event loop in a daemon
         thread (for synchronous code)."""
         return ThreadedServer(cls(*args, **kwargs))

@@ -6,18 +6,36 @@ import asyncio
 import concurrent.futures
 import threading
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Self
+from typing import Any, Generic, Protocol, Self, TypeVar
 
-if TYPE_CHECKING:
-    from .app import Server
+__all__ = ["Runnable", "ThreadedServer"]
 
-__all__ = ["ThreadedServer"]
+
+class Runnable(Protocol):
+    """What a thread runs: a server that starts and stops on an event loop (``jsemu.Server``).
+    The thread is generic in it, so ``in_thread`` hands back the caller's own server type."""
+
+    @property
+    def url(self) -> str: ...
+
+    @property
+    def port(self) -> int: ...
+
+    @property
+    def control(self) -> Any: ...
+
+    async def start(self) -> Any: ...
+
+    async def stop(self) -> None: ...
+
+
+S = TypeVar("S", bound=Runnable)
 
 
 class _ThreadSafeControl:
     """``ControlPlane`` methods, marshalled onto a :class:`ThreadedServer`'s loop."""
 
-    def __init__(self, threaded: ThreadedServer) -> None:
+    def __init__(self, threaded: ThreadedServer[Any]) -> None:
         self._threaded = threaded
 
     def __getattr__(self, name: str) -> Callable[..., Any]:
@@ -33,10 +51,10 @@ class _ThreadSafeControl:
         return call
 
 
-class ThreadedServer:
-    """A :class:`Server` running on an event loop in a background thread."""
+class ThreadedServer(Generic[S]):
+    """A server (``jsemu.Server``) running on an event loop in a background thread."""
 
-    def __init__(self, server: Server) -> None:
+    def __init__(self, server: S) -> None:
         self.server = server
         self._loop = asyncio.new_event_loop()
         self._started = threading.Event()

@@ -1,4 +1,4 @@
-"""The strict Go decoder of JetStream API requests (the structs of ``jetstream/api/requests.py``
+"""The strict Go decoder of JetStream API requests (the structs of ``jetstream/requests.py``
 that the server itself uses), checked against nats-server.
 
 nats-server decodes API requests with ``json.NewDecoder`` + ``DisallowUnknownFields``
@@ -24,11 +24,11 @@ from conftest import RealServer  # tests/conftest.py (tests/ is on sys.path)
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from jsemu.jetstream.api import requests
+from jsemu.jetstream import requests
 from jsemu.protocol import gojson as gj
 from jsemu.protocol.frames import Frame, FrameReader
 
-# --- the structs under test: the ones the server uses (jsemu/jetstream/api/requests.py) ---------
+# --- the structs under test: the ones the server uses (jsemu/jetstream/requests.py) ---------
 # The tables below hold nats-server's answers, so a field or type that drifts in
 # ``requests.py`` shows up here (and the differential tests send bodies to a real server).
 

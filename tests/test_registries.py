@@ -13,8 +13,8 @@ import pytest
 
 from jsemu.control import METHODS, ControlPlane
 from jsemu.jetstream.api import registry as api_registry
-from jsemu.jetstream.api.errors import ApiError, ApiErrors, api_error, wrap_error
 from jsemu.jetstream.api.table import FAMILIES
+from jsemu.jetstream.errors import ApiError, ApiErrors, api_error, wrap_error
 from jsemu.protocol.texts import API_ERRORS, ApiErrorText
 
 ROOT = Path(__file__).resolve().parent.parent / "jsemu"

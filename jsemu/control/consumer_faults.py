@@ -28,6 +28,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from ..jetstream.consumers.consumer_set import consumers_of
 from ..jetstream.consumers.faults import consumer_state, expire_waiting, faults_of
 from .remote import ControlError, remote
 
@@ -54,7 +55,7 @@ class ConsumerControls:
 
     def _consumer(self, stream: str, consumer: str | None) -> Consumer:
         s = self._stream(stream)
-        cs = s.consumer_set
+        cs = consumers_of(s)
         found = dict(cs.by_name) if cs is not None else {}
         if consumer is not None:
             c = found.get(consumer)
@@ -171,6 +172,7 @@ class ConsumerControls:
             return
         js = self.js
         for s in js.streams.values():
-            if s.consumer_set is not None:
-                for c in s.consumer_set.by_name.values():
+            cs = consumers_of(s)
+            if cs is not None:
+                for c in cs.by_name.values():
                     c.faults = None

@@ -20,7 +20,7 @@ Call the methods from the server's event loop thread (or over ``$JSEMU.API``).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ..jetstream.cluster.replicas import ReplicationError
 from ..server.queue_policy import Prefer, RoundRobin
@@ -29,14 +29,17 @@ from .consumer_faults import ConsumerControls
 from .remote import ControlError, remote, remote_methods
 
 if TYPE_CHECKING:
-    from ..app import Server
+    import random
+
     from ..jetstream.cluster.replicas import ReplicaSet
     from ..jetstream.links.mirror import MirrorLink
     from ..jetstream.links.upstream import UpstreamLink
     from ..jetstream.service import JetStream
     from ..jetstream.streams.stream import Stream
+    from ..server.faults import FaultInjector
+    from ..server.queue_policy import QueuePolicies
 
-__all__ = ["ControlError", "ControlPlane", "DirectGetAnswer", "remote_methods"]
+__all__ = ["ControlError", "ControlPlane", "ControlledServer", "DirectGetAnswer", "remote_methods"]
 
 DIRECT_GET_FILTER = "$JS.API.DIRECT.GET.>"
 
@@ -54,8 +57,28 @@ class DirectGetAnswer:
         return {"subject": self.subject, "stream": self.stream, "peer": self.peer, "answers_for": self.answers_for}
 
 
+class ControlledServer(Protocol):
+    """What the control plane reads of the server it controls (``jsemu.app.Server``, which
+    composes it and so stays above it): its JetStream, fault rules, queue policies, random
+    source and flush."""
+
+    @property
+    def jetstream(self) -> JetStream | None: ...
+
+    @property
+    def faults(self) -> FaultInjector: ...
+
+    @property
+    def queue_policies(self) -> QueuePolicies: ...
+
+    @property
+    def rng(self) -> random.Random: ...
+
+    def flush(self) -> None: ...
+
+
 class ControlPlane(ConsumerControls):
-    def __init__(self, server: Server) -> None:
+    def __init__(self, server: ControlledServer) -> None:
         self.server = server
 
     # --- lookups ----------------------------------------------------------------------

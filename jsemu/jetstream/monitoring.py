@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..timefmt import format_ns
 from ..version import API_LEVEL
+from .consumers.consumer_set import consumers_of
 from .streams.config import config_json
 
 if TYPE_CHECKING:
@@ -86,7 +87,7 @@ class JetStreamMonitoring:
             if config:
                 item["config"] = config_json(stream.config, dynamic_metadata=False)
             item["state"] = stream.state_json()
-            cs = stream.consumer_set
+            cs = consumers_of(stream)
             if consumers and cs is not None and cs.by_name:
                 # In creation order, as the server lists them.
                 item["consumer_detail"] = [_consumer_detail(c, config) for c in cs.by_name.values()]

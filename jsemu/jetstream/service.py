@@ -22,12 +22,12 @@ from ..store import Clock, ControlledClock
 from ..subject_transform import SubjectTransform, TransformError
 from ..subjects import is_valid_subject, subjects_collide
 from ..version import API_LEVEL
-from .api.errors import ApiError, ApiErrors, api_error
 from .clock_timers import ClockTimers
 from .cluster.replicas import Peer
 from .consumers.consumer import Consumer
 from .consumers.consumer_set import ConsumerSet
 from .directget.responder import DirectGetResponder
+from .errors import ApiError, ApiErrors, api_error
 from .events.consumer_advisories import DELETE as CONSUMER_DELETED
 from .events.consumer_advisories import send_consumer_action
 from .events.stream_advisories import CREATE as STREAM_CREATED
@@ -35,14 +35,14 @@ from .events.stream_advisories import send_stream_action
 from .limits.counts import stream_limits_error
 from .links.external_route import resolve_external
 from .links.mirror import MirrorLink
-from .links.sources import SourceLink
+from .links.sources import SourceLink, compose_iname
 from .links.upstream import UpstreamLink
 from .persistence.consumer_store import ConsumerStore
 from .persistence.dedup_rebuild import rebuild_dedup
 from .persistence.snapshot_archive import RestoreError
 from .persistence.stream_files import MetaError, StreamFiles, saved_streams
 from .streams.atomic_batch import BatchLimits
-from .streams.config import StreamConfig, check_stream_config, compose_iname, copy_metadata
+from .streams.config import StreamConfig, check_stream_config, copy_metadata
 from .streams.refusals import refuse_unsupported
 from .streams.retention import check_interest_state, consumer_deleted
 from .streams.stream import Stream

@@ -181,7 +181,7 @@ def jsemu_url(jsemu_server: Server) -> str:
 
 
 @pytest.fixture
-def jsemu_thread_server(request: pytest.FixtureRequest) -> Iterator[ThreadedServer]:
+def jsemu_thread_server(request: pytest.FixtureRequest) -> Iterator[ThreadedServer[Server]]:
     """A jsemu server on its own loop in a background thread, for synchronous tests."""
     threaded = Server.in_thread()
     _register(request, threaded.server)

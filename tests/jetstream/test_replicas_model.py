@@ -38,12 +38,12 @@ class ReplicaMachine(RuleBasedStateMachine):
     def setup(self, max_per_subject: int, max_msgs: int) -> None:
         self.clock = ManualClock()
         limits = StoreLimits(max_msgs=max_msgs, max_msgs_per_subject=max_per_subject)
-        stream = SimpleNamespace(name="S", created_ns=self.clock.now_ns(), consumer_set=None)
+        stream = SimpleNamespace(
+            name="S", created_ns=self.clock.now_ns(), consumer_set=None, sync_responders=lambda: None
+        )
         out = SimpleNamespace(has_interest=lambda subject: False)  # nobody listens to advisories
         timers = ClockTimers(self.clock, lambda: None)  # the quorum watch's deadlines (never run here)
-        stream.js = SimpleNamespace(
-            clock=self.clock, sync_responders=lambda s: None, out=out, streams={"S": stream}, timers=timers
-        )
+        stream.js = SimpleNamespace(clock=self.clock, out=out, streams={"S": stream}, timers=timers)
         peers = [Peer(n, replicated_store("memory", limits, self.clock), 0) for n in PEERS]
         self.replicas = ReplicaSet(stream, peers)  # type: ignore[arg-type]
         stream.store = peers[0].store

@@ -13,9 +13,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from .errors import ApiError, ApiErrors, api_error
+from ..errors import ApiError, ApiErrors, api_error
+from ..requests import STEPDOWN_REQUEST
 from .registry import ApiRequest, api, error_response, is_json_object_or_array, response_type
-from .requests import STEPDOWN_REQUEST
 
 if TYPE_CHECKING:
     from ..cluster.replicas import ReplicaSet

@@ -21,9 +21,9 @@ from ...timefmt import format_ns
 from ..consumers.config import CREATE_CONSUMER_REQUEST, config_from_request, set_static_metadata
 from ..consumers.consumer import Consumer
 from ..consumers.pause import is_paused, pause, pause_remaining, send_pause_advisory
-from .errors import ApiError, ApiErrors, api_error
+from ..errors import ApiError, ApiErrors, api_error
+from ..requests import PAUSE_REQUEST, UNPIN_REQUEST
 from .registry import ApiRequest, api, error_response, is_empty_request, is_json_object_or_array, response_type
-from .requests import PAUSE_REQUEST, UNPIN_REQUEST
 
 if TYPE_CHECKING:
     from ..service import JetStream

@@ -21,12 +21,12 @@ from ...protocol.gojson import dumps
 from ...server.sublist import Subscription
 from ...subjects import subject_matches
 from ..consumers.config import CREATE_CONSUMER_REQUEST
+from ..errors import ApiError, ApiErrors, api_error
 from ..internal import InternalSubscriber
+from ..requests import PAUSE_REQUEST
 from .consumers import unpin_group
 from .dispatch import is_direct_get
-from .errors import ApiError, ApiErrors, api_error
 from .registry import ApiRequest, error_response, is_empty_request, is_json_object_or_array
-from .requests import PAUSE_REQUEST
 from .table import find_pattern
 
 if TYPE_CHECKING:

@@ -19,8 +19,8 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from ...protocol.gojson import GoJSONError
 from ...protocol.headers import api_level_too_high
 from ...version import API_LEVEL
-from .errors import ApiError, ApiErrors, api_error
-from .requests import decode_request
+from ..errors import ApiError, ApiErrors, api_error, response_type
+from ..requests import decode_request
 
 if TYPE_CHECKING:
     from ..service import JetStream
@@ -40,11 +40,6 @@ __all__ = [
 ]
 
 API_PREFIX = "$JS.API."
-_TYPE_PREFIX = "io.nats.jetstream.api.v1."
-
-
-def response_type(suffix: str) -> str:
-    return _TYPE_PREFIX + suffix
 
 
 @dataclass(slots=True)

@@ -15,13 +15,13 @@ from typing import TYPE_CHECKING, Any
 
 from ...protocol.gojson import T_BOOL, T_INT, T_STRING, T_TIME, T_UINT64, GoMap, GoPointer, GoSlice, GoStruct
 from ...subjects import is_valid_subject, subject_is_literal
+from ..errors import ApiError, ApiErrors, api_error
 from ..limits.counts import stream_limits_error
 from ..persistence.snapshot_archive import build_archive
 from ..persistence.snapshot_transfer import RestoreReceiver, SnapshotSender
+from ..requests import STREAM_CONFIG_REQUEST
 from ..streams.config import check_stream_config, config_from_request, config_json
-from .errors import ApiError, ApiErrors, api_error
 from .registry import ApiRequest, api, error_response, is_empty_request, response_type
-from .requests import STREAM_CONFIG_REQUEST
 
 if TYPE_CHECKING:
     from ..service import JetStream

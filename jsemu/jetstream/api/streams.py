@@ -17,10 +17,20 @@ from ...protocol.gojson import dumps
 from ...store import StoreError
 from ...timefmt import format_ns, go_unix_nano
 from ..cluster.leader import stream_leader_elected
+from ..consumers.consumer_set import consumers_of
+from ..errors import ApiError, ApiErrors, api_error, wrap_error
 from ..events.stream_advisories import CREATE, DELETE, MODIFY, send_stream_action
+from ..requests import (
+    MSG_DELETE_REQUEST,
+    MSG_GET_REQUEST,
+    STREAM_CONFIG_REQUEST,
+    STREAM_INFO_REQUEST,
+    STREAM_LIST_REQUEST,
+    STREAM_NAMES_REQUEST,
+    STREAM_PURGE_REQUEST,
+)
 from ..streams.config import check_stream_config, config_from_request, set_static_metadata
 from ..streams.stream import MAX_SUBJECT_DETAILS
-from .errors import ApiError, ApiErrors, api_error, wrap_error
 from .registry import (
     ApiRequest,
     QuietError,
@@ -29,15 +39,6 @@ from .registry import (
     is_empty_request,
     is_json_object_or_array,
     response_type,
-)
-from .requests import (
-    MSG_DELETE_REQUEST,
-    MSG_GET_REQUEST,
-    STREAM_CONFIG_REQUEST,
-    STREAM_INFO_REQUEST,
-    STREAM_LIST_REQUEST,
-    STREAM_NAMES_REQUEST,
-    STREAM_PURGE_REQUEST,
 )
 
 if TYPE_CHECKING:
@@ -295,8 +296,9 @@ def stream_purge(js: JetStream, req: ApiRequest) -> dict[str, Any]:
             )
     except Exception as exc:  # noqa: BLE001 - the store refusing (e.g. a bad filter) is a reply, not a crash
         return QuietError(error_response(kind, wrap_error(ApiErrors.JSStreamGeneralErrorF, exc), purged=0))
-    if stream.consumer_set is not None:
-        stream.consumer_set.purged((request or {}).get("filter") or "")
+    consumers = consumers_of(stream)
+    if consumers is not None:
+        consumers.purged((request or {}).get("filter") or "")
     return {"type": response_type(kind), "success": True, "purged": purged}
 
 

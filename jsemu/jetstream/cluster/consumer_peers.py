@@ -24,15 +24,13 @@ from .leader import consumer_leader_elected
 from .quorum import ConsumerQuorum
 
 if TYPE_CHECKING:
-    from ..consumers.config import ConsumerConfig
-    from ..consumers.consumer import Consumer
-    from ..streams.stream import Stream
+    from .members import GroupedConsumer, GroupedConsumerConfig, ReplicatedStream
     from .replicas import Peer
 
 __all__ = ["ConsumerGroup", "consumer_replicas"]
 
 
-def consumer_replicas(cfg: ConsumerConfig, stream: Stream) -> int:
+def consumer_replicas(cfg: GroupedConsumerConfig, stream: ReplicatedStream) -> int:
     """``ConsumerConfig.replicas``."""
     sr = stream.config.num_replicas
     if cfg.num_replicas == 0 or cfg.num_replicas > sr:
@@ -45,7 +43,7 @@ def consumer_replicas(cfg: ConsumerConfig, stream: Stream) -> int:
 class ConsumerGroup:
     """The raft group of one consumer of a stream in the simulated cluster."""
 
-    def __init__(self, consumer: Consumer) -> None:
+    def __init__(self, consumer: GroupedConsumer) -> None:
         stream = consumer.stream
         js = stream.js
         self.consumer = consumer

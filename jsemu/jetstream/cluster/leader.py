@@ -19,8 +19,7 @@ from ...protocol.gojson import dumps
 from ...timefmt import format_ns
 
 if TYPE_CHECKING:
-    from ..consumers.consumer import Consumer
-    from ..streams.stream import Stream
+    from .members import GroupedConsumer, ReplicatedStream
     from .replicas import ReplicaSet
 
 __all__ = ["CONSUMER_LEADER_ELECTED", "STREAM_LEADER_ELECTED", "consumer_leader_elected", "stream_leader_elected"]
@@ -44,7 +43,7 @@ def _peer_info(replicas: ReplicaSet, name: str, now: int, lag: int) -> dict[str,
     return info
 
 
-def _send(stream: Stream, subject: str, fields: dict[str, Any]) -> None:
+def _send(stream: ReplicatedStream, subject: str, fields: dict[str, Any]) -> None:
     js = stream.js
     out = js.out
     if not out.has_interest(subject.encode()):
@@ -54,7 +53,7 @@ def _send(stream: Stream, subject: str, fields: dict[str, Any]) -> None:
     out.send_via_sendq(subject.encode(), -1, dumps(fields).encode())
 
 
-def stream_leader_elected(stream: Stream, replicas: ReplicaSet) -> None:
+def stream_leader_elected(stream: ReplicatedStream, replicas: ReplicaSet) -> None:
     """``sendStreamLeaderElectAdvisory`` for a stream of more than one peer."""
     if len(replicas.peers) < 2 or replicas.leaderless:
         return
@@ -71,7 +70,7 @@ def stream_leader_elected(stream: Stream, replicas: ReplicaSet) -> None:
     _send(stream, f"{STREAM_LEADER_ELECTED}.{stream.name}", fields)
 
 
-def consumer_leader_elected(consumer: Consumer) -> None:
+def consumer_leader_elected(consumer: GroupedConsumer) -> None:
     """``sendConsumerLeaderElectAdvisory`` for a consumer whose group has more than one peer."""
     group = consumer.group
     if group is None or group.replicas is None or group.leaderless:

@@ -39,8 +39,8 @@ from ...timefmt import format_ns
 
 if TYPE_CHECKING:
     from ..clock_timers import Timer
-    from ..service import JetStream
     from .consumer_peers import ConsumerGroup
+    from .members import ClusterServices
     from .replicas import ReplicaSet
 
 __all__ = [
@@ -85,7 +85,7 @@ class QuorumWatch:
     called whenever a peer goes down or up or the leader changes.
     """
 
-    def __init__(self, js: JetStream, created_ns: int) -> None:
+    def __init__(self, js: ClusterServices, created_ns: int) -> None:
         self.js = js
         self.created_ns = created_ns
         #: ``lqsent``: when the last advisory went out (throttle).

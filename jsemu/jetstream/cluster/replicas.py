@@ -29,7 +29,7 @@ from .quorum import StreamQuorum
 
 if TYPE_CHECKING:
     from ..directget.responder import DirectGetResponder
-    from ..streams.stream import Stream
+    from .members import ReplicatedStream
 
 __all__ = ["Peer", "ReplicaSet", "ReplicatedStore", "ReplicationError", "replicated_store"]
 
@@ -144,7 +144,7 @@ class Peer:
 class ReplicaSet:
     """The peers of one stream, the leader, and the log the followers apply."""
 
-    def __init__(self, stream: Stream, peers: list[Peer]) -> None:
+    def __init__(self, stream: ReplicatedStream, peers: list[Peer]) -> None:
         self.stream = stream
         self.peers = peers
         self.leader: Peer = peers[0]
@@ -258,7 +258,7 @@ class ReplicaSet:
             self._advance(peer)
             if self.leaderless:
                 self._elect()
-        self.stream.js.sync_responders(self.stream)
+        self.stream.sync_responders()
         self.quorum.check()  # before the consumers': the stream's group is the older
         consumers = self.stream.consumer_set
         if consumers is not None:  # their groups elect now too (a new leader takes over its state)
@@ -279,7 +279,7 @@ class ReplicaSet:
             self._elect(exclude=self.leader)
             if self.leaderless:
                 raise ReplicationError(f"stream {self.stream.name!r} has no other online peer")
-        self.stream.js.sync_responders(self.stream)
+        self.stream.sync_responders()
         return self.leader
 
     def _elect(self, exclude: Peer | None = None) -> None:
@@ -307,7 +307,7 @@ class ReplicaSet:
     def lose_quorum(self) -> None:
         """The leader stepped down for want of a quorum: leaderless until one is back."""
         self.leaderless = True
-        self.stream.js.sync_responders(self.stream)
+        self.stream.sync_responders()
 
     def catch_up_all(self) -> None:
         for peer in self.peers:

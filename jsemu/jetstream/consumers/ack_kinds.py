@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from ...protocol.go_duration import parse_duration
 from ...protocol.gojson import T_DURATION, GoJSONError, GoStruct
-from ..api.requests import decode_request
+from ..requests import decode_request
 
 __all__ = ["ACK_ACK", "ACK_NAK", "ACK_NEXT", "ACK_OK", "ACK_PROGRESS", "ACK_TERM", "nak_delay"]
 

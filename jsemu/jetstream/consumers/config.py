@@ -34,7 +34,7 @@ from ...protocol.gojson import (
 from ...subjects import is_valid_subject, subject_is_literal, subject_is_subset_match
 from ...timefmt import format_ns
 from ...version import API_LEVEL, NATS_VERSION
-from ..api.errors import ApiError, ApiErrors, api_error
+from ..errors import ApiError, ApiErrors, api_error
 from ..streams.config import REQ_LEVEL_KEY, StreamConfig, is_valid_asset_name
 
 __all__ = [

@@ -76,9 +76,9 @@ from .rate_limit import NEVER, TokenBucket
 from .start_position import starting_position
 
 if TYPE_CHECKING:
-    from ..service import JetStream
     from ..streams.stream import Stream
     from .faults import ConsumerFaults
+    from .host import ConsumerHost
 
 __all__ = ["Consumer"]
 
@@ -108,7 +108,7 @@ class Consumer:
     (``deliver_subject``) delivers while that subject has interest (``active``), like one
     endless pull request to it."""
 
-    def __init__(self, js: JetStream, stream: Stream, config: ConsumerConfig, name: str, created_ns: int) -> None:
+    def __init__(self, js: ConsumerHost, stream: Stream, config: ConsumerConfig, name: str, created_ns: int) -> None:
         # What it is. A legacy ephemeral's generated name is not written into its config (as in Go).
         self.js = js
         self.stream = stream

@@ -13,13 +13,13 @@ call it and build the replies; the delivery engine itself is :class:`.consumer.C
 from __future__ import annotations
 
 import random
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from ...ids import BASE62
 from ...server.sublist import Subscription
 from ...subjects import subject_is_subset_match
-from ..api.errors import ApiErrors, api_error
 from ..cluster.leader import consumer_leader_elected
+from ..errors import ApiErrors, api_error
 from ..events.consumer_advisories import CREATE as CONSUMER_CREATED
 from ..events.consumer_advisories import send_consumer_action
 from ..internal import InternalSubscriber
@@ -40,8 +40,8 @@ from .config import (
 from .consumer import Consumer
 
 if TYPE_CHECKING:
-    from ..service import JetStream
     from ..streams.stream import Stream
+    from .host import ConsumerSetHost
 
 __all__ = ["EPHEMERAL_INACTIVE_NS", "ConsumerSet"]
 
@@ -55,7 +55,7 @@ class ConsumerSet:
     It is a stream watcher only while some request waits or a push consumer is bound, so a
     stream whose consumers have nothing waiting keeps its fast publish path."""
 
-    def __init__(self, js: JetStream, stream: Stream) -> None:
+    def __init__(self, js: ConsumerSetHost, stream: Stream) -> None:
         self.js = js
         self.stream = stream
         self.by_name: dict[str, Consumer] = {}
@@ -267,3 +267,10 @@ def _new_name(taken: dict[str, Consumer]) -> str:
         name = "".join(random.choice(_NAME_CHARS) for _ in range(8))
         if name not in taken:
             return name
+
+
+def consumers_of(stream: Stream) -> ConsumerSet | None:
+    """The consumers of ``stream`` as the service made them (None before the first):
+    :meth:`JetStream.consumer_set` is the only writer of ``Stream.consumer_set``, which the
+    stream types by what its own part reads (``streams.host.StreamConsumers``)."""
+    return cast("ConsumerSet | None", stream.consumer_set)

@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from random import Random
 
     from ...store import StoreReader
-    from ..service import JetStream
+    from ..context import HasSender
 
 __all__ = ["FC_LIMIT", "FC_WINDOW", "READ_AHEAD", "DeliveryRun", "Entry", "FlowControl", "ReadAhead"]
 
@@ -49,7 +49,7 @@ class DeliveryRun:
 
     __slots__ = ("_js", "items", "to")
 
-    def __init__(self, js: JetStream) -> None:
+    def __init__(self, js: HasSender) -> None:
         self._js = js  # its ``out`` is looked up at each flush
         self.to = b""
         self.items: list[Delivery] = []

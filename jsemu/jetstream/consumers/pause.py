@@ -18,8 +18,9 @@ from ...timefmt import format_ns
 from .config import set_static_metadata
 
 if TYPE_CHECKING:
-    from ..service import JetStream
+    from ..context import Advising
     from .consumer import Consumer
+    from .host import ConsumerSetHost
 
 __all__ = ["is_paused", "pause", "pause_remaining", "send_pause_advisory"]
 
@@ -43,7 +44,7 @@ def pause_remaining(pause_until: int | None, now: int) -> int:
     return until - now if now < until else 0
 
 
-def send_pause_advisory(js: JetStream, consumer: Consumer) -> None:
+def send_pause_advisory(js: Advising, consumer: Consumer) -> None:
     """``sendPauseAdvisoryLocked``: on ``$JS.EVENT.ADVISORY.CONSUMER.PAUSE.<stream>.<name>``."""
     now = js.clock.now_ns()
     until = _until(consumer.config.pause_until)
@@ -60,7 +61,7 @@ def send_pause_advisory(js: JetStream, consumer: Consumer) -> None:
     js.out.send(subject, -1, dumps(event).encode())
 
 
-def pause(js: JetStream, consumer: Consumer, until: int | None) -> None:
+def pause(js: ConsumerSetHost, consumer: Consumer, until: int | None) -> None:
     """Pause ``consumer`` until ``until`` (Unix ns), or resume it (None): a config update,
     so its resume timer and advisory follow (``updatePauseState``), saved with the config."""
     cfg = consumer.config.clone()

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from ...protocol import texts
 from ...protocol.go_duration import format_duration
 from ...protocol.gojson import T_BOOL, T_DURATION, T_INT, T_INT64, T_STRING, GoJSONError, GoStruct
-from ..api.requests import decode_request
+from ..requests import decode_request
 
 if TYPE_CHECKING:
     from .config import ConsumerConfig

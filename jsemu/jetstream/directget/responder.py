@@ -16,10 +16,11 @@ exact Go decoder.
 from __future__ import annotations
 
 import json
+from collections import deque
 from collections.abc import Sequence
 from itertools import repeat
 from operator import add
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from ...protocol.encoder import HMSG_TAIL_SPLIT, hmsg_tail
 from ...protocol.gojson import GoJSONError, decode_request, scan_values
@@ -39,15 +40,14 @@ from ...server.sublist import Subscription
 from ...store import Store, StoredMsg, TooManyResults
 from ...timefmt import go_unix_nano, stamp
 from ...version import API_LEVEL
-from ..api.requests import MSG_GET_REQUEST
+from ..context import HasAccount, HasSender, HasServer
 from ..internal import InternalSubscriber
+from ..requests import MSG_GET_REQUEST
 
 if TYPE_CHECKING:
     from ...server.outbound import Sender
-    from ..service import JetStream
-    from ..streams.stream import Stream
 
-__all__ = ["DirectGetResponder", "decode_direct_request"]
+__all__ = ["DirectGetHost", "DirectGetResponder", "NamedStream", "decode_direct_request"]
 
 SYS_GROUP = b"_sys_"
 MAX_MULTI_RESULTS = 1024  # maxAllowedResponses
@@ -121,6 +121,21 @@ def _gen_lines(hdr: bytes, lines: bytes) -> bytes:
     return b"NATS/1.0\r\n" + lines + b"\r\n"
 
 
+class NamedStream(Protocol):
+    """What a responder reads of its stream (``Stream``): the name its replies carry."""
+
+    @property
+    def name(self) -> str: ...
+
+
+class DirectGetHost(HasSender, HasAccount, HasServer, Protocol):
+    """What a responder needs of the service (``JetStream``): the way out, the account's
+    subscriptions, the server's options, and the log of who answered which request."""
+
+    @property
+    def answers(self) -> deque[tuple[bytes, DirectGetResponder]]: ...
+
+
 class DirectGetResponder:
     """The two ``_sys_`` queue subscriptions of one stream peer and the request handling.
 
@@ -131,8 +146,8 @@ class DirectGetResponder:
 
     def __init__(
         self,
-        js: JetStream,
-        stream: Stream,
+        js: DirectGetHost,
+        stream: NamedStream,
         store: Store,
         peer: str,
         answer_as: str | None = None,

@@ -13,15 +13,15 @@ the dispatch asks for the requester only while somebody listens on the subject.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ...ids import new_event_id
 from ...protocol.gojson import dumps
 from ...timefmt import format_ns
+from ..context import Advising, HasServerName
 
 if TYPE_CHECKING:
     from ...server.client_info import ClientInfo
-    from ..service import JetStream
 
 __all__ = ["AUDIT_SUBJECT", "send_api_audit"]
 
@@ -29,7 +29,11 @@ AUDIT_SUBJECT = b"$JS.EVENT.ADVISORY.API"
 _TYPE = "io.nats.jetstream.advisory.v1.api_audit"
 
 
-def send_api_audit(js: JetStream, client: ClientInfo, subject: str, request: bytes, response: bytes) -> None:
+class _Auditing(Advising, HasServerName, Protocol):
+    """What the audit needs: an advisory's services and the server's name."""
+
+
+def send_api_audit(js: _Auditing, client: ClientInfo, subject: str, request: bytes, response: bytes) -> None:
     """``sendJetStreamAPIAuditAdvisory`` (the caller has checked the subject's interest)."""
     event: dict[str, Any] = {
         "type": _TYPE,

@@ -18,7 +18,7 @@ from ...protocol.gojson import dumps
 from ...timefmt import format_ns
 
 if TYPE_CHECKING:
-    from ..service import JetStream
+    from ..context import Advising
 
 __all__ = ["CREATE", "DELETE", "send_consumer_action"]
 
@@ -32,7 +32,7 @@ _PREFIX = {
 }
 
 
-def send_consumer_action(js: JetStream, stream: str, consumer: str, action: str) -> None:
+def send_consumer_action(js: Advising, stream: str, consumer: str, action: str) -> None:
     """``sendCreateAdvisory`` / the delete advisory of ``stopWithFlags``."""
     subject = f"{_PREFIX[action]}{stream}.{consumer}".encode()
     out = js.out

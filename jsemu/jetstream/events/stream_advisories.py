@@ -16,7 +16,7 @@ from ...protocol.gojson import dumps
 from ...timefmt import format_ns
 
 if TYPE_CHECKING:
-    from ..service import JetStream
+    from ..context import Advising
 
 __all__ = ["CREATE", "DELETE", "MODIFY", "send_stream_action"]
 
@@ -32,7 +32,7 @@ _PREFIX = {
 }
 
 
-def send_stream_action(js: JetStream, stream: str, action: str) -> None:
+def send_stream_action(js: Advising, stream: str, action: str) -> None:
     """``sendCreateAdvisory`` / ``sendUpdateAdvisoryLocked`` / ``sendDeleteAdvisoryLocked``."""
     subject = f"{_PREFIX[action]}{stream}".encode()
     out = js.out

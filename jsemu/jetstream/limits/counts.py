@@ -14,17 +14,16 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..api.errors import ApiError, ApiErrors, api_error
+from ..errors import ApiError, ApiErrors, api_error
 from .storage import create_error as storage_create_error
 
 if TYPE_CHECKING:
-    from ..service import JetStream
-    from ..streams.config import StreamConfig
+    from .storage import AccountStreams, HasLimits, LimitedConfig
 
 __all__ = ["consumer_limit", "stream_limits_error"]
 
 
-def stream_limits_error(js: JetStream, cfg: StreamConfig, old: StreamConfig | None = None) -> ApiError | None:
+def stream_limits_error(js: AccountStreams, cfg: LimitedConfig, old: LimitedConfig | None = None) -> ApiError | None:
     """Go ``jsNonClusteredStreamLimitsCheck`` (a create) or the limits part of
     ``configUpdateCheck`` (an update of ``old``): streams, then consumers, then bytes."""
     limits = js.limits
@@ -37,7 +36,7 @@ def stream_limits_error(js: JetStream, cfg: StreamConfig, old: StreamConfig | No
     return storage_create_error(js, cfg, old)
 
 
-def consumer_limit(js: JetStream, stream_max: int) -> int:
+def consumer_limit(js: HasLimits, stream_max: int) -> int:
     """How many consumers a stream with ``max_consumers: stream_max`` may have (<= 0: any)."""
     account_max = js.limits.max_consumers
     if stream_max <= 0 or 0 < account_max < stream_max:

@@ -21,37 +21,98 @@ A limit of -1 (the server's default: 75% of memory or disk in nats-server) is no
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from typing import TYPE_CHECKING
+from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING, Protocol
 
-from ..api.errors import ApiError, ApiErrors, api_error
+from ..context import HasServer
+from ..errors import ApiError, ApiErrors, api_error
 
 if TYPE_CHECKING:
+    from ...server.js_limits import JetStreamLimits
     from ...server.options import ServerOptions
-    from ..service import JetStream
-    from ..streams.config import StreamConfig
-    from ..streams.stream import Stream
+    from ...store import Store
 
-__all__ = ["accounts_fit", "checks_publish", "create_error", "limit_for", "publish_error"]
+__all__ = [
+    "AccountStreams",
+    "HasLimits",
+    "LimitedConfig",
+    "LimitedStream",
+    "accounts_fit",
+    "checks_publish",
+    "create_error",
+    "limit_for",
+    "publish_error",
+]
 
 
-def limit_for(js: JetStream, storage: str) -> int:
+class LimitedConfig(Protocol):
+    """What the limits read of a stream's config (``StreamConfig``)."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def storage(self) -> str: ...
+
+    @property
+    def max_bytes(self) -> int: ...
+
+    @property
+    def num_replicas(self) -> int: ...
+
+    @property
+    def max_consumers(self) -> int: ...
+
+
+class LimitedStream(Protocol):
+    """What the limits read of a stream (``Stream``): its config and its store's bytes."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def config(self) -> LimitedConfig: ...
+
+    @property
+    def store(self) -> Store: ...
+
+
+class HasLimits(Protocol):
+    """An account's JetStream limits (``JetStream.limits``)."""
+
+    @property
+    def limits(self) -> JetStreamLimits: ...
+
+
+class AccountStreams(HasLimits, HasServer, Protocol):
+    """What the limits read of an account's JetStream (``JetStream``): its limits, its streams,
+    every account's on the server (the server's limits hold for them all) and the server's
+    options."""
+
+    @property
+    def streams(self) -> Mapping[str, LimitedStream]: ...
+
+    @property
+    def all_jetstreams(self) -> Mapping[str, AccountStreams]: ...
+
+
+def limit_for(js: AccountStreams, storage: str) -> int:
     """The server's limit for ``storage`` ("memory" or "file"); -1: none."""
     options = js.server.options
     return options.max_memory_store if storage == "memory" else options.max_file_store
 
 
-def checks_publish(js: JetStream, storage: str) -> bool:
+def checks_publish(js: AccountStreams, storage: str) -> bool:
     """Whether a publish to a stream of ``storage`` must be checked against a limit (a stream
     without one keeps the fast path)."""
     return limit_for(js, storage) >= 0 or js.limits.max_bytes(storage) >= 0
 
 
-def _storage(cfg: StreamConfig) -> str:
+def _storage(cfg: LimitedConfig) -> str:
     return cfg.storage or "file"
 
 
-def _reserved(streams: Iterable[Stream], storage: str, skip: str = "") -> int:
+def _reserved(streams: Iterable[LimitedStream], storage: str, skip: str = "") -> int:
     return sum(
         s.config.max_bytes * max(1, s.config.num_replicas)
         for s in streams
@@ -59,7 +120,7 @@ def _reserved(streams: Iterable[Stream], storage: str, skip: str = "") -> int:
     )
 
 
-def create_error(js: JetStream, cfg: StreamConfig, old: StreamConfig | None = None) -> ApiError | None:
+def create_error(js: AccountStreams, cfg: LimitedConfig, old: LimitedConfig | None = None) -> ApiError | None:
     """The error a create of ``cfg`` (or an update of ``old`` to it) gets for want of storage."""
     storage = _storage(cfg)
     replicas = max(1, cfg.num_replicas)
@@ -81,11 +142,13 @@ def create_error(js: JetStream, cfg: StreamConfig, old: StreamConfig | None = No
     return None
 
 
-def _used(js: JetStream, storage: str) -> int:
+def _used(js: AccountStreams, storage: str) -> int:
     return sum(s.store.bytes for s in js.streams.values() if _storage(s.config) == storage)
 
 
-def publish_error(js: JetStream, stream: Stream, subject: bytes, hdr: bytes, data: bytes) -> ApiError | None:
+def publish_error(
+    js: AccountStreams, stream: LimitedStream, subject: bytes, hdr: bytes, data: bytes
+) -> ApiError | None:
     """The error a publish of this message to ``stream`` gets when its storage is full."""
     storage = _storage(stream.config)
     limit = limit_for(js, storage)

@@ -17,17 +17,27 @@ a missing stream give 10059 ``stream not found``; an API nobody answers gives no
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any, Generic, Protocol, Self, TypeVar
 
 from ...server.accounts import Account
 from ...server.imports import ServiceForwarder
 from ...subjects import subject_matches
+from ..context import HasAccount
 
-if TYPE_CHECKING:
-    from ..service import JetStream
+__all__ = ["RETRY_NS", "ExternalRoute", "LinkHome", "resolve_external"]
 
-__all__ = ["RETRY_NS", "ExternalRoute", "resolve_external"]
+
+class LinkHome(HasAccount, Protocol):
+    """What finding a link's upstream reads of a JetStream (``JetStream``): its account, and
+    every account's JetStream on the server, one of which may answer."""
+
+    @property
+    def all_jetstreams(self) -> Mapping[str, Self]: ...
+
+
+J = TypeVar("J", bound=LinkHome)
 
 #: How often nats-server sets up again a consumer that neither delivers nor heartbeats.
 RETRY_NS = 10_000_000_000
@@ -36,15 +46,15 @@ _CREATE = b"$JS.API.CONSUMER.CREATE."
 
 
 @dataclass(frozen=True)
-class ExternalRoute:
+class ExternalRoute(Generic[J]):
     """Which JetStream answers the link's consumer requests, and whether deliveries return."""
 
     #: None: the request reaches no JetStream (no responders).
-    upstream: JetStream | None
+    upstream: J | None
     delivers: bool = False
 
 
-def resolve_external(js: JetStream, external: dict[str, Any], stream: str, kind: str) -> ExternalRoute:
+def resolve_external(js: J, external: dict[str, Any], stream: str, kind: str) -> ExternalRoute[J]:
     """Follow ``<api>.CONSUMER.CREATE.<stream>`` from ``js``'s account as a publish would
     go; ``kind`` is ``M`` (mirror) or ``S`` (source), the delivery subject's token."""
     account = js.account

@@ -23,8 +23,7 @@ from ...store import StoredMsg, StoreError
 from .upstream import UpstreamLink
 
 if TYPE_CHECKING:
-    from ..service import JetStream
-    from ..streams.stream import Stream
+    from .upstream import LinkedStream, LinkServices
 
 __all__ = ["MirrorLink"]
 
@@ -36,15 +35,15 @@ CAUGHT_UP_THRESHOLD = 10  # dgetCaughtUpThresh
 class MirrorLink(UpstreamLink):
     """The mirror's consumer of its upstream."""
 
-    def __init__(self, js: JetStream, mirror: Stream) -> None:
+    def __init__(self, js: LinkServices, mirror: LinkedStream) -> None:
         super().__init__(js, mirror, mirror.config.mirror or {})
         self.joined = False  # member of the upstream's Direct Get group
 
     @property
-    def mirror(self) -> Stream:
+    def mirror(self) -> LinkedStream:
         return self.target
 
-    def _start(self, upstream: Stream) -> None:
+    def _start(self, upstream: LinkedStream) -> None:
         mstore = self.mirror.store
         mstate = mstore.state()
         start_time = self.spec.get("opt_start_time")
@@ -69,7 +68,7 @@ class MirrorLink(UpstreamLink):
         self.sseq = sm.seq
         if self.mirror.config.mirror_direct and not self.joined and self.pending() < CAUGHT_UP_THRESHOLD:
             self.joined = True
-            self.js.sync_responders(self.mirror)
+            self.mirror.sync_responders()
         subject = self.transform(sm.subject)
         hdr = sm.hdr
         if hdr:

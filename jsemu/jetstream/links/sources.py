@@ -17,14 +17,12 @@ from ...ids import get_hash
 from ...protocol.headers import remove_header, remove_header_prefix, slice_header
 from ...store import StoredMsg
 from ...timefmt import format_ns
-from ..streams.config import compose_iname
 from .upstream import UpstreamLink
 
 if TYPE_CHECKING:
-    from ..service import JetStream
-    from ..streams.stream import Stream
+    from .upstream import LinkedStream, LinkServices
 
-__all__ = ["SourceLink", "gen_header"]
+__all__ = ["SourceLink", "compose_iname", "gen_header"]
 
 STREAM_SOURCE = b"Nats-Stream-Source"
 
@@ -37,13 +35,32 @@ def gen_header(hdr: bytes, key: bytes, value: bytes) -> bytes:
     return b"NATS/1.0\r\n" + line + b"\r\n"
 
 
+def compose_iname(spec: dict[str, Any]) -> str:
+    """``composeIName``: "<name>[:<api hash>][:C=<consumer hash>] <filters> <destinations>"
+    identifies a source (duplicates are refused; the ``Nats-Stream-Source`` header uses it)."""
+    name = str(spec.get("name", ""))
+    external = spec.get("external")
+    if external is not None:
+        name += ":" + get_hash(external.get("api", ""))
+    consumer = spec.get("consumer")
+    if consumer is not None:
+        name += ":C=" + get_hash(consumer.get("name", ""))
+    transforms = spec.get("subject_transforms") or []
+    if not transforms:
+        source, destination = spec.get("filter_subject") or ">", ">"
+    else:
+        source = "\f".join((t or {}).get("src") or ">" for t in transforms)
+        destination = "\f".join((t or {}).get("dest") or ">" for t in transforms)
+    return f"{name} {source} {destination}"
+
+
 class SourceLink(UpstreamLink):
     """One entry of a stream's ``sources``."""
 
     contact_on_setup = False
     filter_before_setup = True
 
-    def __init__(self, js: JetStream, target: Stream, spec: dict[str, Any]) -> None:
+    def __init__(self, js: LinkServices, target: LinkedStream, spec: dict[str, Any]) -> None:
         super().__init__(js, target, spec)
         self.iname = compose_iname(spec)
         self._parts = self.iname.split(" ")
@@ -72,13 +89,13 @@ class SourceLink(UpstreamLink):
             seq = sm.seq - 1
         return 0
 
-    def attach(self, upstream: Stream) -> None:
+    def attach(self, upstream: LinkedStream) -> None:
         if self.never_starts:
             self.started = self.consumer_created = True  # no error, and nothing ever flows
             return
         super().attach(upstream)
 
-    def _start(self, upstream: Stream) -> None:
+    def _start(self, upstream: LinkedStream) -> None:
         if self.stored_seq:
             self.sseq = self.first_to_deliver(upstream, self.stored_seq + 1, None) - 1
             return

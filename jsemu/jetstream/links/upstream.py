@@ -9,18 +9,81 @@ can pause the pump or hold it a fixed number of messages behind.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ...store import StoredMsg
 from ...subject_transform import SubjectTransform, TransformError
 from ...timefmt import go_unix_nano
+from ..context import HasClock, HasSender
 from .external_route import RETRY_NS
 
 if TYPE_CHECKING:
-    from ..service import JetStream
-    from ..streams.stream import Stream
+    from ...server.outbound import Sender
+    from ...store import Store
+    from ..context import Watcher
 
-__all__ = ["HEARTBEAT_NS", "UpstreamLink"]
+__all__ = ["HEARTBEAT_NS", "LinkServices", "LinkedConfig", "LinkedStream", "Republishing", "UpstreamLink"]
+
+
+class LinkServices(HasClock, HasSender, Protocol):
+    """What a link needs of the service (``JetStream``): the time of contact, the way out
+    for the messages a mirror republishes."""
+
+
+class LinkedConfig(Protocol):
+    """What a link reads of a stream's config (``StreamConfig``)."""
+
+    @property
+    def mirror(self) -> dict[str, Any] | None: ...
+
+    @property
+    def mirror_direct(self) -> bool: ...
+
+    @property
+    def allow_rollup_hdrs(self) -> bool: ...
+
+    @property
+    def deny_purge(self) -> bool: ...
+
+
+class Republishing(Protocol):
+    """A stream's republish rule (``streams.republish.Republisher``), which a mirror follows."""
+
+    def target(self, subject: bytes) -> bytes | None: ...
+
+    def send(
+        self, out: Sender, target: bytes, subject: bytes, seq: int, ts: int, last_seq: int, hdr: bytes, data: bytes
+    ) -> None: ...
+
+
+class LinkedStream(Protocol):
+    """What a link reads and does of the streams at either end (``Stream``): the upstream's
+    store and watchers, the target's store and the publish path of sourced messages."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def created_ns(self) -> int: ...
+
+    @property
+    def config(self) -> LinkedConfig: ...
+
+    @property
+    def store(self) -> Store: ...
+
+    @property
+    def republisher(self) -> Republishing | None: ...
+
+    @property
+    def watchers(self) -> list[Watcher]: ...
+
+    def wake_watchers(self) -> None: ...
+
+    def store_sourced(self, subject: bytes, hdr: bytes, payload: bytes) -> None: ...
+
+    def sync_responders(self) -> None: ...
+
 
 #: How often a real sourcing consumer sends an idle heartbeat (sourceHealthHB); ``active``
 #: of a running link never reads more than this.
@@ -37,7 +100,7 @@ class UpstreamLink:
     #: yes; mirrors only once it is set up).
     filter_before_setup = False
 
-    def __init__(self, js: JetStream, target: Stream, spec: dict[str, Any]) -> None:
+    def __init__(self, js: LinkServices, target: LinkedStream, spec: dict[str, Any]) -> None:
         self.js = js
         self.target = target
         self.spec = spec
@@ -52,7 +115,7 @@ class UpstreamLink:
             except TransformError:
                 transform = None
             self.filters.append((src.encode(), transform))
-        self.upstream: Stream | None = None
+        self.upstream: LinkedStream | None = None
         self.sseq = 0  # the last upstream sequence copied or skipped
         self.paused = False
         self.hold: int | None = None  # keep this many messages pending
@@ -67,7 +130,7 @@ class UpstreamLink:
 
     # --- attaching --------------------------------------------------------------------
 
-    def attach(self, upstream: Stream) -> None:
+    def attach(self, upstream: LinkedStream) -> None:
         """Create the consumer on ``upstream`` and catch up."""
         self.upstream = upstream
         self.started = self.consumer_created = True
@@ -78,11 +141,11 @@ class UpstreamLink:
             self.last_contact_ns = self.attached_ns
         self.pump()
 
-    def _start(self, upstream: Stream) -> None:
+    def _start(self, upstream: LinkedStream) -> None:
         """Set ``sseq`` to the sequence before the first one to deliver."""
         raise NotImplementedError
 
-    def first_to_deliver(self, upstream: Stream, opt_seq: int, start_time: int | None) -> int:
+    def first_to_deliver(self, upstream: LinkedStream, opt_seq: int, start_time: int | None) -> int:
         """``selectStartingSeqNo`` of a consumer by start sequence, start time, or all."""
         ustore = upstream.store
         ust = ustore.state()

@@ -37,8 +37,8 @@ from ..consumers.config import ConsumerConfig
 from ..consumers.consumer import Consumer
 
 if TYPE_CHECKING:
-    from ..service import JetStream
     from ..streams.stream import Stream
+    from .host import ConsumerFilesHost
 
 __all__ = ["ConsumerFiles", "ConsumerStore", "meta_doc", "saved_consumers", "state_doc"]
 
@@ -145,7 +145,7 @@ class ConsumerStore:
     """Saves the consumers of persisted streams: meta on create/update, state snapshots of
     the consumers marked changed, at most every :data:`MIN_FLUSH_INTERVAL` seconds."""
 
-    def __init__(self, js: JetStream) -> None:
+    def __init__(self, js: ConsumerFilesHost) -> None:
         self.js = js
         self._dirty: dict[int, Consumer] = {}
         self._scheduled = False

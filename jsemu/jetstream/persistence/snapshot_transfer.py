@@ -35,15 +35,14 @@ from ...protocol.texts import STATUS_SNAPSHOT_END, STATUS_SNAPSHOT_NO_FLOW, STAT
 from ...server.client_info import ClientInfo
 from ...server.sublist import Subscription
 from ...timefmt import format_ns
-from ..api.errors import ApiError, ApiErrors, api_error
-from ..api.registry import response_type
+from ..errors import ApiError, ApiErrors, api_error, response_type
 from ..internal import InternalSubscriber
 from .snapshot_archive import RestoreError, extract_archive
 
 if TYPE_CHECKING:
     from ..clock_timers import Timer
-    from ..service import JetStream
     from ..streams.config import StreamConfig
+    from .host import TransferHost
 
 __all__ = ["RestoreReceiver", "SnapshotSender", "send_advisory"]
 
@@ -60,7 +59,7 @@ _TYPE = "io.nats.jetstream.advisory.v1."
 
 
 def send_advisory(
-    js: JetStream, event: str, kind: str, stream: str, fields: list[tuple[str, Any]], client: ClientInfo | None
+    js: TransferHost, event: str, kind: str, stream: str, fields: list[tuple[str, Any]], client: ClientInfo | None
 ) -> None:
     """``publishAdvisory`` of a snapshot/restore event (built only while someone listens)."""
     subject = f"{_ADVISORY}{event}.{stream}".encode()
@@ -81,7 +80,7 @@ class SnapshotSender:
 
     def __init__(
         self,
-        js: JetStream,
+        js: TransferHost,
         stream: str,
         deliver: str,
         data: bytes,
@@ -174,7 +173,7 @@ class SnapshotSender:
 class RestoreReceiver:
     """One restore upload: chunks collected until the empty one, then the stream made."""
 
-    def __init__(self, js: JetStream, cfg: StreamConfig, client: ClientInfo | None) -> None:
+    def __init__(self, js: TransferHost, cfg: StreamConfig, client: ClientInfo | None) -> None:
         self.js = js
         self.cfg = cfg
         self.client = client

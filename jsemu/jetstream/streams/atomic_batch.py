@@ -26,7 +26,7 @@ from ...protocol.msg_ttl import InvalidTTL, header_ttl
 from ...store import MaxBytesExceeded, MaxMsgsExceeded, MaxMsgsPerSubjectExceeded, StoreError
 from ...store.records import ROLLUP_ALL, ROLLUP_NONE, ROLLUP_SUBJECT, BatchMessage
 from ...timefmt import format_ns
-from ..api.errors import ApiError, ApiErrors, api_error, wrap_error
+from ..errors import ApiError, ApiErrors, api_error, wrap_error
 from .counters import INCR, apply_increment, incr_header_error, parse_incr
 from .schedules import schedule_error, with_sub_rollup
 

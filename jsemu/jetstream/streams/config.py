@@ -26,7 +26,8 @@ from ...subjects import (
 )
 from ...timefmt import format_ns
 from ...version import API_LEVEL, NATS_VERSION
-from ..api.errors import ApiError, ApiErrors, api_error
+from ..errors import ApiError, ApiErrors, api_error
+from ..links.sources import compose_iname
 
 __all__ = [
     "DEFAULT_DUPLICATE_WINDOW",
@@ -629,22 +630,3 @@ def _check_cycles(cfg: StreamConfig, lookup: Callable[[str], StreamConfig | None
             other = lookup(mirror.get("name", ""))
             if other is not None:
                 to_visit.append(other)
-
-
-def compose_iname(spec: dict[str, Any]) -> str:
-    """``composeIName``: "<name>[:<api hash>][:C=<consumer hash>] <filters> <destinations>"
-    identifies a source (duplicates are refused; the ``Nats-Stream-Source`` header uses it)."""
-    name = str(spec.get("name", ""))
-    external = spec.get("external")
-    if external is not None:
-        name += ":" + get_hash(external.get("api", ""))
-    consumer = spec.get("consumer")
-    if consumer is not None:
-        name += ":C=" + get_hash(consumer.get("name", ""))
-    transforms = spec.get("subject_transforms") or []
-    if not transforms:
-        source, destination = spec.get("filter_subject") or ">", ">"
-    else:
-        source = "\f".join((t or {}).get("src") or ">" for t in transforms)
-        destination = "\f".join((t or {}).get("dest") or ">" for t in transforms)
-    return f"{name} {source} {destination}"

@@ -15,7 +15,7 @@ import re
 
 from ...protocol.gojson import dumps
 from ...protocol.headers import slice_header
-from ..api.errors import ApiError, ApiErrors, api_error
+from ..errors import ApiError, ApiErrors, api_error
 
 __all__ = ["INCR", "apply_increment", "incr_header_error", "parse_incr"]
 

@@ -7,7 +7,7 @@ ignored: a client relying on them gets a clear error, never a silent wrong answe
 
 from __future__ import annotations
 
-from ..api.errors import ApiErrors, api_error
+from ..errors import ApiErrors, api_error
 from .config import StreamConfig
 
 __all__ = ["refuse_unsupported"]

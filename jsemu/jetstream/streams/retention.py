@@ -18,26 +18,76 @@ Removals go through ``Store.remove`` / ``Store.purge``, so they are the store's 
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from typing import TYPE_CHECKING
+from collections.abc import Container, Iterable
+from typing import TYPE_CHECKING, Protocol
 
 from ...subjects import subject_matches, subjects_collide
-from ..api.errors import ApiErrors, api_error
+from ..errors import ApiErrors, api_error
 
 if TYPE_CHECKING:
-    from ..consumers.config import ConsumerConfig
-    from ..consumers.consumer import Consumer
     from .stream import Stream
 
-__all__ = ["ack_msg", "check_interest_state", "check_work_queue", "consumer_deleted", "has_interest", "need_ack"]
+__all__ = [
+    "InterestConsumer",
+    "WorkQueueConfig",
+    "ack_msg",
+    "check_interest_state",
+    "check_work_queue",
+    "consumer_deleted",
+    "has_interest",
+    "need_ack",
+]
 
 
-def _consumers(stream: Stream) -> Iterable[Consumer]:
+class AckPolicyConfig(Protocol):
+    """The consumer config field retention reads (``ConsumerConfig``)."""
+
+    @property
+    def ack_policy(self) -> str: ...
+
+
+class WorkQueueConfig(AckPolicyConfig, Protocol):
+    """The consumer config fields the work-queue rules read (``ConsumerConfig``)."""
+
+    @property
+    def deliver_policy(self) -> str: ...
+
+
+class InterestConsumer(Protocol):
+    """What retention reads of a consumer (``Consumer``): its filters and how far it has
+    acknowledged (floors, next sequence, pending and redelivered sequences)."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def config(self) -> AckPolicyConfig: ...
+
+    @property
+    def filters(self) -> list[bytes]: ...
+
+    @property
+    def ack_floor(self) -> tuple[int, int]: ...
+
+    @property
+    def own_ack_floor(self) -> tuple[int, int]: ...
+
+    @property
+    def next_stream_seq(self) -> int: ...
+
+    @property
+    def pending(self) -> Container[int]: ...
+
+    @property
+    def redelivery_counts(self) -> Container[int]: ...
+
+
+def _consumers(stream: Stream) -> Iterable[InterestConsumer]:
     cs = stream.consumer_set
     return cs.by_name.values() if cs is not None else ()
 
 
-def _matches(consumer: Consumer, subject: bytes) -> bool:
+def _matches(consumer: InterestConsumer, subject: bytes) -> bool:
     if not consumer.filters:
         return True
     subj = subject.decode("utf-8", "replace")
@@ -49,7 +99,7 @@ def has_interest(stream: Stream, subject: bytes) -> bool:
     return any(_matches(c, subject) for c in _consumers(stream))
 
 
-def need_ack(consumer: Consumer, seq: int, subject: bytes) -> bool:
+def need_ack(consumer: InterestConsumer, seq: int, subject: bytes) -> bool:
     """``consumer.needAck``: ``consumer`` has not yet acknowledged ``seq``."""
     if consumer.filters and not _matches(consumer, subject):
         return False
@@ -85,7 +135,7 @@ def ack_msg(stream: Stream, seq: int) -> bool:
     return store.remove(seq)
 
 
-def consumer_deleted(stream: Stream, consumer: Consumer) -> None:
+def consumer_deleted(stream: Stream, consumer: InterestConsumer) -> None:
     """``cleanupNoInterestMessages(mset, true)`` after ``consumer`` left an interest stream
     (it is already out of the stream's consumers)."""
     if stream.config.retention != "interest":
@@ -120,7 +170,7 @@ def check_interest_state(stream: Stream) -> None:
                 ack_msg(stream, seq)
 
 
-def check_work_queue(stream: Stream, cfg: ConsumerConfig, name: str, filters: list[str]) -> None:
+def check_work_queue(stream: Stream, cfg: WorkQueueConfig, name: str, filters: list[str]) -> None:
     """The work-queue rules of ``addConsumerWithAssignment`` for a new consumer, in order."""
     if cfg.ack_policy not in ("explicit", "flow_control"):
         raise api_error(ApiErrors.JSConsumerWQRequiresExplicitAckErr)
@@ -134,7 +184,7 @@ def check_work_queue(stream: Stream, cfg: ConsumerConfig, name: str, filters: li
             raise api_error(ApiErrors.JSConsumerWQConsumerNotUniqueErr)
 
 
-def _partition_unique(others: list[Consumer], filters: list[str]) -> bool:
+def _partition_unique(others: list[InterestConsumer], filters: list[str]) -> bool:
     """``partitionUnique``: no filter collides with another consumer's (2.15 refuses any
     overlap, not only a subset either way)."""
     for partition in filters:

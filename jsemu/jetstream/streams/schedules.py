@@ -25,7 +25,7 @@ from ...protocol.headers import remove_header, remove_header_prefix, slice_heade
 from ...protocol.msg_ttl import InvalidTTL, parse_msg_ttl
 from ...subjects import is_valid_subject, subject_is_literal, subjects_collide
 from ...timefmt import format_ns, parse_rfc3339_ns
-from ..api.errors import ApiError, ApiErrors, api_error
+from ..errors import ApiError, ApiErrors, api_error
 from .schedule_pattern import InvalidZone, load_zone, next_fire
 
 if TYPE_CHECKING:

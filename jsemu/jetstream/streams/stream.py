@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 from ...ids import get_hash
 from ...protocol.gojson import dumps
@@ -19,8 +19,9 @@ from ...store import DedupWindow, Store, StoreError, StoreLimits, new_store
 from ...store.records import ROLLUP_ALL, ROLLUP_SUBJECT, SKIP_NO_INTEREST, BatchMessage
 from ...subject_transform import SubjectTransform
 from ...timefmt import format_ns
-from ..api.errors import ApiError, ApiErrors, api_error, wrap_error
 from ..cluster.replicas import Peer, ReplicaSet, replicated_store
+from ..context import Watcher
+from ..errors import ApiError, ApiErrors, api_error, wrap_error
 from ..limits.storage import checks_publish, publish_error
 from .atomic_batch import BATCH_ID, AtomicBatches
 from .config import StreamConfig, config_json
@@ -33,21 +34,11 @@ from .schedules import MsgSchedules, purged_schedule, schedule_error, with_sub_r
 if TYPE_CHECKING:
     from ...server.sublist import Subscription
     from ...server.subscriber import FastBatch
-    from ..consumers.consumer_set import ConsumerSet
     from ..links.mirror import MirrorLink
     from ..links.sources import SourceLink
-    from ..service import JetStream
+    from .host import StreamConsumers, StreamHost
 
 __all__ = ["Stream", "Watcher"]
-
-
-class Watcher(Protocol):
-    """What :meth:`Stream.wake_watchers` calls after a stored message (a mirror or source
-    link, or the stream's consumers)."""
-
-    def pump(self) -> None: ...
-
-    def detach(self) -> None: ...
 
 
 log = logging.getLogger("jsemu.jetstream")
@@ -99,7 +90,7 @@ class Stream:
     ``store`` is the leader peer's store; ``replicas`` holds every peer (one for R1).
     """
 
-    def __init__(self, js: JetStream, config: StreamConfig, created_ns: int, peer_names: list[str]) -> None:
+    def __init__(self, js: StreamHost, config: StreamConfig, created_ns: int, peer_names: list[str]) -> None:
         self.js = js
         self.config = config
         self.created_ns = created_ns
@@ -116,7 +107,7 @@ class Stream:
         #: requests wait, woken after each stored message.
         self.watchers: list[Watcher] = []
         #: This stream's consumers (``ConsumerSet``), once it has had any.
-        self.consumer_set: ConsumerSet | None = None
+        self.consumer_set: StreamConsumers | None = None
         #: This stream's own consumer of its upstream, when it is a mirror.
         self.mirror_link: MirrorLink | None = None
         #: Its consumers of the streams it sources from, in config order.
@@ -499,6 +490,11 @@ class Stream:
                 self.schedules.forget(scheduler)
         if self.schedules is not None:
             self.schedules.stored(seq, subject, hdr, ts)
+
+    def sync_responders(self) -> None:
+        """Make this stream's Direct Get members match its state (``JetStream.sync_responders``):
+        the links and peers that change it ask the stream, not the service."""
+        self.js.sync_responders(self)
 
     def wake_watchers(self) -> None:
         """Let the mirrors of this stream copy what is new."""

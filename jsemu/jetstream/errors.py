@@ -11,9 +11,18 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...protocol.texts import ApiErrors, ApiErrorText
+from ..protocol.texts import ApiErrors, ApiErrorText
 
-__all__ = ["ApiError", "ApiErrors", "api_error", "wrap_error"]
+__all__ = ["ApiError", "ApiErrors", "api_error", "response_type", "wrap_error"]
+
+_TYPE_PREFIX = "io.nats.jetstream.api.v1."
+
+
+def response_type(suffix: str) -> str:
+    """The ``type`` of an API response, an error reply's too (``io.nats.jetstream.api.v1.<suffix>``);
+    here, below every part, for the replies sent outside the ``$JS.API`` dispatch (a restore's
+    completion)."""
+    return _TYPE_PREFIX + suffix
 
 
 class ApiError(Exception):

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...protocol.gojson import (
+from ..protocol.gojson import (
     T_BOOL,
     T_DURATION,
     T_INT,

@@ -1,0 +1,115 @@
+"""What the parts of jetstream need from the service, one need per protocol.
+
+The service (``JetStream``, one per account) holds the clock, the timers, the way out
+(``Sender``), the server and the account's identity. Every part of jetstream needs a few of
+them, and typing each part against the whole ``JetStream`` would make it import the module
+that imports it: 34 modules would form one cycle, and no part could be read or replaced
+without the others. So a part types what it is handed against the protocols here (or a
+protocol of its own that combines them, with the members it reads of its own callers): its
+signatures say exactly which services it depends on, and the type checker proves at each
+call site that ``JetStream`` provides them, structurally, without the part naming it.
+
+One protocol here is no service but the contract between a stream and what follows it:
+:class:`Watcher`, which the stream (``streams``) wakes and mirror and source links (``links``)
+and consumers implement; it lives below both.
+
+The members are read-only properties: a protocol that only reads lets the service keep
+plain attributes, and lets a mapping of concrete streams stand for a mapping of the view
+a part declares.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Protocol
+
+if TYPE_CHECKING:
+    from ..server.outbound import Sender
+    from ..server.routing import Router
+    from ..server.server import Server
+    from ..store import Clock
+    from .clock_timers import ClockTimers
+
+__all__ = [
+    "Advising",
+    "HasAccount",
+    "HasClock",
+    "HasCluster",
+    "HasDomain",
+    "HasSender",
+    "HasServer",
+    "HasServerName",
+    "HasTimers",
+    "Watcher",
+]
+
+
+class HasClock(Protocol):
+    """The server's clock (a ``ManualClock`` in tests): every timestamp and deadline."""
+
+    @property
+    def clock(self) -> Clock: ...
+
+
+class HasTimers(Protocol):
+    """Timers on the server's clock (ack wait, expiries, pacing)."""
+
+    @property
+    def timers(self) -> ClockTimers: ...
+
+
+class HasSender(Protocol):
+    """The account's one outbound path: replies, deliveries, advisories."""
+
+    @property
+    def out(self) -> Sender: ...
+
+
+class HasDomain(Protocol):
+    """The JetStream domain ("" for none), shown in advisories and infos."""
+
+    @property
+    def domain(self) -> str: ...
+
+
+class HasServerName(Protocol):
+    """The server's name, as events and infos show it."""
+
+    @property
+    def server_name(self) -> str: ...
+
+
+class HasCluster(Protocol):
+    """Whether the server simulates a cluster, and its name ("" when standalone)."""
+
+    @property
+    def clustered(self) -> bool: ...
+
+    @property
+    def cluster_name(self) -> str: ...
+
+
+class HasServer(Protocol):
+    """The server itself: its options, its random source, its loop, its flush."""
+
+    @property
+    def server(self) -> Server: ...
+
+
+class HasAccount(Protocol):
+    """The account the streams belong to: its subscriptions and its name."""
+
+    @property
+    def account(self) -> Router: ...
+
+
+class Advising(HasClock, HasSender, HasDomain, Protocol):
+    """What sending an advisory takes: its timestamp, the way out, the domain it names."""
+
+
+class Watcher(Protocol):
+    """What :meth:`Stream.wake_watchers` calls after a stored message (a mirror or source
+    link, or the stream's consumers)."""
+
+    def pump(self) -> None: ...
+
+    def detach(self) -> None: ...
