@@ -1,0 +1,1 @@
+"""Tests of ``jsemu/jetstream/cluster/``: simulated peers, replication, leader and quorum advisories."""
