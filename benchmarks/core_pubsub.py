@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
-from conftest import RealServer
+from support.servers import RealServer
 
 
 def run(port: int, messages: int, size: int) -> float:

@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
-from conftest import nats_server_binary
+from support.servers import nats_server_binary
 
 
 def _free_port() -> int:

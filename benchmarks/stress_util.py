@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
-from conftest import nats_server_binary  # type: ignore[import-not-found]
+from support.servers import nats_server_binary  # type: ignore[import-not-found]
 
 from jsemu.protocol.frames import Frame, FrameReader
 

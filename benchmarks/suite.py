@@ -45,7 +45,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
-from conftest import RealServer, nats_server_binary
+from support.servers import RealServer, nats_server_binary
 
 from benchmarks.client import Conn, build_frames, rss_bytes
 from benchmarks.connections import CONNECTIONS, GETS, PUBS, many_connections

@@ -1,6 +1,6 @@
 """An account's ``jetstream`` value: ``enabled`` / ``disabled`` / a bool, or a map of limits,
 checked as nats-server 2.15.1's ``parseJetStreamForAccount`` checks it (same texts, checked on
-the binary: ``tests/test_account_js_limits.py``), into a
+the binary: ``tests/jetstream/limits/test_account_js_limits.py``), into a
 :class:`~jsemu.server.js_limits.JetStreamLimits`.
 
 Keys are matched without regard to case, with nats-server's aliases. ``cluster_traffic``

@@ -2,7 +2,7 @@
 2.15.1 gave (``fixtures.json``), a raw-socket runner for any server (``runner.py``) and the
 ``jsemu conformance`` command (``command.py``).
 
-The fixtures are recorded from the real server with ``python -m tests.directget.record``.
+The fixtures are recorded from the real server with ``python -m tests.conformance.record``.
 """
 
 from __future__ import annotations

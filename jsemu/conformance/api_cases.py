@@ -4,7 +4,7 @@ two normalisations: every RFC 3339 time except Go's zero time becomes ``<ts>``, 
 ``leader`` of a ``cluster`` (the server's name) becomes ``<server>``.
 
 Replies are recorded from nats-server into ``api_fixtures.json`` with
-``python -m tests.directget.record_api``.
+``python -m tests.conformance.record_api``.
 """
 
 from __future__ import annotations

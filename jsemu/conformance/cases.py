@@ -3,7 +3,7 @@
 Every scenario exists for file and memory storage (ids end in ``-file`` / ``-memory``) unless
 it says otherwise. Notes ``t9 #N`` point at row N of the request→reply table in
 ``direct-get-behavior.md``. The replies themselves are not written here: they are recorded from
-nats-server into ``fixtures.json`` (``python -m tests.directget.record``).
+nats-server into ``fixtures.json`` (``python -m tests.conformance.record``).
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """The client side of the wire, sans-I/O: feed the bytes a server sent, take whole frames.
 
 One reader for every raw client jsemu ships or tests with (the conformance runner, the
-pipeline client, the benchmark client, ``tests/rawclient.py``): a frame is a control line
+pipeline client, the benchmark client, ``tests/support/rawclient.py``): a frame is a control line
 (``INFO``, ``PING``, ``PONG``, ``+OK``, ``-ERR``, ...) or a ``MSG``/``HMSG`` with its
 payload, the header block and the body kept apart. The exact bytes received stay
 available (:attr:`Frame.raw`), since byte-for-byte comparison is what the tests do.

@@ -9,7 +9,7 @@ replies, and in every successful PubAck (``{"stream":"S","domain":"D","seq":1}``
 
 Every test gets a fresh pair of servers (a nats-server starts in about 20 ms), so even the
 account API counters agree. Replies are compared as raw frames (raw-socket client), normalised
-as in ``tests/jsapi/conftest.py``: timestamps become ``<ts>``, the server's id and name become
+as in ``tests/support/pair.py``: timestamps become ``<ts>``, the server's id and name become
 ``<server>``, an ``HMSG`` is ``"HMSG " + header block + payload`` (``"!BAD-HDR-LEN <n> "`` in
 front when its header length does not end the header block); nothing else is normalised.
 Each request ends with a PING/PONG round trip, and every other frame before the PONG (a second
@@ -38,10 +38,10 @@ from typing import Any
 
 import nats
 import pytest
-from conftest import RealServer, nats_server_binary  # tests/conftest.py (tests/ is on sys.path)
 from nats.errors import NoRespondersError
 from nats.js.errors import KeyNotFoundError, KeyWrongLastSequenceError
-from rawclient import RawClient, header_block_ok
+from support.rawclient import RawClient, header_block_ok
+from support.servers import RealServer, nats_server_binary
 
 import jsemu
 

@@ -22,8 +22,7 @@ from nats.js.errors import (
     NotFoundError,
     ServerError,
 )
-
-from .conftest import Names
+from support.names import Names
 
 #: ``metadata`` of a stream without features needing a newer API level, as the server fills it in
 #: (in replies to CREATE, UPDATE and INFO; STREAM.LIST only keeps the stored ``_nats.req.level``).

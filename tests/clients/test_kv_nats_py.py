@@ -27,8 +27,7 @@ from nats.js.errors import (
     ServerError,
 )
 from nats.js.kv import KeyValue
-
-from .conftest import Names
+from support.names import Names
 
 DIRECT = pytest.mark.parametrize("direct", [False, True], ids=["msg-get", "direct-get"])
 

@@ -14,8 +14,7 @@ from typing import Any
 import pytest
 from nats.js import JetStreamContext
 from nats.js.errors import KeyNotFoundError
-
-from .conftest import Names
+from support.names import Names
 
 
 async def updates(watcher: Any, n: int) -> list[tuple[str, bytes, int, str]]:

@@ -1,5 +1,5 @@
 """nats.js v3 (``@nats-io/transport-node``) logs in with an nkey seed (and over TLS, see
-``tests/test_tls.py``) on nats-server 2.15.1 and on jsemu alike: ``js/security_check.mjs``
+``tests/server/test_tls.py``) on nats-server 2.15.1 and on jsemu alike: ``js/security_check.mjs``
 connects with the given options, makes one round trip and prints what it saw; both servers
 get the same configuration file and must give the same result."""
 
@@ -9,9 +9,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-from test_auth import _pair
-from test_nkeys import CONF, SEED1, SEED3
-from test_tls import Certs, certs
+from server.test_auth import _pair
+from server.test_nkeys import CONF, SEED1, SEED3
+from server.test_tls import Certs, certs
 
 from . import test_kv_nats_js as kv_nats_js
 

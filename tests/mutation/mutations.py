@@ -39,7 +39,7 @@ MUTATIONS: list[Mutation] = [
         "jsemu/jetstream/api/dispatch.py",
         "        if reply:\n            js.send_reply(reply, body)\n",
         "        if reply:\n            js.send_reply(reply, body)\n            js.send_reply(reply, body)\n",
-        ("tests/jsapi/test_stream_info.py",),
+        ("tests/jetstream/api/test_stream_info.py",),
         "every $JS.API reply sent twice: the pair harness must see the extra frame",
     ),
     Mutation(
@@ -48,7 +48,7 @@ MUTATIONS: list[Mutation] = [
         "jsemu/jetstream/api/dispatch.py",
         "        if reply:\n            js.send_reply(reply, body)\n",
         "        if reply:\n            js.send_reply(reply, body)\n            js.send_reply(reply, body)\n",
-        ("tests/directget/test_conformance.py::test_api_jsemu",),
+        ("tests/conformance/test_conformance.py::test_api_jsemu",),
         "the same, seen by the conformance runner's stream-API part",
     ),
     Mutation(
@@ -80,7 +80,7 @@ MUTATIONS: list[Mutation] = [
         "jsemu/jetstream/directget/responder.py",
         "pre = self._batch_prefix(mseq, subject, hdr, data, ts)\n                    pending = _PENDING % (np, lseq)",
         "pre = self._batch_prefix(mseq, subject, hdr, data, ts)\n                    pending = _PENDING % (np + 1, lseq)",
-        ("tests/directget/test_random_diff.py",),
+        ("tests/conformance/test_random_diff.py",),
         "Nats-Num-Pending off by one on the fast batch path only",
     ),
     Mutation(
@@ -99,8 +99,8 @@ MUTATIONS: list[Mutation] = [
         "start = self.rng.randrange(n) if n > 1 else 0",
         "start = 0",
         (
-            "tests/test_nats_py.py::test_queue_group_spreads_and_delivers_once",
-            "tests/jetstream/test_peers.py::test_r3_stream_has_three_responders_and_the_cluster_shape",
+            "tests/clients/test_nats_py.py::test_queue_group_spreads_and_delivers_once",
+            "tests/jetstream/cluster/test_peers.py::test_r3_stream_has_three_responders_and_the_cluster_shape",
         ),
         "a queue group always picks its first member",
     ),
@@ -110,7 +110,7 @@ MUTATIONS: list[Mutation] = [
         "jsemu/jetstream/directget/responder.py",
         "MAX_MULTI_RESULTS = 1024  # maxAllowedResponses",
         "MAX_MULTI_RESULTS = 1023  # maxAllowedResponses",
-        ("tests/directget/test_random_diff.py",),
+        ("tests/conformance/test_random_diff.py",),
         "multi_last answers 1024 subjects with 'too many results'",
     ),
     # --- outbound reply path (Server.reply*) ------------------------------------------------
@@ -120,7 +120,7 @@ MUTATIONS: list[Mutation] = [
         "jsemu/protocol/encoder.py",
         'return b"%b%d %d\\r\\n%b\\r\\n" % (hmsg, hdr, len(msg), msg)',
         'return b"%b%d %d\\r\\n%b\\r\\n" % (hmsg, hdr - 2, len(msg), msg)',
-        ("tests/jsapi/test_mirror.py", "tests/jsapi/test_stream_update.py"),
+        ("tests/jetstream/api/test_mirror.py", "tests/jetstream/api/test_stream_update.py"),
         "an HMSG reply whose header length leaves the last CRLF in the payload (same bytes joined)",
     ),
     Mutation(
@@ -129,7 +129,7 @@ MUTATIONS: list[Mutation] = [
         "jsemu/jetstream/streams/stream.py",
         "            while j < n and replies[j] == reply:\n",
         "            while j < n:\n",
-        ("tests/test_fast_lane.py",),
+        ("tests/server/test_fast_lane.py",),
         "pipelined acks to different inboxes all go to the first one",
     ),
     Mutation(
@@ -138,7 +138,7 @@ MUTATIONS: list[Mutation] = [
         "jsemu/server/outbound.py",
         "                if not conn.headers and not conn.closed:\n                    break\n",
         "                pass\n",
-        ("tests/test_fast_lane.py",),
+        ("tests/server/test_fast_lane.py",),
         "Direct Get HMSGs sent to a client that did not ask for headers",
     ),
     Mutation(
@@ -147,7 +147,7 @@ MUTATIONS: list[Mutation] = [
         "jsemu/server/outbound.py",
         "if type(conn) is not ClientConnection or sub.max or sub.closed:",
         "if type(conn) is not ClientConnection or sub.closed:",
-        ("tests/test_fast_lane.py",),
+        ("tests/server/test_fast_lane.py",),
         "replies to an inbox with UNSUB <max> bypass the auto-unsubscribe count",
     ),
     Mutation(
@@ -156,7 +156,7 @@ MUTATIONS: list[Mutation] = [
         "jsemu/protocol/encoder.py",
         'return b"%d %d\\r\\n%b%b\\r\\n" % (len(block), len(block) + len(data), block, data)',
         'return b"%d %d\\r\\n%b%b\\r\\n" % (len(block) - 2, len(block) + len(data), block, data)',
-        ("tests/jsapi/test_stream_update.py", "tests/jsapi/test_mirror.py", "tests/jsapi/test_sources.py"),
+        ("tests/jetstream/api/test_stream_update.py", "tests/jetstream/api/test_mirror.py", "tests/jetstream/api/test_sources.py"),
         "single Direct Get replies (fast path) cut their header block 2 bytes short: same bytes joined",
     ),
     # --- the connection's fast lane ----------------------------------------------------------
@@ -166,7 +166,7 @@ MUTATIONS: list[Mutation] = [
         "jsemu/server/connection.py",
         "if batch and (reply is None or reply == ok_reply or not _is_reserved_reply(reply)):",
         "if batch:",
-        ("tests/test_fast_lane.py",),
+        ("tests/server/test_fast_lane.py",),
         "a reserved reply subject is accepted on the fast lane",
     ),
     Mutation(
@@ -175,7 +175,7 @@ MUTATIONS: list[Mutation] = [
         "jsemu/server/connection.py",
         "return not self.verbose and not self.pedantic and self.perms is None and self.account.domain_api is None",
         "return not self.pedantic and self.perms is None and self.account.domain_api is None",
-        ("tests/test_fast_lane.py", "tests/test_wire.py"),
+        ("tests/server/test_fast_lane.py", "tests/protocol/test_wire.py"),
         "verbose connections take the fast lane and get no +OK for stream publishes",
     ),
     # --- write-ahead log ---------------------------------------------------------------------
@@ -185,7 +185,7 @@ MUTATIONS: list[Mutation] = [
         "jsemu/store/wal.py",
         "        os.truncate(path, good)\n",
         "        pass\n",
-        ("tests/jetstream/test_persistence.py",),
+        ("tests/jetstream/persistence/test_persistence.py",),
         "a torn last record is left in the log, so later records follow garbage",
     ),
     Mutation(
@@ -194,7 +194,7 @@ MUTATIONS: list[Mutation] = [
         "jsemu/store/wal.py",
         "if crc32(view[begin:end]) != crc:",
         "if False:",
-        ("tests/jetstream/test_persistence.py", "tests/store/test_wal_runs.py"),
+        ("tests/jetstream/persistence/test_persistence.py", "tests/store/test_wal_runs.py"),
         "a corrupted record is replayed as if whole",
     ),
     Mutation(
@@ -203,7 +203,7 @@ MUTATIONS: list[Mutation] = [
         "jsemu/store/compaction.py",
         "            self.compact()\n",
         "            pass\n",
-        ("tests/jetstream/test_restart_recovery.py",),
+        ("tests/jetstream/persistence/test_restart_recovery.py",),
         "the log grows with the history, not the live data",
     ),
     Mutation(
@@ -212,7 +212,7 @@ MUTATIONS: list[Mutation] = [
         "jsemu/jetstream/persistence/dedup_rebuild.py",
         "last_id = stream.dedup.rebuild(stream.store)",
         "last_id = None",
-        ("tests/jetstream/test_restart_recovery.py",),
+        ("tests/jetstream/persistence/test_restart_recovery.py",),
         "a retry across a restart is stored again",
     ),
     Mutation(
@@ -221,7 +221,7 @@ MUTATIONS: list[Mutation] = [
         "jsemu/server/connection.py",
         "if limit > 0 and len(self.subs) >= limit:",
         "if False:",
-        ("tests/test_server_limits.py",),
+        ("tests/server/test_server_limits.py",),
         "a subscription past max_subscriptions is accepted",
     ),
     # --- clocks and time ---------------------------------------------------------------------
@@ -231,7 +231,7 @@ MUTATIONS: list[Mutation] = [
         "jsemu/store/clock.py",
         "            self._offset += ns\n            self._retarget()\n",
         "            self._offset += ns\n",
-        ("tests/jetstream/test_clock.py", "tests/jetstream/test_control_plane.py"),
+        ("tests/jetstream/test_clock.py", "tests/control/test_control_plane.py"),
         "advancing a running clock from plain wall time does nothing",
     ),
     Mutation(
@@ -240,7 +240,7 @@ MUTATIONS: list[Mutation] = [
         "jsemu/store/clock.py",
         "self._offset = self._frozen_at - time.time_ns()",
         "self._offset = 0",
-        ("tests/jetstream/test_clock.py", "tests/jetstream/test_control_plane.py"),
+        ("tests/jetstream/test_clock.py", "tests/control/test_control_plane.py"),
         "resume forgets where the frozen clock was moved to",
     ),
     Mutation(
@@ -299,7 +299,7 @@ MUTATIONS: list[Mutation] = [
         "                    append(self._fail(None))\n"
         "                    return out\n"
         "                if size >= self.max_payload:\n",
-        ("tests/test_wire.py", "tests/test_parser.py"),
+        ("tests/protocol/test_wire.py", "tests/protocol/test_parser.py"),
         "an HPUB of exactly max_payload bytes is refused",
     ),
     Mutation(
@@ -308,7 +308,7 @@ MUTATIONS: list[Mutation] = [
         "jsemu/protocol/gojson/marshal.py",
         '"<": "\\\\u003c", ">": "\\\\u003e", ',
         '"<": "\\\\u003c", ',
-        ("tests/jsapi/test_stream_create.py",),
+        ("tests/jetstream/api/test_stream_create.py",),
         "JSON replies print > instead of Go's \\u003e",
     ),
     # --- JetStream API -------------------------------------------------------------------------
@@ -319,7 +319,7 @@ MUTATIONS: list[Mutation] = [
         '        if "error" in response and not isinstance(response, QuietError):\n'
         "            self.js.api_errors += 1\n",
         "        pass\n",
-        ("tests/jsapi/test_account_info.py",),
+        ("tests/jetstream/api/test_account_info.py",),
         "$JS.API.INFO api.errors stays at 0",
     ),
     Mutation(
@@ -328,7 +328,7 @@ MUTATIONS: list[Mutation] = [
         "jsemu/jetstream/streams/stream.py",
         """b',"duplicate": true}'""",
         """b',"duplicate":true}'""",
-        ("tests/jsapi/test_publish.py",),
+        ("tests/jetstream/api/test_publish.py",),
         "a duplicate's PubAck loses Go's space",
     ),
     # --- subjects ------------------------------------------------------------------------------
@@ -338,7 +338,7 @@ MUTATIONS: list[Mutation] = [
         "jsemu/server/sublist.py",
         "    if pwc is not None:\n        result._add_node(pwc, qindex)\n",
         "",
-        ("tests/test_sublist.py",),
+        ("tests/server/test_sublist.py",),
         "a subscription ending in * never matches",
     ),
     # --- consumer policies ---------------------------------------------------------------------
@@ -348,7 +348,7 @@ MUTATIONS: list[Mutation] = [
         "jsemu/jetstream/streams/retention.py",
         '    if stream.config.retention != "interest":\n        return\n    store = stream.store\n    if not any',
         "    return\n    store = stream.store\n    if not any",
-        ("tests/jsapi/test_retention.py::test_interest_consumer_delete_releases",),
+        ("tests/jetstream/api/test_retention.py::test_interest_consumer_delete_releases",),
         "deleting a consumer of an interest stream releases nothing",
     ),
     Mutation(
@@ -357,7 +357,7 @@ MUTATIONS: list[Mutation] = [
         "jsemu/jetstream/streams/retention.py",
         "    return need or seq in consumer.redelivery_counts\n",
         "    return need\n",
-        ("tests/jsapi/test_retention.py::test_interest_keeps_what_reached_max_deliver",),
+        ("tests/jetstream/api/test_retention.py::test_interest_keeps_what_reached_max_deliver",),
         "a message dropped at max_deliver goes once another consumer acks it",
     ),
     Mutation(
@@ -366,7 +366,7 @@ MUTATIONS: list[Mutation] = [
         "jsemu/jetstream/consumers/consumer.py",
         "        return backoff[min(self.redelivery_counts.get(seq, 0), len(backoff) - 1)]\n",
         "        return self.config.ack_wait\n",
-        ("tests/jetstream/test_consumer_backoff.py",),
+        ("tests/jetstream/consumers/test_consumer_backoff.py",),
         "every redelivery waits the first backoff delay",
     ),
     Mutation(
@@ -375,7 +375,7 @@ MUTATIONS: list[Mutation] = [
         "jsemu/jetstream/consumers/consumer.py",
         "        dc = max(self.redelivery_counts.get(seq, 0), 1)\n",
         "        dc = self.redelivery_counts.get(seq, 0) + 1\n",
-        ("tests/jsapi/test_consumer_policies.py::test_term_max_deliveries_advisories_and_ack_metric",),
+        ("tests/jetstream/api/test_consumer_policies.py::test_term_max_deliveries_advisories_and_ack_metric",),
         "a message at max_deliver leaves pending at its ack wait, not at the next look",
     ),
     # --- consumers: the ack lane and push interest ---------------------------------------------
@@ -385,7 +385,7 @@ MUTATIONS: list[Mutation] = [
         "jsemu/server/ack_lane.py",
         'state = self._state[b"open"] = all(sub in own for sub in self._sublist.reaching(_ACK_TOKENS))',
         'state = self._state[b"open"] = True',
-        ("tests/jsapi/test_ack_routing.py", "tests/test_ack_lane.py"),
+        ("tests/jetstream/api/test_ack_routing.py", "tests/server/test_ack_lane.py"),
         "acks bypass routing while a client subscribed to $JS.ACK.> should see them",
     ),
     Mutation(
@@ -394,7 +394,7 @@ MUTATIONS: list[Mutation] = [
         "jsemu/server/accounts.py",
         "self.ack_lane = AckLane(self.sublist)",
         "self.ack_lane = server.ack_lane",
-        ("tests/test_account_acks.py",),
+        ("tests/server/test_account_acks.py",),
         "an ack published in one account reaches another account's consumer of the same name",
     ),
     Mutation(
@@ -403,7 +403,7 @@ MUTATIONS: list[Mutation] = [
         "jsemu/jetstream/consumers/consumer.py",
         "return self.js.out.has_interest(self._deliver_to, self._deliver_group)",
         "return self.js.out.has_interest(self._deliver_to)",
-        ("tests/jsapi/test_ack_routing.py::test_deliver_group_needs_a_member_of_that_group",),
+        ("tests/jetstream/api/test_ack_routing.py::test_deliver_group_needs_a_member_of_that_group",),
         "a deliver_group consumer binds to any subscriber of its deliver subject",
     ),
     # --- per-account JetStream limits and nkey users in accounts (issue 18) ----------------------
@@ -413,7 +413,7 @@ MUTATIONS: list[Mutation] = [
         "jsemu/jetstream/limits/storage.py",
         "if account_limit >= 0 and _reserved(js.streams.values(), storage, skip=cfg.name) + add > account_limit:",
         "if account_limit >= 0 and _reserved(js.streams.values(), storage, skip=cfg.name) > account_limit:",
-        ("tests/test_account_js_limits.py::test_account_limits_as_nats_server",),
+        ("tests/jetstream/limits/test_account_js_limits.py::test_account_limits_as_nats_server",),
         "a stream whose max_bytes passes the account's max_mem / max_file is created",
     ),
     Mutation(
@@ -422,7 +422,7 @@ MUTATIONS: list[Mutation] = [
         "jsemu/jetstream/limits/storage.py",
         "sum(_reserved(j.streams.values(), storage) for j in js.all_jetstreams.values())",
         "_reserved(js.streams.values(), storage)",
-        ("tests/test_account_js_limits.py::test_account_limits_as_nats_server",),
+        ("tests/jetstream/limits/test_account_js_limits.py::test_account_limits_as_nats_server",),
         "the server's max_mem / max_file hold for each account alone instead of all of them",
     ),
     Mutation(
@@ -431,7 +431,7 @@ MUTATIONS: list[Mutation] = [
         "jsemu/jetstream/limits/storage.py",
         "    account_limit = js.limits.max_bytes(storage)\n    if account_limit < 0:\n        return None\n",
         "    account_limit = js.limits.max_bytes(storage)\n    if account_limit < 0 or True:\n        return None\n",
-        ("tests/test_account_js_limits.py::test_account_limits_as_nats_server",),
+        ("tests/jetstream/limits/test_account_js_limits.py::test_account_limits_as_nats_server",),
         "a publish past the account's max_mem is stored (no 10002)",
     ),
     Mutation(
@@ -440,7 +440,7 @@ MUTATIONS: list[Mutation] = [
         "jsemu/jetstream/limits/counts.py",
         "if others >= limits.max_streams:",
         "if others > limits.max_streams:",
-        ("tests/test_account_js_limits.py::test_account_limits_as_nats_server",),
+        ("tests/jetstream/limits/test_account_js_limits.py::test_account_limits_as_nats_server",),
         "an account gets one stream more than its max_streams",
     ),
     Mutation(
@@ -449,7 +449,7 @@ MUTATIONS: list[Mutation] = [
         "jsemu/jetstream/limits/counts.py",
         "    if stream_max <= 0 or 0 < account_max < stream_max:\n        return account_max\n",
         "    if stream_max <= 0 or 0 < account_max < stream_max:\n        return stream_max\n",
-        ("tests/test_account_js_limits.py::test_account_limits_as_nats_server",),
+        ("tests/jetstream/limits/test_account_js_limits.py::test_account_limits_as_nats_server",),
         "the account's max_consumers does not cap a stream's consumers",
     ),
     Mutation(
@@ -458,7 +458,7 @@ MUTATIONS: list[Mutation] = [
         "jsemu/jetstream/service.py",
         "        over = stream_limits_error(self, cfg)\n",
         "        over = None if cfg.name in self.streams else stream_limits_error(self, cfg)\n",
-        ("tests/test_account_js_limits.py::test_account_limits_as_nats_server",),
+        ("tests/jetstream/limits/test_account_js_limits.py::test_account_limits_as_nats_server",),
         "a repeated create skips the limits (the binary refuses it when the server's storage is full)",
     ),
     Mutation(
@@ -467,7 +467,7 @@ MUTATIONS: list[Mutation] = [
         "jsemu/jetstream/streams/config.py",
         "if limits.max_bytes_required and cfg.max_bytes <= 0:",
         "if False and limits.max_bytes_required and cfg.max_bytes <= 0:",
-        ("tests/test_account_js_limits.py::test_account_limits_as_nats_server",),
+        ("tests/jetstream/limits/test_account_js_limits.py::test_account_limits_as_nats_server",),
         "an account with max_bytes_required takes a stream without max_bytes",
     ),
     Mutation(
@@ -476,7 +476,7 @@ MUTATIONS: list[Mutation] = [
         "jsemu/jetstream/consumers/config.py",
         "min(MAX_ACK_PENDING_DEFAULT, account_max_ack) if account_max_ack > 0 else MAX_ACK_PENDING_DEFAULT",
         "MAX_ACK_PENDING_DEFAULT",
-        ("tests/test_account_js_limits.py::test_account_limits_as_nats_server",),
+        ("tests/jetstream/limits/test_account_js_limits.py::test_account_limits_as_nats_server",),
         "a consumer's default max_ack_pending ignores the account's lower limit",
     ),
     Mutation(
@@ -485,7 +485,7 @@ MUTATIONS: list[Mutation] = [
         "jsemu/jetstream/api/streams.py",
         '"limits": js.limits.to_json(),',
         '"limits": {**js.limits.to_json(), "max_streams": -1},',
-        ("tests/test_account_js_limits.py::test_account_limits_as_nats_server",),
+        ("tests/jetstream/limits/test_account_js_limits.py::test_account_limits_as_nats_server",),
         "$JS.API.INFO does not show the account's max_streams",
     ),
     Mutation(
@@ -494,7 +494,7 @@ MUTATIONS: list[Mutation] = [
         "jsemu/jetstream/limits/storage.py",
         "        if options.max_memory_store >= 0 and memory > options.max_memory_store:",
         "        if options.max_memory_store >= 0 and memory > options.max_memory_store * 2:",
-        ("tests/test_account_js_limits.py::test_accounts_that_do_not_fit_the_server_do_not_start",),
+        ("tests/jetstream/limits/test_account_js_limits.py::test_accounts_that_do_not_fit_the_server_do_not_start",),
         "a server starts with accounts whose max_mem add up past its own",
     ),
     Mutation(
@@ -503,7 +503,7 @@ MUTATIONS: list[Mutation] = [
         "jsemu/config/server_config.py",
         'auth.nkeys[key] = User(key, "", perms, account)',
         'auth.nkeys[key] = User(key, "", perms)',
-        ("tests/test_account_nkeys.py",),
+        ("tests/server/test_account_nkeys.py",),
         "an nkey user of an account logs in to $G",
     ),
     Mutation(
@@ -512,7 +512,7 @@ MUTATIONS: list[Mutation] = [
         "jsemu/config/parser.py",
         '**{unit: 1000 ** (power + 1) for power, unit in enumerate("kmgtpe")},',
         '**{unit: 1024 ** (power + 1) for power, unit in enumerate("kmgtpe")},',
-        ("tests/test_account_js_limits.py::test_size_units_as_nats_server",),
+        ("tests/jetstream/limits/test_account_js_limits.py::test_size_units_as_nats_server",),
         "a configuration size 1K reads as 1024 where nats-server reads 1000",
     ),
     Mutation(
@@ -521,7 +521,7 @@ MUTATIONS: list[Mutation] = [
         "jsemu/jetstream/monitoring.py",
         "memory, storage = js.limits.max_memory, js.limits.max_storage",
         "memory, storage = -1, -1",
-        ("tests/test_account_js_limits.py::test_jsz_account_details_reserve_the_account_limits",),
+        ("tests/jetstream/limits/test_account_js_limits.py::test_jsz_account_details_reserve_the_account_limits",),
         "/jsz account_details do not show the account's max_mem / max_file as its reservations",
     ),
     # --- consumer action advisories and the API audit (issues 16, 19) -------------------------
@@ -531,7 +531,7 @@ MUTATIONS: list[Mutation] = [
         "jsemu/jetstream/events/consumer_advisories.py",
         '        "action": action,\n',
         '        "action": CREATE,\n',
-        ("tests/jsapi/test_consumer_advisories.py",),
+        ("tests/jetstream/api/test_consumer_advisories.py",),
         "a consumer delete advisory says create",
     ),
     Mutation(
@@ -540,7 +540,7 @@ MUTATIONS: list[Mutation] = [
         "jsemu/jetstream/service.py",
         "        send_consumer_action(self, consumer.stream.name, consumer.name, CONSUMER_DELETED)\n",
         "",
-        ("tests/jsapi/test_consumer_advisories.py::test_inactive_ephemeral_sends_delete",),
+        ("tests/jetstream/api/test_consumer_advisories.py::test_inactive_ephemeral_sends_delete",),
         "an ephemeral that outlived its inactive threshold goes without a delete advisory",
     ),
     Mutation(
@@ -549,7 +549,7 @@ MUTATIONS: list[Mutation] = [
         "jsemu/jetstream/service.py",
         "            for name in list(cs.by_name):\n                send_consumer_action(self, stream.name, name, CONSUMER_DELETED)\n",
         "",
-        ("tests/jsapi/test_consumer_advisories.py",),
+        ("tests/jetstream/api/test_consumer_advisories.py",),
         "deleting a stream removes its consumers without their delete advisories",
     ),
     Mutation(
@@ -558,7 +558,7 @@ MUTATIONS: list[Mutation] = [
         "jsemu/jetstream/events/consumer_advisories.py",
         "    if not out.has_interest(subject):\n        return\n",
         "",
-        ("tests/jetstream/test_advisory_interest.py",),
+        ("tests/jetstream/events/test_advisory_interest.py",),
         "consumer advisories are built and sent with nobody listening",
     ),
     Mutation(
@@ -567,7 +567,7 @@ MUTATIONS: list[Mutation] = [
         "jsemu/jetstream/api/dispatch.py",
         "requester = js.account.requester() if js.out.has_interest(AUDIT_SUBJECT) else None",
         "requester = js.account.requester()",
-        ("tests/jetstream/test_advisory_interest.py",),
+        ("tests/jetstream/events/test_advisory_interest.py",),
         "every API request builds its requester record and audit with nobody listening",
     ),
     Mutation(
@@ -576,7 +576,7 @@ MUTATIONS: list[Mutation] = [
         "jsemu/server/client_info.py",
         '            ("lang", self.lang),\n',
         "",
-        ("tests/jsapi/test_api_audit.py::test_api_audit_events",),
+        ("tests/jetstream/api/test_api_audit.py::test_api_audit_events",),
         "the audit's client block leaves out the client's language",
     ),
     Mutation(
@@ -585,7 +585,7 @@ MUTATIONS: list[Mutation] = [
         "jsemu/jetstream/api/dispatch.py",
         "            requester = None  # and outside the audit\n",
         "",
-        ("tests/jsapi/test_api_audit.py::test_api_audit_events",),
+        ("tests/jetstream/api/test_api_audit.py::test_api_audit_events",),
         "a message found by STREAM.MSG.GET (sent directly by the server) gets an audit",
     ),
     Mutation(
@@ -594,7 +594,7 @@ MUTATIONS: list[Mutation] = [
         "jsemu/jetstream/events/stream_advisories.py",
         '        event["domain"] = js.domain\n',
         "        pass\n",
-        ("tests/jsapi/test_api_audit.py::test_api_audit_user_and_domain",),
+        ("tests/jetstream/api/test_api_audit.py::test_api_audit_user_and_domain",),
         "stream advisories of a server with a JetStream domain leave it out",
     ),
     # --- the system account ----------------------------------------------------------------
@@ -604,7 +604,7 @@ MUTATIONS: list[Mutation] = [
         "jsemu/server/system_account.py",
         '        if not self.router.outbound.has_interest(subject):\n            return\n        event = self._event("client_connect")',
         '        event = self._event("client_connect")',
-        ("tests/test_system_account.py::test_events_are_built_only_for_a_listener",),
+        ("tests/server/test_system_account.py::test_events_are_built_only_for_a_listener",),
         "every login builds a connect event even when nobody in the system account listens",
     ),
     Mutation(
@@ -613,7 +613,7 @@ MUTATIONS: list[Mutation] = [
         "jsemu/server/server.py",
         "system_router = self.account_space.by_name.get(options.system_account)",
         'system_router = self.account_space.by_name.get("A")',
-        ("tests/test_system_account.py::test_other_accounts_do_not_see_the_system_account",),
+        ("tests/server/test_system_account.py::test_other_accounts_do_not_see_the_system_account",),
         "another account (A) is taken for the system account: it answers $SYS.REQ.SERVER.PING",
     ),
     Mutation(
@@ -622,7 +622,7 @@ MUTATIONS: list[Mutation] = [
         "jsemu/server/system_account.py",
         'event["sent"] = {"msgs": conn.in_msgs, "bytes": conn.in_bytes}',
         'event["sent"] = {"msgs": conn.out_msgs, "bytes": conn.out_bytes}',
-        ("tests/test_system_account.py::test_connect_and_disconnect_events_as_nats_server",),
+        ("tests/server/test_system_account.py::test_connect_and_disconnect_events_as_nats_server",),
         "the disconnect event counts from the server's side instead of the client's",
     ),
     # --- atomic batch publish (issue 19) ----------------------------------------------------
@@ -632,7 +632,7 @@ MUTATIONS: list[Mutation] = [
         "jsemu/jetstream/streams/atomic_batch.py",
         "                return self._error(result)\n",
         "                return stream.store_batch(batch_id, checked) if checked else self._error(result)\n",
-        ("tests/jsapi/test_atomic_batch.py", "tests/jetstream/test_atomic_batch_model.py"),
+        ("tests/jetstream/api/test_atomic_batch.py", "tests/jetstream/streams/test_atomic_batch_model.py"),
         "a batch failing a check at its commit stores the messages checked before the failure",
     ),
     Mutation(
@@ -641,7 +641,7 @@ MUTATIONS: list[Mutation] = [
         "jsemu/jetstream/streams/atomic_batch.py",
         "            if diff.inflight:\n                return api_error(ApiErrors.JSStreamWrongLastSequenceConstantErr)\n",
         "",
-        ("tests/jsapi/test_atomic_batch.py::test_a_failed_commit_stores_nothing",),
+        ("tests/jetstream/api/test_atomic_batch.py::test_a_failed_commit_stores_nothing",),
         "a later message of a batch may carry Nats-Expected-Last-Sequence",
     ),
     Mutation(
@@ -650,7 +650,7 @@ MUTATIONS: list[Mutation] = [
         "jsemu/jetstream/streams/atomic_batch.py",
         "            self.drop(batch_id)\n            return self._error(api_error(ApiErrors.JSAtomicPublishInvalidBatchCommitErr))",
         "            return self._error(api_error(ApiErrors.JSAtomicPublishInvalidBatchCommitErr))",
-        ("tests/jsapi/test_atomic_batch.py::test_gaps_and_restarts",),
+        ("tests/jetstream/api/test_atomic_batch.py::test_gaps_and_restarts",),
         "an invalid Nats-Batch-Commit leaves the batch open",
     ),
     Mutation(
@@ -659,7 +659,7 @@ MUTATIONS: list[Mutation] = [
         "jsemu/jetstream/streams/atomic_batch.py",
         "if msg_id in diff.msg_ids or stream.dedup.lookup(msg_id) is not None:",
         "if stream.dedup.lookup(msg_id) is not None:",
-        ("tests/jsapi/test_atomic_batch.py::test_a_failed_commit_stores_nothing",),
+        ("tests/jetstream/api/test_atomic_batch.py::test_a_failed_commit_stores_nothing",),
         "two messages of one batch with the same Nats-Msg-Id commit",
     ),
     Mutation(
@@ -668,7 +668,7 @@ MUTATIONS: list[Mutation] = [
         "jsemu/jetstream/streams/atomic_batch.py",
         "            if batch.timer is not None:\n                batch.timer.cancel()  # each message restarts the batch's timeout\n",
         "            if batch.timer is not None:\n                return b\"\"\n",
-        ("tests/jetstream/test_atomic_batch_model.py::test_a_batch_times_out_on_the_server_clock",),
+        ("tests/jetstream/streams/test_atomic_batch_model.py::test_a_batch_times_out_on_the_server_clock",),
         "the batch timeout runs from the first message, not the last",
     ),
     Mutation(
@@ -677,7 +677,7 @@ MUTATIONS: list[Mutation] = [
         "jsemu/jetstream/streams/atomic_batch.py",
         "            self.stream.js.atomic_inflight -= 1\n",
         "            pass\n",
-        ("tests/jetstream/test_atomic_batch_model.py",),
+        ("tests/jetstream/streams/test_atomic_batch_model.py",),
         "a dropped or committed batch still counts toward the server's inflight limit",
     ),
     Mutation(
@@ -686,7 +686,7 @@ MUTATIONS: list[Mutation] = [
         "jsemu/jetstream/streams/stream.py",
         'return b\'%b%d,"batch":%b,"count":%d}\' % (self._ack_prefix, last, batch, len(messages))',
         'return b\'%b%d,"batch":%b,"count":%d}\' % (self._ack_prefix, last, batch, len(messages) + 1)',
-        ("tests/jsapi/test_atomic_batch.py::test_end_of_batch_commit",),
+        ("tests/jetstream/api/test_atomic_batch.py::test_end_of_batch_commit",),
         "the commit PubAck counts the eob message",
     ),
     Mutation(
@@ -695,7 +695,7 @@ MUTATIONS: list[Mutation] = [
         "jsemu/store/records.py",
         "        return cls(list(messages), result[1])",
         "        return cls(list(messages), 0)",
-        ("tests/jetstream/test_atomic_batch_model.py::test_committed_batches_survive_a_restart_and_replay_whole",),
+        ("tests/jetstream/streams/test_atomic_batch_model.py::test_committed_batches_survive_a_restart_and_replay_whole",),
         "a replayed batch gets the replay's timestamps",
     ),
     Mutation(
@@ -704,7 +704,7 @@ MUTATIONS: list[Mutation] = [
         "jsemu/jetstream/streams/stream.py",
         '        if self.config.retention == "interest":  # nobody wants it: the sequence is used up only\n',
         "        if False:\n",
-        ("tests/jsapi/test_atomic_batch.py::test_interest_retention_without_interest",),
+        ("tests/jetstream/api/test_atomic_batch.py::test_interest_retention_without_interest",),
         "a batch on an interest stream keeps messages no consumer wants",
     ),
     Mutation(
@@ -713,7 +713,7 @@ MUTATIONS: list[Mutation] = [
         "jsemu/jetstream/streams/stream.py",
         "                purged = True\n",
         "                purged = False\n",
-        ("tests/jsapi/test_atomic_batch.py::test_republished_at_the_commit",),
+        ("tests/jetstream/api/test_atomic_batch.py::test_republished_at_the_commit",),
         "a batch message republished after a rollup all names a purged message as its subject's last",
     ),
     # --- consumers: the fast loops (consumer_fast.py) and runs of acks ---------------------------
@@ -723,7 +723,7 @@ MUTATIONS: list[Mutation] = [
         "jsemu/jetstream/consumers/fast.py",
         "c.ack_floor = (nxt[0] - 1, sseq) if nxt[0] > 0 else (dseq, sseq)",
         "c.ack_floor = (nxt[0], sseq) if nxt[0] > 0 else (dseq, sseq)",
-        ("tests/jsapi/test_consumer_runs.py::test_acks_out_of_order_in_one_read_then_a_pull_request",),
+        ("tests/jetstream/api/test_consumer_runs.py::test_acks_out_of_order_in_one_read_then_a_pull_request",),
         "an in-order ack in a run moves the ack floor onto the next pending message",
     ),
     Mutation(
@@ -734,7 +734,7 @@ MUTATIONS: list[Mutation] = [
                 break
             if not subject.startswith(head):""",
         """            if not subject.startswith(head):""",
-        ("tests/jsapi/test_consumer_runs.py::test_acks_out_of_order_in_one_read_then_a_pull_request",),
+        ("tests/jetstream/api/test_consumer_runs.py::test_acks_out_of_order_in_one_read_then_a_pull_request",),
         "an ack subject with a tenth token, inside a run of acks, acks a message",
     ),
     Mutation(
@@ -744,8 +744,8 @@ MUTATIONS: list[Mutation] = [
         "                        self._push_later()\n",
         "                        pass\n",
         (
-            "tests/jsapi/test_consumer_runs.py::test_push_ack_none_delivers_a_long_stream_in_parts",
-            "tests/jsapi/test_consumer_runs.py::test_push_ack_explicit_delivers_up_to_max_ack_pending_in_parts",
+            "tests/jetstream/api/test_consumer_runs.py::test_push_ack_none_delivers_a_long_stream_in_parts",
+            "tests/jetstream/api/test_consumer_runs.py::test_push_ack_explicit_delivers_up_to_max_ack_pending_in_parts",
         ),
         "a push consumer stops after its first part (1,000 messages, 250 with acks) of a long stream",
     ),
@@ -755,7 +755,7 @@ MUTATIONS: list[Mutation] = [
         "jsemu/jetstream/cluster/consumer_replication.py",
         "        elif isinstance(rec, Acked | Terminated):\n            self._acked(rec.dseq, rec.sseq)\n",
         "        elif isinstance(rec, Terminated):\n            self._acked(rec.dseq, rec.sseq)\n",
-        ("tests/jetstream/test_consumer_replication.py",),
+        ("tests/jetstream/cluster/test_consumer_replication.py",),
         "a consumer replica ignores acks: after a step-down acked messages are redelivered",
     ),
     Mutation(
@@ -764,7 +764,7 @@ MUTATIONS: list[Mutation] = [
         "jsemu/jetstream/cluster/consumer_peers.py",
         "            self.consumer.take_over(self.replicas.elect(name))\n",
         "            self.replicas.elect(name)\n",
-        ("tests/jetstream/test_consumer_replication.py",),
+        ("tests/jetstream/cluster/test_consumer_replication.py",),
         "a new consumer leader keeps the old leader's in-memory state instead of its replica's",
     ),
     Mutation(
@@ -773,7 +773,7 @@ MUTATIONS: list[Mutation] = [
         "jsemu/jetstream/cluster/consumer_peers.py",
         "        if elected:\n            consumer_leader_elected(self.consumer)\n",
         "        if elected and not changed:\n            consumer_leader_elected(self.consumer)\n",
-        ("tests/jetstream/test_leader_advisories.py",),
+        ("tests/jetstream/cluster/test_leader_advisories.py",),
         "no CONSUMER.LEADER_ELECTED advisory when a step-down moves the leader",
     ),
     Mutation(
@@ -782,7 +782,7 @@ MUTATIONS: list[Mutation] = [
         "jsemu/jetstream/cluster/quorum.py",
         " or now - self.down_since_ns(name) < LOST_QUORUM_NS",
         "",
-        ("tests/jetstream/test_quorum_advisories.py::test_quorum_lost_as_the_real_cluster",),
+        ("tests/jetstream/cluster/test_quorum_advisories.py::test_quorum_lost_as_the_real_cluster",),
         "the leader steps down (QUORUM_LOST) at its first tick after the loss, not once the peers were unheard for 10 s",
     ),
     Mutation(
@@ -791,7 +791,7 @@ MUTATIONS: list[Mutation] = [
         "jsemu/jetstream/consumers/consumer.py",
         "                and self.replicas is None  # each ack is a record for the replicas (``_record_ack``)\n",
         "                and True\n",
-        ("tests/jetstream/test_consumer_replication.py::test_a_run_of_acks_and_a_batch_of_deliveries_are_records_too",),
+        ("tests/jetstream/cluster/test_consumer_replication.py::test_a_run_of_acks_and_a_batch_of_deliveries_are_records_too",),
         "a run of plain acks on a replicated consumer takes the fast loop and never reaches its replicas",
     ),
     # --- message schedules (issue 19) ---------------------------------------------------------
@@ -801,7 +801,7 @@ MUTATIONS: list[Mutation] = [
         "jsemu/jetstream/streams/schedule_pattern.py",
         "        if fire < now:\n            fire = _round_second(now) + every\n",
         "",
-        ("tests/jetstream/test_msg_schedules_model.py::test_schedules_follow_the_model",),
+        ("tests/jetstream/streams/test_msg_schedules_model.py::test_schedules_follow_the_model",),
         "an overdue @every schedule fires from its old time instead of one period from now",
     ),
     Mutation(
@@ -810,7 +810,7 @@ MUTATIONS: list[Mutation] = [
         "jsemu/jetstream/streams/schedules.py",
         "        elif not hdr or not slice_header(SCHEDULER, hdr):\n            self.forget(subject)\n",
         "",
-        ("tests/jetstream/test_msg_schedules_model.py::test_schedules_follow_the_model",),
+        ("tests/jetstream/streams/test_msg_schedules_model.py::test_schedules_follow_the_model",),
         "a plain message on a schedule's subject leaves the schedule running",
     ),
     Mutation(
@@ -819,7 +819,7 @@ MUTATIONS: list[Mutation] = [
         "jsemu/jetstream/streams/schedule_pattern.py",
         "    if dom & _STAR or dow & _STAR:",
         "    if dom & _STAR and dow & _STAR:",
-        ("tests/jsapi/test_msg_schedules.py::test_every_and_cron_repeat_on_whole_seconds",),
+        ("tests/jetstream/api/test_msg_schedules.py::test_every_and_cron_repeat_on_whole_seconds",),
         "cron day-of-month and weekday combined with OR when one of them is a star",
     ),
     Mutation(
@@ -829,8 +829,8 @@ MUTATIONS: list[Mutation] = [
         "                    stream.schedules.rebuild()",
         "                    pass",
         (
-            "tests/jetstream/test_msg_schedules_model.py::test_schedules_survive_a_restart",
-            "tests/jetstream/test_msg_schedules_restart.py",
+            "tests/jetstream/streams/test_msg_schedules_model.py::test_schedules_survive_a_restart",
+            "tests/jetstream/persistence/test_msg_schedules_restart.py",
         ),
         "a file stream's schedules are forgotten by a restart",
     ),
@@ -841,7 +841,7 @@ MUTATIONS: list[Mutation] = [
         "jsemu/server/server.py",
         "backlog=listen_backlog(),",
         "backlog=100,",
-        ("tests/test_listen_backlog.py::test_connects_queue_while_the_server_is_busy",),
+        ("tests/server/test_listen_backlog.py::test_connects_queue_while_the_server_is_busy",),
         "the listener keeps asyncio's 100-long accept queue: connects past it wait a 1 s SYN retransmit",
     ),
     # --- consumer hot loops in columns (issues 16/17) -------------------------------------------
@@ -854,7 +854,7 @@ MUTATIONS: list[Mutation] = [
 """,
         """        False
 """,
-        ("tests/jetstream/test_consumer_model.py",),
+        ("tests/jetstream/consumers/test_consumer_model.py",),
         "an in-order run of acks above a pending message moves the ack floor past it",
     ),
     Mutation(
@@ -863,7 +863,7 @@ MUTATIONS: list[Mutation] = [
         "jsemu/server/ack_lane.py",
         """        and list(map(bytes.count, subjects, repeat(b"."))).count(8) == n""",
         """        and True""",
-        ("tests/test_ack_lane.py",),
+        ("tests/server/test_ack_lane.py",),
         "a subject with a tenth token inside a long run of acks reaches the consumer",
     ),
     Mutation(
@@ -872,7 +872,7 @@ MUTATIONS: list[Mutation] = [
         "jsemu/protocol/encoder.py",
         """repeat(b" %d\\r\\n" % size, n) if lens.count(size) == n else map(b" %d\\r\\n".__mod__, lens)""",
         """repeat(b" %d\\r\\n" % size, n)""",
-        ("tests/test_delivery_frames.py",),
+        ("tests/protocol/test_delivery_frames.py",),
         "a run of deliveries is framed with its first message's size on every frame",
     ),
     # --- restart in bulk (issue 21) ---------------------------------------------------------------
@@ -901,7 +901,7 @@ MUTATIONS: list[Mutation] = [
         "jsemu/server/imports.py",
         "            target = self.mapping.match(subject) or target\n",
         "            pass\n",
-        ("tests/test_account_imports.py::test_service_import_mapped_with_wildcards",),
+        ("tests/server/test_account_imports.py::test_service_import_mapped_with_wildcards",),
         "a request on $JS.A.API.> is forwarded on its local subject, which nobody in the exporter takes",
     ),
     # --- mirrors and sources across accounts (issue 18) ---------------------------------------
@@ -911,7 +911,7 @@ MUTATIONS: list[Mutation] = [
         "jsemu/jetstream/links/upstream.py",
         "        if self.upstream is None or self.deaf or self.paused:\n",
         "        if self.upstream is None or self.paused:\n",
-        ("tests/test_external_upstream.py",),
+        ("tests/jetstream/links/test_external_upstream.py",),
         "a mirror copies from another account without a stream import of its delivery subject",
     ),
     Mutation(
@@ -920,7 +920,7 @@ MUTATIONS: list[Mutation] = [
         "jsemu/jetstream/links/external_route.py",
         "        other = js.all_jetstreams.get(exporter.name)\n",
         "        other = js\n",
-        ("tests/test_external_upstream.py",),
+        ("tests/jetstream/links/test_external_upstream.py",),
         "an external upstream is looked for in the mirror's own account",
     ),
     # --- stream snapshots and restores (issue 19) --------------------------------------------
@@ -930,7 +930,7 @@ MUTATIONS: list[Mutation] = [
         "jsemu/jetstream/persistence/snapshot_transfer.py",
         "            self.end_header = STATUS_SNAPSHOT_END\n",
         "            pass\n",
-        ("tests/jsapi/test_snapshot_restore.py",),
+        ("tests/jetstream/api/test_snapshot_restore.py",),
         "a snapshot of several chunks ends with a plain empty message instead of NATS/1.0 204",
     ),
     Mutation(
@@ -939,7 +939,7 @@ MUTATIONS: list[Mutation] = [
         "jsemu/jetstream/persistence/snapshot_transfer.py",
         "        if not self.done:\n            self._arm()\n",
         "        pass\n",
-        ("tests/jsapi/test_snapshot_restore.py",),
+        ("tests/jetstream/api/test_snapshot_restore.py",),
         "a snapshot whose chunks are never acked waits forever",
     ),
     Mutation(
@@ -948,7 +948,7 @@ MUTATIONS: list[Mutation] = [
         "jsemu/jetstream/service.py",
         "        stream.update_config(cfg)  # the log ends with the archived stream's limits\n",
         "        pass\n",
-        ("tests/jsapi/test_snapshot_restore.py",),
+        ("tests/jetstream/api/test_snapshot_restore.py",),
         "a restored stream keeps the archived limits instead of the request's",
     ),
     # --- write_deadline ------------------------------------------------------------------------
@@ -959,8 +959,8 @@ MUTATIONS: list[Mutation] = [
         "    if conn.handed - buffered >= conn.write_mark:  # the batch was written in time\n",
         "    if True:\n",
         (
-            "tests/test_write_deadline.py::test_stalled_subscriber_is_cut_after_the_deadline",
-            "tests/test_write_deadline.py::test_deadline_follows_the_controlled_clock",
+            "tests/server/test_write_deadline.py::test_stalled_subscriber_is_cut_after_the_deadline",
+            "tests/server/test_write_deadline.py::test_deadline_follows_the_controlled_clock",
         ),
         "a subscriber that never reads is never cut: its output piles up to max_pending",
     ),
@@ -970,7 +970,7 @@ MUTATIONS: list[Mutation] = [
         "jsemu/config/server_config.py",
         '            raise ConfigError(f"error parsing write_deadline: {exc}") from None\n',
         "            return 0.0\n",
-        ("tests/test_config_refusal.py::test_write_deadline_bad_values",),
+        ("tests/config/test_config_refusal.py::test_write_deadline_bad_values",),
         'write_deadline: "abc" starts with the default deadline where nats-server refuses to start',
     ),
     Mutation(
@@ -979,7 +979,7 @@ MUTATIONS: list[Mutation] = [
         "jsemu/jetstream/streams/atomic_batch.py",
         '            self.abandon(batch_id, "timeout")\n',
         "            self.drop(batch_id)\n",
-        ("tests/jsapi/test_batch_abandoned.py",),
+        ("tests/jetstream/api/test_batch_abandoned.py",),
         "an atomic batch that times out is dropped without the BATCH_ABANDONED advisory",
     ),
     Mutation(
@@ -988,7 +988,7 @@ MUTATIONS: list[Mutation] = [
         "jsemu/jetstream/directget/responder.py",
         "        last_seqs = [0, *seqs[: n - 1]]\n",
         "        last_seqs = [0, *seqs[1:n]]\n",
-        ("tests/directget/test_random_diff.py",),
+        ("tests/conformance/test_random_diff.py",),
         "a batch built column by column names the wrong previous message in Nats-Last-Sequence",
     ),
     # --- found by benchmarks.stress ------------------------------------------------------------
@@ -998,7 +998,7 @@ MUTATIONS: list[Mutation] = [
         "jsemu/jetstream/consumers/consumer.py",
         "            if wr.remaining <= 0 and wr.bytes_left > 0:  # the batch is filled with bytes to spare: say so\n",
         "            if False:\n",
-        ("tests/jsapi/test_consumers.py::test_pull_batch_completed_with_bytes_left",),
+        ("tests/jetstream/api/test_consumers.py::test_pull_batch_completed_with_bytes_left",),
         "a pull request with max_bytes ends without 409 Batch Completed when its batch fills first",
     ),
     # --- control lines of the server's send queue ---------------------------------------------
@@ -1008,7 +1008,7 @@ MUTATIONS: list[Mutation] = [
         "jsemu/server/outbound.py",
         '            conn.queue(message_frame(hmsg + b" ", pmsg + b" ", conn.headers, hdr, msg), 1, len(msg))\n',
         "            conn.queue(message_frame(hmsg, pmsg, conn.headers, hdr, msg), 1, len(msg))\n",
-        ("tests/test_control_lines.py",),
+        ("tests/protocol/test_control_lines.py",),
         "an advisory from the server's send queue has one space before its size (nats-server: two)",
     ),
     Mutation(
@@ -1017,7 +1017,7 @@ MUTATIONS: list[Mutation] = [
         "jsemu/server/outbound.py",
         "            self._route(None, subject, EMPTY_REPLY, hdr, msg)\n",
         "            self._route(None, subject, None, hdr, msg)\n",
-        ("tests/test_control_lines.py",),
+        ("tests/protocol/test_control_lines.py",),
         "a send-queue message routed (a queue group listens) loses its empty reply: one space",
     ),
     # --- a stream delete's advisories (the binary may lose them; jsemu may not) ----------------
@@ -1028,8 +1028,8 @@ MUTATIONS: list[Mutation] = [
         "    send_stream_action(js, stream.name, DELETE)\n",
         "",
         (
-            "tests/jsapi/test_stream_advisories.py",
-            "tests/jsapi/test_consumer_advisories.py::test_stream_delete_sends_a_delete_per_consumer_and_its_own",
+            "tests/jetstream/api/test_stream_advisories.py",
+            "tests/jetstream/api/test_consumer_advisories.py::test_stream_delete_sends_a_delete_per_consumer_and_its_own",
         ),
         "a stream delete goes without its STREAM.DELETED advisory",
     ),

@@ -11,9 +11,9 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from conftest import RealServer
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from support.servers import RealServer
 
 pyspark = pytest.importorskip(
     "pyspark", reason="pyspark is not installed: pip install -e '.[spark]' (and Java 17) runs the pipeline tests"

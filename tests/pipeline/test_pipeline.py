@@ -5,7 +5,7 @@ What each test compares with: most read the data source and the views from jsemu
 them with Direct Get batches read from the same jsemu (``direct_all``) or with values worked
 out from what was published; :func:`test_the_real_server_gives_the_same_rows` and the
 in-token wildcard test also ask a real nats-server. Direct Get itself is compared with
-nats-server in ``tests/directget``. :func:`test_last_per_subject_equals_multi_last` runs only 6
+nats-server in ``tests/conformance``. :func:`test_last_per_subject_equals_multi_last` runs only 6
 hypothesis examples (each is a Spark job), so it is a smoke test of the view, not a search.
 The package's Spark session and jsemu server are in ``conftest.py``.
 """
@@ -18,10 +18,10 @@ from datetime import datetime
 from typing import Any
 
 import pytest
-from conftest import RealServer
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from support.doc_blocks import runnable
+from support.servers import RealServer
 
 import jsemu
 

@@ -6,10 +6,11 @@ rest at random)."""
 from __future__ import annotations
 
 import pytest
-from store_model import ModelStore
 
 from jsemu.store import ManualClock, StoreLimits, new_store
 from jsemu.store.records import AppendRun
+
+from .store_model import ModelStore
 
 
 @pytest.mark.parametrize(

@@ -5,9 +5,10 @@ subject, several under a wildcard, with and without an upper sequence. The state
 from __future__ import annotations
 
 import pytest
-from store_model import ModelStore
 
 from jsemu.store import ManualClock, StoreLimits, new_store
+
+from .store_model import ModelStore
 
 _PUBS = [b"a.b", b"a.c", b"a.b", b"b.c", b"a.b", b"a.c", b"a.b"]
 

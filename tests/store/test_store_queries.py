@@ -11,9 +11,10 @@ from __future__ import annotations
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from store_model import matches, shrink_thresholds
 
 from jsemu.store import ManualClock, MemoryStore, StoredMsg, StoreLimits
+
+from .store_model import matches, shrink_thresholds
 
 SUBJECTS = [b"a.b", b"a.c", b"b.c", b"a", b"a.b.c"]
 FILTERS = [b"", b">", b"a.*", b"*.c", b"a.>", b"*", b"a.b", b"*.*.c", b"zz"]

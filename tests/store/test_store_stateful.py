@@ -13,10 +13,11 @@ import pytest
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
-from store_model import ModelStore, matches, shrink_thresholds
 
 from jsemu.store import ManualClock, StoreError, StoreLimits, StreamStore, new_store
 from jsemu.store.records import AppendRun
+
+from .store_model import ModelStore, matches, shrink_thresholds
 
 SUBJECTS = [b"a", b"a.b", b"a.c", b"b.c", b"a.b.c", b"b", b"c.d.e", b"a.b.d"]
 FILTERS = [b"", b">", b"a", b"a.*", b"*.c", b"a.>", b"*", b"*.*.c", b"b.c", b"x", b"*.>", b"a.b", b"a.*.*"]

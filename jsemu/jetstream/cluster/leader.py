@@ -3,7 +3,7 @@
 ``$JS.EVENT.ADVISORY.CONSUMER.LEADER_ELECTED.<stream>.<consumer>``.
 
 As a real 3-node nats-server 2.15.1 cluster sends them (``sendStreamLeaderElectAdvisory``,
-``sendConsumerLeaderElectAdvisory``, recorded in tests/jetstream/test_leader_advisories.py):
+``sendConsumerLeaderElectAdvisory``, recorded in tests/jetstream/cluster/test_leader_advisories.py):
 when a raft group elects a leader, that is at creation and at every change of leader (a
 step-down, a leader's server going down). Only groups with a raft node, so an R1 stream or
 consumer sends none. In the user's account the struct has no ``account``; ``replicas`` lists

@@ -6,7 +6,7 @@ Why a clock of its own: nats-server does not send them when peers go away but wh
 notices, and a client watching for a stalled stream sees exactly that delay. The rules
 (``raft.go`` and ``sendStreamLostQuorumAdvisory`` / ``sendConsumerLostQuorumAdvisory`` in
 ``jetstream_cluster.go``), as a real 3-node 2.15.1 cluster showed them (two of three servers
-killed, recorded in tests/jetstream/test_quorum_advisories.py):
+killed, recorded in tests/jetstream/cluster/test_quorum_advisories.py):
 
 * the leader checks its quorum on a ticker every 10 s from when it became leader; once
   fewer than a quorum of the group's peers (itself counted) were heard from in the last

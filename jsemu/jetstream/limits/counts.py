@@ -1,6 +1,6 @@
 """An account's JetStream count limits (``max_streams``, ``max_consumers``,
 ``max_ack_pending``), enforced as nats-server 2.15.1 does (side by side:
-``tests/test_account_js_limits.py``); its byte limits are in ``storage.py``.
+``tests/jetstream/limits/test_account_js_limits.py``); its byte limits are in ``storage.py``.
 
 * ``max_streams``: a create of a new stream once the account has that many gets 10027 (a
   create repeating an existing stream's config is no new stream);

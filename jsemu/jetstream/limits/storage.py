@@ -1,7 +1,7 @@
 """JetStream storage limits, the server's (``jetstream { max_mem, max_file }``) and each
 account's (``accounts { A: { jetstream: { max_mem, max_file, ... } } }``), enforced as
-nats-server 2.15.1 does (observed side by side, ``tests/jetstream/test_storage_limits.py``
-and ``tests/test_account_js_limits.py``):
+nats-server 2.15.1 does (observed side by side, ``tests/jetstream/limits/test_storage_limits.py``
+and ``tests/jetstream/limits/test_account_js_limits.py``):
 
 * at stream create, the ``max_bytes`` reserved by the streams of that storage plus the
   stream's own (``max_bytes`` times its replicas, 1 when unset) may not pass the account's

@@ -9,7 +9,7 @@ prefix is its own ``$JS.API`` (or its domain's). Messages come back only when a 
 import of the exporting account brings the delivery subject in unchanged; otherwise the
 consumer exists but nothing arrives (nats-server then re-creates it every 10 s).
 
-Measured on nats-server 2.15.1 (``tests/test_external_upstream.py``): a reachable API and
+Measured on nats-server 2.15.1 (``tests/jetstream/links/test_external_upstream.py``): a reachable API and
 a missing stream give 10059 ``stream not found``; an API nobody answers gives no error and
 ``active: -1``; an API that answers without a delivery import gives ``lag: 0`` and an
 ``active`` that counts from the last attempt.

@@ -7,7 +7,7 @@ stored) runs the consistency checks over the whole batch (``checkMsgHeadersPreCl
 with a staged diff: message ids, counter totals, subjects already written, expected
 sequences) and stores it with one :meth:`~jsemu.store.interface.Store.append_batch`, so a
 failed batch stores nothing and a log replays a committed one whole. Every error answer
-and its order is the binary's (``tests/jsapi/test_atomic_batch.py``).
+and its order is the binary's (``tests/jetstream/api/test_atomic_batch.py``).
 
 Batches are dropped on a timer on the server's clock (inactivity since their last
 message), when the stream is deleted or stops allowing them, and on any error; a timeout, a

@@ -1,0 +1,2 @@
+"""Tests of the assembled server (``jsemu/app.py``, ``threaded.py``) and its command line
+(``cli.py``: ``jsemu serve``, ``jsemu shim``)."""

@@ -1,0 +1,1 @@
+"""Tests of ``jsemu/control/``: the control plane's faults, clock and ``$JSEMU.API`` interface."""

