@@ -10,6 +10,7 @@ pin id back, and pin ids (like advisory ids) are normalised to ``<pin>`` when co
 from __future__ import annotations
 
 import asyncio
+import json
 import re
 from typing import Any
 
@@ -176,6 +177,18 @@ async def _pulls(
     return got[1]
 
 
+async def _waiting(pair: Pair, consumer: str, want: int, timeout: float = 5.0) -> None:
+    """Poll ``CONSUMER.INFO`` on both servers until ``num_waiting`` is ``want``."""
+    for side in (pair.emu, pair.real):
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        while True:
+            info = json.loads(await side.request(f"$JS.API.CONSUMER.INFO.S.{consumer}", b"", None, 1.0, scrub=False))
+            if info.get("num_waiting") == want or loop.time() > deadline:
+                break
+            await asyncio.sleep(0.02)
+
+
 async def test_prioritized_requests_served_by_priority(pair: Pair) -> None:
     await _stream_with(pair, 0)
     cfg = {"durable_name": "Q", "ack_policy": "none", "priority_policy": "prioritized", "priority_groups": ["A"]}
@@ -187,6 +200,9 @@ async def test_prioritized_requests_served_by_priority(pair: Pair) -> None:
             body = {"batch": batch, "group": "A", "priority": priority, "expires": 2_000_000_000}
             await _send_pull(side, f"{NEXT}.Q", f"_PQ.{name}".encode(), body)
         assert not await side.client.round_trip()
+    # nats-server queues a pull request on the consumer's goroutine after the read: wait until it
+    # holds all four before comparing (jsemu holds them at once).
+    await _waiting(pair, "Q", 4)
     await pair.same("$JS.API.CONSUMER.INFO.S.Q")
     for side in (pair.emu, pair.real):
         for i in range(5):
