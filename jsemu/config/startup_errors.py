@@ -40,7 +40,27 @@ def _listen_text(host: str, port: int, exc: OSError) -> str:
     """Go's ``net.Listen`` error: ``listen tcp H:P: bind: ...`` or ``listen tcp: lookup H: no such host``."""
     if isinstance(exc, socket.gaierror):
         return f"listen tcp: lookup {host}: no such host"
+    if exc.errno is None:
+        exc = _bind_once(host, port) or exc
     return f"listen tcp {go_hostport(host, port)}: bind: {go_errno(exc)}"
+
+
+def _bind_once(host: str, port: int) -> OSError | None:
+    """The bind's own error. asyncio (3.13) reports a listener that bound no address as "could
+    not bind on any address out of [...]", without the errno Go's text comes from: bind a plain
+    socket once more to learn it."""
+    try:
+        addresses = socket.getaddrinfo(host or None, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except OSError as exc:
+        return exc
+    for family, kind, proto, _, address in addresses:
+        with socket.socket(family, kind, proto) as sock:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            try:
+                sock.bind(address)
+            except OSError as exc:
+                return exc
+    return None
 
 
 def listen_error(host: str, port: int, exc: OSError) -> StartupError:

@@ -3,9 +3,9 @@
 The service (``JetStream``, one per account) holds the clock, the timers, the way out
 (``Sender``), the server and the account's identity. Every part of jetstream needs a few of
 them, and typing each part against the whole ``JetStream`` would make it import the module
-that imports it: 34 modules would form one cycle, and no part could be read or replaced
-without the others. So a part types what it is handed against the protocols here (or a
-protocol of its own that combines them, with the members it reads of its own callers): its
+that imports it: no part could be read or replaced without the others. So a part types what
+it is handed against the protocols here (or a protocol of its own that combines them, with
+the members it reads of its own callers): its
 signatures say exactly which services it depends on, and the type checker proves at each
 call site that ``JetStream`` provides them, structurally, without the part naming it.
 
@@ -13,9 +13,10 @@ One protocol here is no service but the contract between a stream and what follo
 :class:`Watcher`, which the stream (``streams``) wakes and mirror and source links (``links``)
 and consumers implement; it lives below both.
 
-The members are read-only properties: a protocol that only reads lets the service keep
-plain attributes, and lets a mapping of concrete streams stand for a mapping of the view
-a part declares.
+A member is a plain attribute where the service holds exactly that type, and a read-only
+property where it is a part's narrower view of what it is handed (a mapping of concrete
+streams standing for a mapping of the view a part declares: only a read-only member may be
+covariant), or where the service computes it (``server_name``).
 """
 
 from __future__ import annotations
@@ -46,29 +47,25 @@ __all__ = [
 class HasClock(Protocol):
     """The server's clock (a ``ManualClock`` in tests): every timestamp and deadline."""
 
-    @property
-    def clock(self) -> Clock: ...
+    clock: Clock
 
 
 class HasTimers(Protocol):
     """Timers on the server's clock (ack wait, expiries, pacing)."""
 
-    @property
-    def timers(self) -> ClockTimers: ...
+    timers: ClockTimers
 
 
 class HasSender(Protocol):
     """The account's one outbound path: replies, deliveries, advisories."""
 
-    @property
-    def out(self) -> Sender: ...
+    out: Sender
 
 
 class HasDomain(Protocol):
     """The JetStream domain ("" for none), shown in advisories and infos."""
 
-    @property
-    def domain(self) -> str: ...
+    domain: str
 
 
 class HasServerName(Protocol):
@@ -81,25 +78,21 @@ class HasServerName(Protocol):
 class HasCluster(Protocol):
     """Whether the server simulates a cluster, and its name ("" when standalone)."""
 
-    @property
-    def clustered(self) -> bool: ...
+    clustered: bool
 
-    @property
-    def cluster_name(self) -> str: ...
+    cluster_name: str
 
 
 class HasServer(Protocol):
     """The server itself: its options, its random source, its loop, its flush."""
 
-    @property
-    def server(self) -> Server: ...
+    server: Server
 
 
 class HasAccount(Protocol):
     """The account the streams belong to: its subscriptions and its name."""
 
-    @property
-    def account(self) -> Router: ...
+    account: Router
 
 
 class Advising(HasClock, HasSender, HasDomain, Protocol):

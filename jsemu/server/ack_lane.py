@@ -35,6 +35,7 @@ from .subscriber import FastBatch
 
 if TYPE_CHECKING:
     from .sublist import Sublist, Subscription
+    from .subscriber import HeaderLens, Payloads, Replies, Subjects
 
 __all__ = ["ACK_PREFIX", "AckLane", "ack_key"]
 
@@ -170,13 +171,7 @@ class AckLane:
             log.exception("ack handler failed for %r", subject)
         return True
 
-    def _run(
-        self,
-        subjects: Sequence[bytes],
-        replies: Sequence[bytes | None],
-        hdrs: Sequence[int] | None,
-        msgs: Sequence[bytes],
-    ) -> None:
+    def _run(self, subjects: Subjects, replies: Replies, hdrs: HeaderLens, msgs: Payloads) -> None:
         """A run of acks that ``target`` resolved (the learned route of every ack subject):
         each stretch for one consumer goes to its handler in one call."""
         targets = self.targets

@@ -139,6 +139,7 @@ class ClientConnection(asyncio.Protocol):
         "connect_received",
         "dirty",
         "echo",
+        "farewell",
         "first_pong_sent",
         "handed",
         "handshaking",
@@ -214,6 +215,9 @@ class ClientConnection(asyncio.Protocol):
         self.auth_timer: Cancellable | None = None
         #: A TLS handshake is under way: output waits (server/tls.py).
         self.handshaking = False
+        #: What to write before closing once the handshake hands over its transport, when the
+        #: connection was closed by bytes that came with the handshake's end.
+        self.farewell: bytes | None = None
         self.user: User | None = None
         #: Its ``$SYS.ACCOUNT.<acc>.CONNECT`` event went out (the disconnect one follows).
         self.announced = False
@@ -260,6 +264,10 @@ class ClientConnection(asyncio.Protocol):
         except (OSError, RuntimeError) as exc:  # failed, timed out: nats-server closes without a word
             log.debug("TLS handshake error from %s:%s: %r", self.client_ip, self.client_port, exc)
             secure = None
+        if secure is not None and self.farewell is not None:
+            secure.write(self.farewell)  # e.g. -ERR 'Authorization Violation' for its CONNECT
+            secure.close()
+            return
         if secure is None or self.closed:
             self._teardown()
             raw.abort()
@@ -776,6 +784,13 @@ class ClientConnection(asyncio.Protocol):
             return
         if error is not None:
             self.send(encode_err(error))
+        if self.handshaking:
+            # TLS hands the client's first bytes over in the turn its handshake ends, before
+            # ``start_tls`` returns the secure transport: what is queued goes out on it, and the
+            # connection closes, once it has (``_tls_handshake``).
+            self.farewell = b"".join(self.out)
+            self._teardown(error)
+            return
         self.flush()
         self._teardown(error)
         if self.transport is not None:

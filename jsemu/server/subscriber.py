@@ -66,11 +66,16 @@ from typing import TYPE_CHECKING, Protocol
 if TYPE_CHECKING:
     from .sublist import Subscription
 
-__all__ = ["Change", "FastBatch", "SkipFn", "Subscriber"]
+__all__ = ["Change", "FastBatch", "HeaderLens", "Payloads", "Replies", "SkipFn", "Subjects", "Subscriber"]
 
-#: A run of publishes as columns: subjects, replies, header lengths (None: all -1, no
-#: headers) and messages. See the module docstring.
-FastBatch = Callable[[Sequence[bytes], Sequence[bytes | None], Sequence[int] | None, Sequence[bytes]], None]
+#: A run of publishes as columns, one entry per publish: its subject, its reply subject, the
+#: length of its header block (the column is None when no publish of the run has headers:
+#: all -1) and its message (headers included). See the module docstring.
+Subjects = Sequence[bytes]
+Replies = Sequence[bytes | None]
+HeaderLens = Sequence[int] | None
+Payloads = Sequence[bytes]
+FastBatch = Callable[[Subjects, Replies, HeaderLens, Payloads], None]
 
 #: True for a publish subject the subscriber always declines (see ``skips`` above).
 SkipFn = Callable[[bytes], bool]

@@ -529,8 +529,8 @@ MUTATIONS: list[Mutation] = [
         "consumer_action_wrong_action",
         "jetstream",
         "jsemu/jetstream/events/consumer_advisories.py",
-        '        "action": action,\n',
-        '        "action": CREATE,\n',
+        '"consumer": consumer, "action": action}',
+        '"consumer": consumer, "action": CREATE}',
         ("tests/jetstream/api/test_consumer_advisories.py",),
         "a consumer delete advisory says create",
     ),
@@ -555,11 +555,11 @@ MUTATIONS: list[Mutation] = [
     Mutation(
         "consumer_advisory_without_listener",
         "jetstream",
-        "jsemu/jetstream/events/consumer_advisories.py",
+        "jsemu/jetstream/events/advisories.py",
         "    if not out.has_interest(subject):\n        return\n",
         "",
         ("tests/jetstream/events/test_advisory_interest.py",),
-        "consumer advisories are built and sent with nobody listening",
+        "stream and consumer action advisories are built and sent with nobody listening",
     ),
     Mutation(
         "api_audit_without_listener",
@@ -591,7 +591,7 @@ MUTATIONS: list[Mutation] = [
     Mutation(
         "stream_action_without_domain",
         "jetstream",
-        "jsemu/jetstream/events/stream_advisories.py",
+        "jsemu/jetstream/events/advisories.py",
         '        event["domain"] = js.domain\n',
         "        pass\n",
         ("tests/jetstream/api/test_api_audit.py::test_api_audit_user_and_domain",),

@@ -53,8 +53,15 @@ async def test_factory_tls_verify_and_handshake_first(jsemu_factory: Callable[..
     nc = await nats.connect(srv.url, tls=srv.client_tls.context(), user="alice", password="secret")
     assert await _round_trip(nc) == b"hi"
     without_cert = ssl.create_default_context(cafile=srv.client_tls.ca_file)
-    with pytest.raises(Exception):  # noqa: B017 - the server wants a certificate
-        await nats.connect(srv.url, tls=without_cert, user="alice", password="secret", allow_reconnect=False)
+    # The server wants a certificate. nats-server fails the handshake with TLS's "certificate
+    # required" alert, so nats-py raises; jsemu drops the connection without the alert (asyncio
+    # does not send it), which nats-py reports as an error on 3.11 and, on 3.13, as a connect
+    # that returns a closed client. Either way no connection works.
+    try:
+        refused = await nats.connect(srv.url, tls=without_cert, user="alice", password="secret", allow_reconnect=False)
+    except Exception:  # noqa: BLE001 - any failure
+        refused = None
+    assert refused is None or not refused.is_connected
     first = await jsemu_factory(tls="handshake_first")
     assert first.client_tls is not None
     nc = await nats.connect(first.url, tls=first.client_tls.context(), tls_handshake_first=True)

@@ -20,6 +20,7 @@ from .registry import ApiRequest, api, error_response, is_json_object_or_array, 
 if TYPE_CHECKING:
     from ..cluster.replicas import ReplicaSet
     from ..service import JetStream
+    from ..streams.stream import Stream
 
 __all__ = ["consumer_leader_stepdown", "stream_leader_stepdown"]
 
@@ -41,17 +42,24 @@ def _check_preferred(preferred: str, leader: str, peers: Sequence[str], replicas
         raise api_error(ApiErrors.JSClusterNoPeersErrF, err=f'preferred server "{preferred}" not known')
 
 
+def _clustered_stream(js: JetStream, req: ApiRequest) -> Stream:
+    """The checks both step-downs start with, in their order: a cluster, the stream (the
+    subject's sixth token), the API level."""
+    if not js.clustered:
+        raise api_error(ApiErrors.JSClusterRequiredErr)
+    stream = js.streams.get(req.token(6))
+    if stream is None:
+        raise api_error(ApiErrors.JSStreamNotFoundErr)
+    req.check_api_level()
+    return stream
+
+
 @api("STREAM.LEADER.STEPDOWN.*")
 def stream_leader_stepdown(js: JetStream, req: ApiRequest) -> dict[str, Any]:
     """``jsStreamLeaderStepDownRequest``: needs a cluster; an R1 stream keeps its leader."""
     kind = "stream_leader_stepdown_response"
     try:
-        if not js.clustered:
-            raise api_error(ApiErrors.JSClusterRequiredErr)
-        stream = js.streams.get(req.token(6))
-        if stream is None:
-            raise api_error(ApiErrors.JSStreamNotFoundErr)
-        req.check_api_level()
+        stream = _clustered_stream(js, req)
         replicas = stream.replicas
         if replicas.leaderless:
             raise api_error(ApiErrors.JSClusterNotAvailErr)
@@ -74,12 +82,7 @@ def consumer_leader_stepdown(js: JetStream, req: ApiRequest) -> dict[str, Any]:
     """``jsConsumerLeaderStepDownRequest``, checks in its order."""
     kind = "consumer_leader_stepdown_response"
     try:
-        if not js.clustered:
-            raise api_error(ApiErrors.JSClusterRequiredErr)
-        stream = js.streams.get(req.token(6))
-        if stream is None:
-            raise api_error(ApiErrors.JSStreamNotFoundErr)
-        req.check_api_level()
+        stream = _clustered_stream(js, req)
         consumer = js.consumer_set(stream).by_name.get(req.token(7))
         if consumer is None or consumer.group is None:
             raise api_error(ApiErrors.JSConsumerNotFoundErr)

@@ -40,30 +40,23 @@ class ClusterServices(Advising, HasTimers, HasServer, HasCluster, Protocol):
 class ReplicatedStreamConfig(Protocol):
     """The stream config fields a group reads (``StreamConfig``)."""
 
-    @property
-    def num_replicas(self) -> int: ...
+    num_replicas: int
 
-    @property
-    def retention(self) -> str: ...
+    retention: str
 
-    @property
-    def storage(self) -> str: ...
+    storage: str
 
 
 class GroupedConsumerConfig(Protocol):
     """The consumer config fields a group reads (``ConsumerConfig``)."""
 
-    @property
-    def num_replicas(self) -> int: ...
+    num_replicas: int
 
-    @property
-    def durable_name(self) -> str: ...
+    durable_name: str
 
-    @property
-    def mem_storage(self) -> bool: ...
+    mem_storage: bool
 
-    @property
-    def ack_policy(self) -> str: ...
+    ack_policy: str
 
 
 class StreamConsumers(Protocol):
@@ -82,8 +75,7 @@ class ReplicatedStream(Protocol):
     @property
     def name(self) -> str: ...
 
-    @property
-    def created_ns(self) -> int: ...
+    created_ns: int
 
     @property
     def js(self) -> ClusterServices: ...
@@ -91,8 +83,7 @@ class ReplicatedStream(Protocol):
     @property
     def config(self) -> ReplicatedStreamConfig: ...
 
-    @property
-    def replicas(self) -> ReplicaSet: ...
+    replicas: ReplicaSet
 
     @property
     def consumer_set(self) -> StreamConsumers | None: ...
@@ -107,8 +98,7 @@ class GroupedConsumer(Protocol):
     @property
     def name(self) -> str: ...
 
-    @property
-    def created_ns(self) -> int: ...
+    created_ns: int
 
     @property
     def js(self) -> ClusterServices: ...
@@ -119,7 +109,6 @@ class GroupedConsumer(Protocol):
     @property
     def config(self) -> GroupedConsumerConfig: ...
 
-    @property
-    def group(self) -> ConsumerGroup | None: ...
+    group: ConsumerGroup | None
 
     def take_over(self, state: ReplicaState) -> None: ...

@@ -43,7 +43,7 @@ status after whatever the run holds, so frames keep the server's order.
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import replace
 from itertools import repeat
 from typing import TYPE_CHECKING, Any
@@ -76,6 +76,7 @@ from .rate_limit import NEVER, TokenBucket
 from .start_position import starting_position
 
 if TYPE_CHECKING:
+    from ...server.subscriber import HeaderLens, Payloads, Replies, Subjects
     from ..streams.stream import Stream
     from .faults import ConsumerFaults
     from .host import ConsumerHost
@@ -1182,13 +1183,7 @@ class Consumer:
 
     # --- acks -------------------------------------------------------------------------
 
-    def process_acks(
-        self,
-        subjects: Sequence[bytes],
-        replies: Sequence[bytes | None],
-        hdrs: Sequence[int] | None,
-        msgs: Sequence[bytes],
-    ) -> None:
+    def process_acks(self, subjects: Subjects, replies: Replies, hdrs: HeaderLens, msgs: Payloads) -> None:
         """A run of acks (the ack lane's handler): each processed in order, and delivery
         (room under ``max_ack_pending``, naks, ``+NXT``) woken once at the end."""
         if len(subjects) == 1:

@@ -27,8 +27,7 @@ from .ack_kinds import ACK_ACK, ACK_OK
 from .delivery import READ_AHEAD
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
-
+    from ...server.subscriber import HeaderLens, Payloads, Replies, Subjects
     from .consumer import Consumer
     from .pull_request import PullRequest
 
@@ -179,13 +178,7 @@ def new_stretch(c: Consumer, to: bytes, limit: int, npc: int, now: int, wr: Pull
     return count, npc
 
 
-def plain_acks(
-    c: Consumer,
-    subjects: Sequence[bytes],
-    replies: Sequence[bytes | None],
-    hdrs: Sequence[int] | None,
-    msgs: Sequence[bytes],
-) -> bool:
+def plain_acks(c: Consumer, subjects: Subjects, replies: Replies, hdrs: HeaderLens, msgs: Payloads) -> bool:
     """``process_ack`` for a run of acks of an ack-explicit consumer without faults or
     sampling: plain acks (empty, ``+ACK`` or ``+OK``, no reply, no headers) inline, any other one
     through ``process_ack`` in its turn. The caller holds delivery until the run ends; returns
@@ -249,13 +242,7 @@ def plain_acks(
     return wake
 
 
-def in_order_acks(
-    c: Consumer,
-    subjects: Sequence[bytes],
-    replies: Sequence[bytes | None],
-    hdrs: Sequence[int] | None,
-    msgs: Sequence[bytes],
-) -> bool:
+def in_order_acks(c: Consumer, subjects: Subjects, replies: Replies, hdrs: HeaderLens, msgs: Payloads) -> bool:
     """The commonest run of acks, handled as one block: plain acks of the messages next
     above both ack floors, in delivery order, with consecutive stream and delivery
     sequences, each pending once and not redelivered. One at a time (``plain_acks``'s

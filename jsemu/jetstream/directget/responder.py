@@ -46,6 +46,7 @@ from ..requests import MSG_GET_REQUEST
 
 if TYPE_CHECKING:
     from ...server.outbound import Sender
+    from ...server.subscriber import HeaderLens, Payloads, Replies, Subjects
 
 __all__ = ["DirectGetHost", "DirectGetResponder", "NamedStream", "decode_direct_request"]
 
@@ -132,8 +133,7 @@ class DirectGetHost(HasSender, HasAccount, HasServer, Protocol):
     """What a responder needs of the service (``JetStream``): the way out, the account's
     subscriptions, the server's options, and the log of who answered which request."""
 
-    @property
-    def answers(self) -> deque[tuple[bytes, DirectGetResponder]]: ...
+    answers: deque[tuple[bytes, DirectGetResponder]]
 
 
 class DirectGetResponder:
@@ -209,24 +209,11 @@ class DirectGetResponder:
 
     # --- runs of requests from a connection's fast lane ----------------------------------
 
-    def _each(
-        self,
-        fn: Any,
-        subjects: Sequence[bytes],
-        replies: Sequence[bytes | None],
-        hdrs: Sequence[int] | None,
-        msgs: Sequence[bytes],
-    ) -> None:
+    def _each(self, fn: Any, subjects: Subjects, replies: Replies, hdrs: HeaderLens, msgs: Payloads) -> None:
         for subject, reply, hdr, msg in zip(subjects, replies, hdrs or repeat(-1), msgs):
             fn(subject, reply, hdr, msg)
 
-    def _subject_batch(
-        self,
-        subjects: Sequence[bytes],
-        replies: Sequence[bytes | None],
-        hdrs: Sequence[int] | None,
-        msgs: Sequence[bytes],
-    ) -> None:
+    def _subject_batch(self, subjects: Subjects, replies: Replies, hdrs: HeaderLens, msgs: Payloads) -> None:
         """KV gets in bulk: header-less, empty requests for literal subjects."""
         n = len(subjects)
         if hdrs is None and msgs.count(b"") == n and None not in replies:
@@ -239,13 +226,7 @@ class DirectGetResponder:
                 return
         self._each(self._on_subject, subjects, replies, hdrs, msgs)
 
-    def _payload_batch(
-        self,
-        subjects: Sequence[bytes],
-        replies: Sequence[bytes | None],
-        hdrs: Sequence[int] | None,
-        msgs: Sequence[bytes],
-    ) -> None:
+    def _payload_batch(self, subjects: Subjects, replies: Replies, hdrs: HeaderLens, msgs: Payloads) -> None:
         """Gets by sequence or last subject in bulk: header-less requests with known plans."""
         if hdrs is None and None not in replies:
             plans = list(map(self._plans.get, msgs, repeat(False)))

@@ -9,11 +9,14 @@ Add further events here, in the same shape.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ...ids import new_event_id
 from ...protocol.gojson import dumps
 from ...timefmt import format_ns
+
+if TYPE_CHECKING:
+    from ..context import Advising
 
 __all__ = [
     "ACK_METRIC",
@@ -23,6 +26,7 @@ __all__ = [
     "max_deliveries",
     "msg_terminated",
     "next_id",
+    "send_action",
 ]
 
 #: Subject prefixes (``.<stream>.<consumer>`` follows).
@@ -38,6 +42,19 @@ _ACK_METRIC_TYPE = "io.nats.jetstream.metric.v1.consumer_ack"
 def next_id() -> str:
     """The next event id (``nuid.Next``'s shape, shared with the other advisories)."""
     return new_event_id()
+
+
+def send_action(js: Advising, subject: bytes, kind: str, fields: dict[str, Any]) -> None:
+    """An action advisory (``stream_action``, ``consumer_action``) on ``subject``: the typed
+    event's type, id and time, then ``fields`` in the struct's order, then the domain when the
+    server has one; encoded only while someone listens."""
+    out = js.out
+    if not out.has_interest(subject):
+        return
+    event = {"type": kind, "id": new_event_id(), "timestamp": format_ns(js.clock.now_ns()), **fields}
+    if js.domain:
+        event["domain"] = js.domain
+    out.send(subject, -1, dumps(event).encode())
 
 
 def _event(kind: str, event_id: str, now_ns: int, fields: list[tuple[str, Any]]) -> bytes:

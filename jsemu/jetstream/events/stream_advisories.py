@@ -11,9 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ...ids import new_event_id
-from ...protocol.gojson import dumps
-from ...timefmt import format_ns
+from .advisories import send_action
 
 if TYPE_CHECKING:
     from ..context import Advising
@@ -35,16 +33,4 @@ _PREFIX = {
 def send_stream_action(js: Advising, stream: str, action: str) -> None:
     """``sendCreateAdvisory`` / ``sendUpdateAdvisoryLocked`` / ``sendDeleteAdvisoryLocked``."""
     subject = f"{_PREFIX[action]}{stream}".encode()
-    out = js.out
-    if not out.has_interest(subject):
-        return
-    event = {
-        "type": _TYPE,
-        "id": new_event_id(),
-        "timestamp": format_ns(js.clock.now_ns()),
-        "stream": stream,
-        "action": action,
-    }
-    if js.domain:
-        event["domain"] = js.domain
-    out.send(subject, -1, dumps(event).encode())
+    send_action(js, subject, _TYPE, {"stream": stream, "action": action})

@@ -51,17 +51,13 @@ class LimitedConfig(Protocol):
     @property
     def name(self) -> str: ...
 
-    @property
-    def storage(self) -> str: ...
+    storage: str
 
-    @property
-    def max_bytes(self) -> int: ...
+    max_bytes: int
 
-    @property
-    def num_replicas(self) -> int: ...
+    num_replicas: int
 
-    @property
-    def max_consumers(self) -> int: ...
+    max_consumers: int
 
 
 class LimitedStream(Protocol):
@@ -73,15 +69,13 @@ class LimitedStream(Protocol):
     @property
     def config(self) -> LimitedConfig: ...
 
-    @property
-    def store(self) -> Store: ...
+    store: Store
 
 
 class HasLimits(Protocol):
     """An account's JetStream limits (``JetStream.limits``)."""
 
-    @property
-    def limits(self) -> JetStreamLimits: ...
+    limits: JetStreamLimits
 
 
 class AccountStreams(HasLimits, HasServer, Protocol):

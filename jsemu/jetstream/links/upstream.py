@@ -33,17 +33,13 @@ class LinkServices(HasClock, HasSender, Protocol):
 class LinkedConfig(Protocol):
     """What a link reads of a stream's config (``StreamConfig``)."""
 
-    @property
-    def mirror(self) -> dict[str, Any] | None: ...
+    mirror: dict[str, Any] | None
 
-    @property
-    def mirror_direct(self) -> bool: ...
+    mirror_direct: bool
 
-    @property
-    def allow_rollup_hdrs(self) -> bool: ...
+    allow_rollup_hdrs: bool
 
-    @property
-    def deny_purge(self) -> bool: ...
+    deny_purge: bool
 
 
 class Republishing(Protocol):
@@ -63,20 +59,17 @@ class LinkedStream(Protocol):
     @property
     def name(self) -> str: ...
 
-    @property
-    def created_ns(self) -> int: ...
+    created_ns: int
 
     @property
     def config(self) -> LinkedConfig: ...
 
-    @property
-    def store(self) -> Store: ...
+    store: Store
 
     @property
     def republisher(self) -> Republishing | None: ...
 
-    @property
-    def watchers(self) -> list[Watcher]: ...
+    watchers: list[Watcher]
 
     def wake_watchers(self) -> None: ...
 

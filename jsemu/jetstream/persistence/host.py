@@ -26,8 +26,7 @@ __all__ = ["ConsumerFilesHost", "TransferHost"]
 class ConsumerFilesHost(ConsumerHost, Protocol):
     """What the consumer store needs of the service (``JetStream``)."""
 
-    @property
-    def streams_dir(self) -> Path | None: ...
+    streams_dir: Path | None
 
     def persists(self, cfg: StreamConfig) -> bool: ...
 

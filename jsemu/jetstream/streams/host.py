@@ -36,11 +36,9 @@ class StreamHost(AccountStreams, ClusterServices, HasServerName, HasAccount, Pro
     @property
     def streams(self) -> Mapping[str, Stream]: ...
 
-    @property
-    def api_level(self) -> int: ...
+    api_level: int
 
-    @property
-    def batch_limits(self) -> BatchLimits: ...
+    batch_limits: BatchLimits
 
     def send_reply(self, reply: bytes, payload: bytes, hdr: bytes = b"") -> None: ...
 

@@ -42,15 +42,13 @@ __all__ = [
 class AckPolicyConfig(Protocol):
     """The consumer config field retention reads (``ConsumerConfig``)."""
 
-    @property
-    def ack_policy(self) -> str: ...
+    ack_policy: str
 
 
 class WorkQueueConfig(AckPolicyConfig, Protocol):
     """The consumer config fields the work-queue rules read (``ConsumerConfig``)."""
 
-    @property
-    def deliver_policy(self) -> str: ...
+    deliver_policy: str
 
 
 class InterestConsumer(Protocol):
@@ -63,17 +61,13 @@ class InterestConsumer(Protocol):
     @property
     def config(self) -> AckPolicyConfig: ...
 
-    @property
-    def filters(self) -> list[bytes]: ...
+    filters: list[bytes]
 
-    @property
-    def ack_floor(self) -> tuple[int, int]: ...
+    ack_floor: tuple[int, int]
 
-    @property
-    def own_ack_floor(self) -> tuple[int, int]: ...
+    own_ack_floor: tuple[int, int]
 
-    @property
-    def next_stream_seq(self) -> int: ...
+    next_stream_seq: int
 
     @property
     def pending(self) -> Container[int]: ...

@@ -33,7 +33,7 @@ from .schedules import MsgSchedules, purged_schedule, schedule_error, with_sub_r
 
 if TYPE_CHECKING:
     from ...server.sublist import Subscription
-    from ...server.subscriber import FastBatch
+    from ...server.subscriber import FastBatch, HeaderLens, Payloads, Replies, Subjects
     from ..links.mirror import MirrorLink
     from ..links.sources import SourceLink
     from .host import StreamConsumers, StreamHost
@@ -207,13 +207,7 @@ class Stream:
         self.publish(subject, reply, hdr, msg)
         return True
 
-    def publish_batch(
-        self,
-        subjects: Sequence[bytes],
-        replies: Sequence[bytes | None],
-        hdrs: Sequence[int] | None,
-        msgs: Sequence[bytes],
-    ) -> None:
+    def publish_batch(self, subjects: Subjects, replies: Replies, hdrs: HeaderLens, msgs: Payloads) -> None:
         """Publishes straight from a connection's fast lane (``fast_batch``), in order, as
         columns. Header-less messages that no rule can refuse are stored all at once
         (``StreamStore.append_columns``; a replicated store refuses) while nothing watches
