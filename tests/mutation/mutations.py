@@ -1033,4 +1033,14 @@ MUTATIONS: list[Mutation] = [
         ),
         "a stream delete goes without its STREAM.DELETED advisory",
     ),
+    # --- TLS: bytes that come with the handshake's end ---------------------------------------
+    Mutation(
+        "tls_refusal_lost_at_handshake_end",
+        "server",
+        "jsemu/server/connection.py",
+        "            secure.write(self.farewell)  # e.g. -ERR 'Authorization Violation' for its CONNECT\n",
+        "            pass\n",
+        ("tests/server/test_tls.py::test_a_connect_refused_as_the_handshake_ends_still_gets_its_error",),
+        "a CONNECT refused in the turn the TLS handshake ends closes without its -ERR",
+    ),
 ]

@@ -20,8 +20,11 @@ import pytest
 import trustme
 from config.test_cli_errors import _assert_one_line, _jsemu, _real
 
+import jsemu
 from jsemu.cli import build_parser, serve_options
 from jsemu.config.startup_errors import StartupError
+from jsemu.server.auth import Auth, User
+from jsemu.testing.certificates import generate
 
 from .test_auth import _pair
 
@@ -270,3 +273,18 @@ def test_bad_tls_flags_refused_as_nats_server(args: list[str], certs: Certs) -> 
     with pytest.raises(StartupError) as refused:
         serve_options(build_parser().parse_args(["serve", *args]))
     assert f"nats-server: {refused.value}" == real.stderr.strip().splitlines()[0]
+
+
+async def test_a_connect_refused_as_the_handshake_ends_still_gets_its_error(tmp_path: Path) -> None:
+    """In the server's own event loop, a client's first bytes come through TLS in the turn the
+    handshake ends, before ``start_tls`` hands over the secure transport: the ``-ERR`` of a
+    refused CONNECT must still go out on it (as nats-server sends it), then the close."""
+    options, client = generate(tmp_path)
+    async with jsemu.Server(port=0, tls=options, auth=Auth(users={"alice": User("alice", "secret")})) as srv:
+        reader, writer = await asyncio.open_connection("127.0.0.1", srv.port)
+        await reader.readuntil(b"\r\n")
+        await writer.start_tls(client.context(), server_hostname="localhost")
+        writer.write(b'CONNECT {"user":"alice","pass":"wrong","verbose":false}\r\nPING\r\n')
+        got = await _read_all(reader, 3)
+        writer.close()
+    assert got == (b"-ERR 'Authorization Violation'\r\n", True)
