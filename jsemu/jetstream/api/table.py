@@ -2,9 +2,9 @@
 
 Handlers register with :func:`.registry.api` in the module of their family, as nats-server
 keeps its routes in one table (``jetstream_api.go``); this module names the families, so
-whoever imports it (the JetStream service to dispatch, ``api/not_enabled.py`` for the
-answers of an account without JetStream, ``tools/api_coverage.py`` for README's table) sees
-every handler. Lookups go through here for that reason. Endpoints with subscriptions of
+whoever imports it (``dispatch.py`` to answer, ``not_enabled.py`` for the answers of an
+account without JetStream, ``tools/api_coverage.py`` for the documentation's coverage page)
+sees every handler. Lookups go through here for that reason. Endpoints with subscriptions of
 their own (Direct Get, a consumer's ``CONSUMER.MSG.NEXT``) are not handlers:
 :data:`.registry.OWN_SUBSCRIPTIONS` lists the former for the coverage table.
 """
