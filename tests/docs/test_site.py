@@ -59,4 +59,4 @@ def test_the_site_builds_strictly(tmp_path: Path) -> None:
     control = (site / "reference" / "control-plane" / "index.html").read_text()
     assert 'id="advance_clock"' in control
     architecture = (site / "architecture" / "index.html").read_text()
-    assert "Two walks, bytes to reply" in architecture  # jsemu/ARCHITECTURE.md, included
+    assert "Three walks, bytes to reply" in architecture  # jsemu/ARCHITECTURE.md, included

@@ -13,7 +13,7 @@ import pytest
 from nats.js.api import AckPolicy, ConsumerConfig
 
 import jsemu
-from jsemu.jetstream.events import api_audit, consumer_advisories, stream_advisories
+from jsemu.jetstream.events import advisories, api_audit
 from jsemu.server.routing import Router
 
 pytestmark = pytest.mark.fake_only
@@ -21,9 +21,10 @@ pytestmark = pytest.mark.fake_only
 
 @pytest.fixture
 def built(monkeypatch: pytest.MonkeyPatch) -> Counter[str]:
-    """How many events each module built, and how many requester records were made."""
+    """How many events each module built (``advisories``: the stream and consumer action
+    advisories, which ``send_action`` builds), and how many requester records were made."""
     counts: Counter[str] = Counter()
-    for module in (api_audit, consumer_advisories, stream_advisories):
+    for module in (api_audit, advisories):
         original = module.new_event_id
 
         def counted(name: str = module.__name__.rsplit(".", 1)[1], fn: Any = original) -> str:
@@ -63,7 +64,7 @@ async def test_no_listener_no_event_built(built: Counter[str]) -> None:
             await _lifecycle(nc, "L")
             # create, update, delete; created D and E, deleted D, then E with its stream;
             # an audit per API request (7), each with its requester record
-            assert built == Counter(stream_advisories=3, consumer_advisories=4, api_audit=7, requester=7), built
+            assert built == Counter(advisories=3 + 4, api_audit=7, requester=7), built
             await sub.unsubscribe()
         finally:
             await nc.close()
