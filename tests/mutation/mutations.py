@@ -32,7 +32,7 @@ def anchor_count(root: Path, m: Mutation) -> int:
 
 
 MUTATIONS: list[Mutation] = [
-    # --- the six of issue 22 --------------------------------------------------------------
+    # --- the first six: a reply twice, a status, the fast lane ------------------------------
     Mutation(
         "api_reply_twice",
         "jetstream",
@@ -406,7 +406,7 @@ MUTATIONS: list[Mutation] = [
         ("tests/jetstream/api/test_ack_routing.py::test_deliver_group_needs_a_member_of_that_group",),
         "a deliver_group consumer binds to any subscriber of its deliver subject",
     ),
-    # --- per-account JetStream limits and nkey users in accounts (issue 18) ----------------------
+    # --- per-account JetStream limits and nkey users in accounts ---------------------------------
     Mutation(
         "account_bytes_unchecked_at_create",
         "jetstream",
@@ -524,7 +524,7 @@ MUTATIONS: list[Mutation] = [
         ("tests/jetstream/limits/test_account_js_limits.py::test_jsz_account_details_reserve_the_account_limits",),
         "/jsz account_details do not show the account's max_mem / max_file as its reservations",
     ),
-    # --- consumer action advisories and the API audit (issues 16, 19) -------------------------
+    # --- consumer action advisories and the API audit -----------------------------------------
     Mutation(
         "consumer_action_wrong_action",
         "jetstream",
@@ -625,7 +625,7 @@ MUTATIONS: list[Mutation] = [
         ("tests/server/test_system_account.py::test_connect_and_disconnect_events_as_nats_server",),
         "the disconnect event counts from the server's side instead of the client's",
     ),
-    # --- atomic batch publish (issue 19) ----------------------------------------------------
+    # --- atomic batch publish ---------------------------------------------------------------
     Mutation(
         "batch_partial_commit",
         "jetstream",
@@ -794,7 +794,7 @@ MUTATIONS: list[Mutation] = [
         ("tests/jetstream/cluster/test_consumer_replication.py::test_a_run_of_acks_and_a_batch_of_deliveries_are_records_too",),
         "a run of plain acks on a replicated consumer takes the fast loop and never reaches its replicas",
     ),
-    # --- message schedules (issue 19) ---------------------------------------------------------
+    # --- message schedules --------------------------------------------------------------------
     Mutation(
         "schedule_every_no_skip_ahead",
         "jetstream",
@@ -834,7 +834,7 @@ MUTATIONS: list[Mutation] = [
         ),
         "a file stream's schedules are forgotten by a restart",
     ),
-    # --- the accept queue (issue 21) -------------------------------------------------------------
+    # --- the accept queue ------------------------------------------------------------------------
     Mutation(
         "asyncio_default_backlog",
         "server",
@@ -844,7 +844,7 @@ MUTATIONS: list[Mutation] = [
         ("tests/server/test_listen_backlog.py::test_connects_queue_while_the_server_is_busy",),
         "the listener keeps asyncio's 100-long accept queue: connects past it wait a 1 s SYN retransmit",
     ),
-    # --- consumer hot loops in columns (issues 16/17) -------------------------------------------
+    # --- consumer hot loops in columns ----------------------------------------------------------
     Mutation(
         "in_order_acks_any_start",
         "jetstream",
@@ -875,7 +875,7 @@ MUTATIONS: list[Mutation] = [
         ("tests/protocol/test_delivery_frames.py",),
         "a run of deliveries is framed with its first message's size on every frame",
     ),
-    # --- restart in bulk (issue 21) ---------------------------------------------------------------
+    # --- restart in bulk --------------------------------------------------------------------------
     Mutation(
         "append_run_limits_any_order",
         "store",
@@ -894,7 +894,7 @@ MUTATIONS: list[Mutation] = [
         ("tests/store/test_wal_runs.py",),
         "an Append record with bytes left over is read back in a run instead of ending the log",
     ),
-    # --- service imports mapped with wildcards (issue 18) ----------------------------------------
+    # --- service imports mapped with wildcards ---------------------------------------------------
     Mutation(
         "service_import_mapping_ignored",
         "server",
@@ -904,7 +904,7 @@ MUTATIONS: list[Mutation] = [
         ("tests/server/test_account_imports.py::test_service_import_mapped_with_wildcards",),
         "a request on $JS.A.API.> is forwarded on its local subject, which nobody in the exporter takes",
     ),
-    # --- mirrors and sources across accounts (issue 18) ---------------------------------------
+    # --- mirrors and sources across accounts --------------------------------------------------
     Mutation(
         "external_link_deaf_ignored",
         "jetstream",
@@ -923,7 +923,7 @@ MUTATIONS: list[Mutation] = [
         ("tests/jetstream/links/test_external_upstream.py",),
         "an external upstream is looked for in the mirror's own account",
     ),
-    # --- stream snapshots and restores (issue 19) --------------------------------------------
+    # --- stream snapshots and restores -------------------------------------------------------
     Mutation(
         "snapshot_end_without_status",
         "jetstream",

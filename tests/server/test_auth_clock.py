@@ -1,4 +1,4 @@
-"""The authentication timeout runs on the server's clock (issue 18): with the controlled clock
+"""The authentication timeout runs on the server's clock: with the controlled clock
 frozen a silent client is not timed out however long it waits, and advancing the clock past
 the timeout closes it at once; with the clock running, it is timed out in real time (the
 side-by-side test in ``test_auth.py``)."""

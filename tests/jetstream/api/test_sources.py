@@ -810,8 +810,8 @@ async def test_source_cycles(pair) -> None:
             assert got.get("did_create") is True, (name, got)
     # Updates are checked too. C1 sources C2, which never came to exist: nats-server marks that
     # source with "stream not found" once its consumer request has failed, a few ms after the
-    # create, so whether this reply carries it is a race. jsemu never reports it (a known gap,
-    # see the issue 22 notes): that one field is taken out of the real reply, nothing else.
+    # create, so whether this reply carries it is a race. jsemu never reports it (a known gap):
+    # that one field is taken out of the real reply, nothing else.
     emu, real = await pair.request(U + "C1", {"name": "C1", "sources": [{"name": "C2"}]})
     missing = ',"error":{"code":404,"err_code":10059,"description":"stream not found"}'
     assert emu == real.replace(missing, "", 1), (emu, real)

@@ -1,5 +1,5 @@
-"""jsemu-only: a clustered consumer's state is replicated by records (issue 16), and a
-follower can lag behind (issue 17).
+"""jsemu-only: a clustered consumer's state is replicated by records, and a
+follower can lag behind.
 
 Every replica applies the leader's records to a state of its own; after a step-down the
 engine restarts from the new leader's replica state alone. Checked against a plain model
@@ -160,7 +160,7 @@ async def test_replicas_follow_random_work(cluster: tuple[jsemu.Server, Client])
 
 
 async def test_a_lagging_follower_brings_redeliveries_after_failover(cluster: tuple[jsemu.Server, Client]) -> None:
-    """Issue 17: acks the held-back follower never applied are lost when it leads: those
+    """Acks the held-back follower never applied are lost when it leads: those
     messages come back after ack_wait, as after a real failover to a lagging follower."""
     srv, nc = cluster
     _js, sub = await _setup(nc, 4)

@@ -1,4 +1,4 @@
-"""jsemu-only: faults the control plane stages on one consumer, deterministically (issue 17),
+"""jsemu-only: faults the control plane stages on one consumer, deterministically,
 seen through nats-py: an ordered consumer (a KV watch) recreates itself after a gap or lost
 heartbeats and still yields every value exactly once; a dropped ack means a redelivery; held
 acks, expired pull requests, the state report, a consumer on a paused mirror; and the same
