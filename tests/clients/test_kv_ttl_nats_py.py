@@ -32,9 +32,11 @@ async def op_of_missing(kv: Any, key: str) -> str | None:
 
 
 async def test_kv_key_ttl_leaves_a_limit_marker(js: JetStreamContext, names: Names) -> None:
-    kv = await js.create_key_value(bucket=names.bucket(), history=2, limit_marker_ttl=1)
+    # The marker lives 2 s: keys() below must run before it goes (on a loaded machine the watcher
+    # can see the marker late, and with 1 s nats-server's marker was once gone under keys()).
+    kv = await js.create_key_value(bucket=names.bucket(), history=2, limit_marker_ttl=2)
     status = await kv.status()
-    assert status.marker_ttl == 1.0
+    assert status.marker_ttl == 2.0
     assert await kv.create("k", b"v", msg_ttl=1) == 1
     assert await kv.put("other", b"w") == 2
     watcher = await kv.watchall()
@@ -46,8 +48,8 @@ async def test_kv_key_ttl_leaves_a_limit_marker(js: JetStreamContext, names: Nam
     marker = await kv.get("k")
     assert (marker.value, marker.revision, marker.operation) == (None, 3, None)
     assert sorted(await kv.keys()) == ["other"]
-    # The marker's own TTL (1s) is up too: the key is gone without a trace.
-    await asyncio.sleep(2.0)
+    # The marker's own TTL (2 s) is up too: the key is gone without a trace.
+    await asyncio.sleep(3.0)
     with pytest.raises(KeyNotFoundError):
         await kv.get("k")
     info = await js.stream_info(f"KV_{kv._name}")
