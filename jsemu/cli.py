@@ -40,7 +40,22 @@ __all__ = ["build_parser", "main"]
 def _log(level: str, text: str) -> None:
     now = time.time()
     stamp = time.strftime("%Y/%m/%d %H:%M:%S", time.localtime(now)) + f".{int(now % 1 * 1e6):06d}"
-    print(f"[{os.getpid()}] {stamp} [{level}] {text}", file=sys.stderr, flush=True)
+    try:
+        print(f"[{os.getpid()}] {stamp} [{level}] {text}", file=sys.stderr, flush=True)
+    except BrokenPipeError:
+        _die_of_sigpipe()
+
+
+def _die_of_sigpipe() -> None:
+    """Go's runtime, on a write to a broken pipe on standard error: the process dies of
+    SIGPIPE, whatever it was doing, a signal's shutdown included (nats-server whose stderr lost
+    its reader exits so on SIGTERM or SIGINT, at its first log line). Python ignores SIGPIPE
+    and raises instead, which would leave a signal handler half done and the server running:
+    so the default action comes back and the signal is raised."""
+    if hasattr(signal, "SIGPIPE"):
+        signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+        os.kill(os.getpid(), signal.SIGPIPE)
+    os._exit(1)  # no SIGPIPE on this platform: still do not live on without a log
 
 
 _LEVELS = {logging.DEBUG: "DBG", logging.INFO: "INF", logging.WARNING: "WRN", logging.ERROR: "ERR"}

@@ -1043,4 +1043,14 @@ MUTATIONS: list[Mutation] = [
         ("tests/server/test_tls.py::test_a_connect_refused_as_the_handshake_ends_still_gets_its_error",),
         "a CONNECT refused in the turn the TLS handshake ends closes without its -ERR",
     ),
+    # --- the stand-in stopped by a signal ----------------------------------------------------
+    Mutation(
+        "signal_lost_with_stderr",
+        "config",
+        "jsemu/cli.py",
+        "    except BrokenPipeError:\n        _die_of_sigpipe()\n",
+        "    except BrokenPipeError:\n        raise\n",
+        ("tests/app/test_signals.py",),
+        "a server whose stderr lost its reader ignores SIGTERM (its log line raises, the stop never comes)",
+    ),
 ]
