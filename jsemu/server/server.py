@@ -71,7 +71,7 @@ class Server(Router):
         self.options = options
         self.server_id = nkey_like("N")
         self.xkey = nkey_like("X")
-        self.server_name = options.server_name or f"jsemu-{self.server_id}"
+        self.server_name = options.server_name or self.server_id  # nats-server: the id when no name is set
         self.sublist = Sublist()
         self.rng = random.Random(int.from_bytes(os.urandom(16)))  # cheaper than seeding from 2.5 KB
         #: How queue group members are picked (random unless a test sets a policy).
