@@ -236,6 +236,8 @@ class ClientConnection(asyncio.Protocol):
         peer = transport.get_extra_info("peername")
         if peer:
             self.client_ip, self.client_port = peer[0], peer[1]
+            if self.client_ip.startswith("::ffff:") and "." in self.client_ip:
+                self.client_ip = self.client_ip[7:]  # an IPv4 client of the dual-stack listener, as Go shows it
         server = self.server
         server.add_connection(self)
         tls = server.tls_context

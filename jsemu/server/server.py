@@ -4,6 +4,7 @@ the control plane are added by :mod:`jsemu.app`)."""
 from __future__ import annotations
 
 import asyncio
+import errno
 import os
 import random
 import socket
@@ -34,6 +35,26 @@ from .timers import DeadlineTimers, LoopTimers
 from .tls import ClientTls, server_context
 
 __all__ = ["Server", "Service"]
+
+
+def _dual_stack_socket(port: int) -> socket.socket | None:
+    """The wildcard listener as Go opens it for nats-server's default host ``0.0.0.0``: one IPv6
+    socket on ``::`` that takes IPv4 clients too (``IPV6_V6ONLY`` off), so ``[::1]`` reaches the
+    server as ``127.0.0.1`` does. None where the machine has no IPv6 (then IPv4 only); a port
+    in use is an error here as on IPv4."""
+    if not socket.has_ipv6:
+        return None
+    sock = socket.socket(socket.AF_INET6, socket.SOCK_STREAM)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 0)
+        sock.bind(("::", port))
+    except OSError as exc:
+        sock.close()
+        if exc.errno == errno.EADDRINUSE:
+            raise
+        return None
+    return sock
 
 
 def listen_backlog() -> int:
@@ -152,13 +173,19 @@ class Server(Router):
     async def start(self) -> Self:
         self._loop = asyncio.get_running_loop()
         opts = self.options
-        self._listener = await self._loop.create_server(
-            lambda: ClientConnection(self),
-            host=opts.host,
-            port=opts.port,
-            reuse_address=True,
-            backlog=listen_backlog(),
-        )
+        wildcard = _dual_stack_socket(opts.port) if opts.host in ("0.0.0.0", "") else None
+        if wildcard is not None:
+            self._listener = await self._loop.create_server(
+                lambda: ClientConnection(self), sock=wildcard, backlog=listen_backlog()
+            )
+        else:
+            self._listener = await self._loop.create_server(
+                lambda: ClientConnection(self),
+                host=opts.host,
+                port=opts.port,
+                reuse_address=True,
+                backlog=listen_backlog(),
+            )
         sock = self._listener.sockets[0]
         self._port = sock.getsockname()[1]
         self._info_base = self._build_info()

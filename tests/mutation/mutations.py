@@ -1053,4 +1053,23 @@ MUTATIONS: list[Mutation] = [
         ("tests/app/test_signals.py",),
         "a server whose stderr lost its reader ignores SIGTERM (its log line raises, the stop never comes)",
     ),
+    # --- the default listener ----------------------------------------------------------------
+    Mutation(
+        "default_host_ipv4_only",
+        "server",
+        "jsemu/server/server.py",
+        'wildcard = _dual_stack_socket(opts.port) if opts.host in ("0.0.0.0", "") else None',
+        "wildcard = None",
+        ("tests/server/test_listen_dual_stack.py",),
+        "the default host listens on IPv4 only: [::1] is refused",
+    ),
+    Mutation(
+        "ipv4_client_shown_mapped",
+        "server",
+        "jsemu/server/connection.py",
+        "                self.client_ip = self.client_ip[7:]",
+        "                pass",
+        ("tests/server/test_listen_dual_stack.py",),
+        "an IPv4 client of the dual-stack listener is shown as ::ffff:127.0.0.1",
+    ),
 ]
