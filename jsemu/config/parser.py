@@ -1,6 +1,7 @@
 """nats-server's configuration file format, parsed into dicts and lists with each key's position.
 
-``key: value``, ``key = value`` or ``key value``; ``{ ... }`` maps and ``[ ... ]`` arrays (on
+``key: value``, ``key = value`` or ``key value`` (the top-level keys may stand in braces, so a
+file written as JSON reads too); ``{ ... }`` maps and ``[ ... ]`` arrays (on
 one line or many, items separated by commas, semicolons or new lines); quoted or bare strings,
 numbers, booleans, sizes (``1MB``); ``#`` and ``//`` comments; ``include "file"`` (relative to
 the including file) merges that file's keys into the map it appears in, as nats-server does.
@@ -91,13 +92,17 @@ class _Parser:
 
     # --- grammar ----------------------------------------------------------------------------
 
-    def parse_map(self, path: tuple[str, ...], closing: str | None) -> dict[str, Any]:
+    def parse_map(self, path: tuple[str, ...], closing: str | None, top_block: bool = False) -> dict[str, Any]:
+        """A map's keys until ``closing`` (None: the file's end). At the top level, braces
+        around keys are a block (nats-server's ``lexTop``/``lexBlockStart``), so a file
+        written as JSON (``{ "port": 4222 }``) reads as the same keys without them; a
+        block left open at the file's end is not an error there."""
         result: dict[str, Any] = {}
         text = self.text
         while True:
             self._skip()
             if self.i >= len(text):
-                if closing is not None:
+                if closing is not None and not top_block:
                     raise self._eof_error()
                 return result
             c = text[self.i]
@@ -107,6 +112,10 @@ class _Parser:
             if closing is not None and c == closing:
                 self.i += 1
                 return result
+            if c == "{" and (closing is None or top_block):
+                self.i += 1
+                result.update(self.parse_map(path, "}", top_block=True))
+                continue
             m = _KEY.match(text, self.i)
             if m is None:
                 raise self._error(self.i, f"unexpected character {c!r}")

@@ -1072,4 +1072,14 @@ MUTATIONS: list[Mutation] = [
         ("tests/server/test_listen_dual_stack.py",),
         "an IPv4 client of the dual-stack listener is shown as ::ffff:127.0.0.1",
     ),
+    # --- a configuration file written as JSON -------------------------------------------------
+    Mutation(
+        "config_top_level_braces_refused",
+        "config",
+        "jsemu/config/parser.py",
+        'if c == "{" and (closing is None or top_block):',
+        "if False:",
+        ("tests/config/test_json_config.py",),
+        "a configuration written as JSON is refused at its first brace",
+    ),
 ]
