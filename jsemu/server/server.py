@@ -16,6 +16,7 @@ from functools import partial
 from typing import Any, Protocol, Self
 
 from ..ids import nkey_like
+from ..protocol.encoder import encode_info
 from ..store.clock import Clock, SystemClock
 from ..version import API_LEVEL, NATS_VERSION, PROTO_VERSION, __version__
 from .accounts import AccountSpace
@@ -55,6 +56,22 @@ def _dual_stack_socket(port: int) -> socket.socket | None:
             raise
         return None
     return sock
+
+
+def _non_local_ips() -> list[str]:
+    """The machine's addresses other than loopback, for the wildcard host's connect URLs
+    (``getNonLocalIPsIfHostIsIPAny``); loopback only where there is nothing else."""
+    found: list[str] = []
+    try:
+        infos = socket.getaddrinfo(socket.gethostname(), None, proto=socket.IPPROTO_TCP)
+    except OSError:
+        infos = []
+    for *_, addr in infos:
+        ip = str(addr[0])
+        if ip.startswith(("127.", "fe80:")) or ip == "::1" or ip in found:
+            continue
+        found.append(ip)
+    return found or ["127.0.0.1"]
 
 
 def listen_backlog() -> int:
@@ -146,6 +163,16 @@ class Server(Router):
         self.monitor: Monitor | None = None
         #: With a JetStream domain, the prefix of subjects mapped onto the local JetStream API.
         self.domain_api = f"$JS.{options.domain}.API.".encode() if options.jetstream and options.domain else None
+        #: The cluster's name in client INFO (``cluster``) while this server is in one.
+        self.info_cluster: str | None = None
+        #: Client URLs of the other servers of the cluster, counted by how many of them
+        #: advertise each (nats-server's ``refCountedUrlSet``): see :meth:`add_connect_urls`.
+        self._peer_urls: dict[str, int] = {}
+        #: ``connect_urls`` of client INFO: this server's own URLs first, then its peers';
+        #: empty until a peer's URLs arrive (a lone server advertises nothing).
+        self._info_urls: list[str] = []
+        #: In lame duck mode: the listener is closed and clients are being closed one by one.
+        self.lame_duck = False
         self.name = GLOBAL_ACCOUNT
         #: The server is the router of ``$G``; each configured account has its own.
         self.account_space = AccountSpace(self, options.accounts)
@@ -298,14 +325,94 @@ class Server(Router):
             info["client_ip"] = conn.client_ip
         if conn.nonce:
             info["nonce"] = conn.nonce
-        if self.options.jetstream and self.options.domain:
-            info["domain"] = self.options.domain
+        self._cluster_fields(info)
         if connect_info:
             info["connect_info"] = True
             info["remote_account"] = conn.account.name
         info["api_lvl"] = API_LEVEL
         info["xkey"] = self.xkey
         return info
+
+    def _cluster_fields(self, info: dict[str, Any], ldm: bool = False) -> None:
+        if self.info_cluster:
+            info["cluster"] = self.info_cluster
+        if self.options.jetstream and self.options.domain:
+            info["domain"] = self.options.domain
+        if self._info_urls:
+            info["connect_urls"] = list(self._info_urls)
+        if ldm:
+            info["ldm"] = True
+
+    # --- cluster URLs and async INFO ----------------------------------------------------
+    #
+    # nats-server tells clients where else they can connect: once a peer's client URLs arrive
+    # over a route, client INFO carries ``connect_urls`` (this server's own, then the peers'),
+    # and every change is pushed as an INFO to the clients that asked for async INFO
+    # (CONNECT ``protocol`` 1) and have had their first PONG; the others learn it from the INFO
+    # after that first PING. Lame duck mode sends one last INFO with ``ldm`` and the peers'
+    # URLs only.
+
+    def own_connect_urls(self) -> list[str]:
+        """This server's client URLs as ``host:port`` (``getClientConnectURLs``): the wildcard
+        host stands for each non-loopback address of the machine."""
+        host = self.options.host
+        if host in ("0.0.0.0", "::", ""):
+            hosts = _non_local_ips()
+        else:
+            hosts = [host]
+        return [f"[{h}]:{self._port}" if ":" in h else f"{h}:{self._port}" for h in hosts]
+
+    def add_connect_urls(self, urls: list[str]) -> None:
+        """A peer advertises ``urls``: add them (counted) and tell clients if anything is new."""
+        changed = False
+        for url in urls:
+            count = self._peer_urls.get(url, 0)
+            self._peer_urls[url] = count + 1
+            changed = changed or count == 0
+        if changed:
+            self._refresh_info_urls()
+
+    def remove_connect_urls(self, urls: list[str]) -> None:
+        """A peer that advertised ``urls`` is gone."""
+        changed = False
+        for url in urls:
+            count = self._peer_urls.get(url, 0)
+            if count <= 1:
+                changed = changed or count == 1
+                self._peer_urls.pop(url, None)
+            else:
+                self._peer_urls[url] = count - 1
+        if changed:
+            self._refresh_info_urls()
+
+    def _refresh_info_urls(self) -> None:
+        own = [] if self.lame_duck else self.own_connect_urls()
+        self._info_urls = own + [u for u in self._peer_urls if u not in own]
+        self.send_async_info()
+
+    def send_async_info(self, ldm: bool = False) -> None:
+        """An INFO to every client that takes async INFO (``sendAsyncInfoToClients``): the
+        server's INFO with the client's id and address, no nonce, no ``connect_info``."""
+        if not self._info_base:
+            return
+        for conn in list(self.connections.values()):
+            if conn.closed or not conn.first_pong_sent or conn.opts.get("protocol", 0) < 1:
+                continue
+            info = dict(self._info_base)
+            info["client_id"] = conn.cid
+            if conn.client_ip:
+                info["client_ip"] = conn.client_ip
+            self._cluster_fields(info, ldm)
+            info["api_lvl"] = API_LEVEL
+            info["xkey"] = self.xkey
+            conn.send(encode_info(info))
+
+    def send_lame_duck_info(self) -> None:
+        """The lame duck INFO (``sendLDMToClients``): ``ldm`` and only the peers' URLs (none
+        with ``no_advertise``, which leaves the peer set empty)."""
+        self.lame_duck = True
+        self._info_urls = list(self._peer_urls)
+        self.send_async_info(ldm=True)
 
     # --- routing ----------------------------------------------------------------------
 
