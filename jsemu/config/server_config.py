@@ -629,7 +629,17 @@ def apply_config(
 _SYSTEM_ACCOUNT = ("system_account", "system")
 #: Every key the top level may hold (the reference page of the configuration lists them).
 _TOP_LEVEL_KEYS = frozenset(
-    {*_TOP_LEVEL, *_LOGGING, *_SYSTEM_ACCOUNT, "listen", "jetstream", "authorization", "no_auth_user", "tls", "accounts"}
+    {
+        *_TOP_LEVEL,
+        *_LOGGING,
+        *_SYSTEM_ACCOUNT,
+        "listen",
+        "jetstream",
+        "authorization",
+        "no_auth_user",
+        "tls",
+        "accounts",
+    }
 )
 
 

@@ -41,7 +41,9 @@ class JetStreamApi:
 
     def __init__(self, js: JetStream) -> None:
         self.js = js
-        self.sub = Subscription(InternalSubscriber(self._on_request, skips=is_direct_get), b"$JS.API.>", None, b"$JS.API")
+        self.sub = Subscription(
+            InternalSubscriber(self._on_request, skips=is_direct_get), b"$JS.API.>", None, b"$JS.API"
+        )
 
     def start(self) -> None:
         self.js.account.sublist.insert(self.sub)
