@@ -24,6 +24,7 @@ from .ack_lane import AckLane
 from .closed import MAX_CLOSED_CLIENTS, ClosedClient, closed_reason
 from .connection import ClientConnection
 from .faults import FaultInjector
+from .interfaces import global_unicast_ips
 from .monitor import JetStreamReport, Monitor
 from .options import ServerOptions
 from .outbound import Outbound
@@ -56,22 +57,6 @@ def _dual_stack_socket(port: int) -> socket.socket | None:
             raise
         return None
     return sock
-
-
-def _non_local_ips() -> list[str]:
-    """The machine's addresses other than loopback, for the wildcard host's connect URLs
-    (``getNonLocalIPsIfHostIsIPAny``); loopback only where there is nothing else."""
-    found: list[str] = []
-    try:
-        infos = socket.getaddrinfo(socket.gethostname(), None, proto=socket.IPPROTO_TCP)
-    except OSError:
-        infos = []
-    for *_, addr in infos:
-        ip = str(addr[0])
-        if ip.startswith(("127.", "fe80:")) or ip == "::1" or ip in found:
-            continue
-        found.append(ip)
-    return found or ["127.0.0.1"]
 
 
 def listen_backlog() -> int:
@@ -357,7 +342,7 @@ class Server(Router):
         host stands for each non-loopback address of the machine."""
         host = self.options.host
         if host in ("0.0.0.0", "::", ""):
-            hosts = _non_local_ips()
+            hosts = global_unicast_ips()
         else:
             hosts = [host]
         return [f"[{h}]:{self._port}" if ":" in h else f"{h}:{self._port}" for h in hosts]
