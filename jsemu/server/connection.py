@@ -798,6 +798,17 @@ class ClientConnection(asyncio.Protocol):
         if self.transport is not None:
             self.transport.close()
 
+    def close_quietly(self, reason: str) -> None:
+        """Close without a word to the client (nats-server's ``closeConnection``: what is
+        queued goes out first), ``reason`` kept for ``/connz?state=closed``."""
+        if self.closed:
+            return
+        if not self.handshaking:
+            self.flush()
+        self._teardown(reason)
+        if self.transport is not None:
+            self.transport.close()
+
     def _teardown(self, error: str | None = None) -> None:
         if self.closed:
             return
