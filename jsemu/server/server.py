@@ -316,6 +316,11 @@ class Server(Router):
     def request_stall(self, seconds: float) -> None:
         self.stall = max(self.stall, seconds)
 
+    def refresh_info(self) -> None:
+        """The client INFO again after a configuration reload (``max_payload``, auth)."""
+        if self._info_base:
+            self._info_base = self._build_info()
+
     def _build_info(self) -> dict[str, Any]:
         opts = self.options
         info: dict[str, Any] = {
