@@ -8,6 +8,7 @@ monitoring port. ``jsemu.Server`` is this class.
 
 from __future__ import annotations
 
+import logging
 from typing import Any, Self
 
 from .control import ControlApi, ControlPlane
@@ -24,6 +25,9 @@ from .store import Clock, ControlledClock
 from .threaded import ThreadedServer
 
 __all__ = ["Server", "ThreadedServer"]
+
+log = logging.getLogger("jsemu")
+_INF = {"nats_level": "INF"}
 
 
 class Server(CoreServer):
@@ -72,6 +76,17 @@ class Server(CoreServer):
         if self.account_jetstreams:
             self.jetstream_report = JetStreamMonitoring(self.account_jetstreams)
         self.services.append(self._control_api)
+        if self.account_jetstreams:
+            self.lame_duck_hooks.append(self._shut_down_jetstream)
+
+    def _shut_down_jetstream(self) -> None:
+        """Lame duck mode's first step with JetStream on (``shutdownJetStream``)."""
+        log.info("Initiating JetStream Shutdown...", extra=_INF)
+        for api in self.jetstream_apis.values():
+            api.shut_down = True
+        for js in self.account_jetstreams.values():
+            js.shut_down()
+        log.info("JetStream Shutdown", extra=_INF)
 
     async def stop(self) -> None:
         for js in list(self.account_jetstreams.values())[:1]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import gc
+import hashlib
 import logging
 import os
 import re
@@ -18,9 +19,9 @@ import shlex
 import signal
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import NoReturn
+from typing import NoReturn, TextIO
 
 from .app import Server
 from .config.server_config import ConfigError, load_config
@@ -29,21 +30,51 @@ from .config.tls import check_files
 from .conformance import command as conformance_command
 from .jetstream.limits.storage import accounts_fit
 from .pipeline import command as pipeline_command
+from .process_signals import SIGNAL_NAMES, process_signal
 from .server.auth import Auth, User
 from .server.options import SYSTEM_JETSTREAM, ServerOptions
+from .server.reload import ReloadRefused, apply_options, diff_options
 from .server.tls import TlsOptions
 from .version import NATS_VERSION, __version__
 
 __all__ = ["build_parser", "main"]
 
 
+#: ``-l FILE``: the log file written instead of stderr (reopened on SIGUSR1), while serving.
+_log_path: str | None = None
+_log_file: TextIO | None = None
+
+
 def _log(level: str, text: str) -> None:
     now = time.time()
     stamp = time.strftime("%Y/%m/%d %H:%M:%S", time.localtime(now)) + f".{int(now % 1 * 1e6):06d}"
+    line = f"[{os.getpid()}] {stamp} [{level}] {text}"
+    if _log_file is not None:
+        _log_file.write(line + "\n")
+        _log_file.flush()
+        return
     try:
-        print(f"[{os.getpid()}] {stamp} [{level}] {text}", file=sys.stderr, flush=True)
+        print(line, file=sys.stderr, flush=True)
     except BrokenPipeError:
         _die_of_sigpipe()
+
+
+def _open_log(path: str | None) -> None:
+    """Send log lines to ``path`` (appended, as nats-server's file logger), None: stderr."""
+    global _log_path, _log_file
+    if _log_file is not None:
+        _log_file.close()
+    _log_path = path
+    _log_file = open(path, "a", encoding="utf-8") if path else None  # noqa: SIM115 (kept open while serving)
+
+
+def _reopen_log() -> None:
+    """SIGUSR1 (``ReOpenLogFile``): a new file at the same path, for log rotation."""
+    if _log_path is None:
+        _log("INF", "File log re-open ignored, not a file logger")
+        return
+    _open_log(_log_path)
+    _log("INF", "File log re-opened")
 
 
 def _die_of_sigpipe() -> None:
@@ -161,7 +192,16 @@ def build_parser() -> argparse.ArgumentParser:
         (("-DVV",), "debug and verbose trace"),
     ):
         logging.add_argument(*flags, action="store_true", help=what)
-    logging.add_argument("-l", "--log", metavar="FILE", help="log file")
+    logging.add_argument("-l", "--log", "-log", metavar="FILE", help="log file (reopened on SIGUSR1)")
+    serve.add_argument(
+        "-sl",
+        "--signal",
+        "-signal",
+        dest="signal",
+        metavar="CMD[=PID]",
+        help="send a signal to a running server (ldm, stop, quit, term, reopen, reload) and exit",
+    )
+    serve.add_argument("-P", "--pid", "-pid", dest="pid_file", metavar="FILE", help="file to store the process id")
     serve.add_argument(
         "-v",
         "--version",
@@ -186,9 +226,65 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _trap(stop: asyncio.Event, name: str) -> None:
-    _log("INF", f'Trapped "{name}" signal')
-    stop.set()
+def reload_config(server: Server, config: str | None, read: Callable[[], ServerOptions]) -> str | None:
+    """SIGHUP (``Server.Reload``): the file again, the flags on top; the error or None."""
+    if not config:
+        return "can only reload config when a file is provided using -c or --config"
+    try:
+        new = read()
+        lines = diff_options(server.options, new)
+    except (StartupError, ReloadRefused) as exc:
+        return str(exc)
+    for line in lines:
+        _log("INF", f"Reloaded: {line}")
+    apply_options(server, new)
+    return None
+
+
+def _on_signal(
+    sig: signal.Signals, server: Server, stop: asyncio.Event, config: str | None, read: Callable[[], ServerOptions]
+) -> None:
+    """nats-server's ``handleSignal``."""
+    _log("INF", f'Trapped "{SIGNAL_NAMES[sig]}" signal')
+    if sig == signal.SIGINT or (sig == signal.SIGTERM and not server.lame_duck):
+        stop.set()  # SIGTERM during lame duck mode: the lame duck run goes on
+    elif sig == signal.SIGUSR1:
+        _reopen_log()
+    elif sig == signal.SIGUSR2:
+        server.enter_lame_duck()
+    elif sig == signal.SIGHUP:
+        error = reload_config(server, config, read)
+        if error is None:
+            digest = hashlib.sha256(Path(config or "").read_bytes()).hexdigest() if config else ""
+            _log("INF", f"Reloaded server configuration (sha256:{digest})")
+        else:
+            _log("ERR", f"Failed to reload server configuration: {error}")
+
+
+def _quit(signum: int, frame: object) -> None:
+    """SIGQUIT, which nats-server leaves to Go's runtime: every goroutine's stack on stderr,
+    exit status 2. Here: every thread's Python stack."""
+    import faulthandler
+
+    try:
+        sys.stderr.write("SIGQUIT: quit\n")
+        sys.stderr.flush()
+        faulthandler.dump_traceback(all_threads=True)
+    except (BrokenPipeError, ValueError, OSError):
+        pass
+    os._exit(2)
+
+
+def _write_pid_file(path: str) -> None:
+    try:
+        Path(path).write_text(str(os.getpid()))
+    except OSError as exc:
+        reason = _ERRNO_TEXT.get(exc.errno or 0, (exc.strerror or str(exc)).lower())
+        raise StartupError(f"Could not write pidfile: open {path}: {reason}") from None
+
+
+#: Go's ``syscall.Errno`` texts for a file that cannot be written.
+_ERRNO_TEXT = {2: "no such file or directory", 13: "permission denied", 20: "not a directory", 21: "is a directory"}
 
 
 def tune_gc() -> None:
@@ -214,7 +310,12 @@ async def _start(options: ServerOptions) -> Server:
     return server
 
 
-async def serve(options: ServerOptions) -> None:
+async def serve(
+    options: ServerOptions,
+    config: str | None = None,
+    pid_file: str | None = None,
+    read: Callable[[], ServerOptions] | None = None,
+) -> None:
     _log_to_stderr()
     server = await _start(options)
     tune_gc()
@@ -222,6 +323,12 @@ async def serve(options: ServerOptions) -> None:
     _log("INF", f"  Version:  {NATS_VERSION} (jsemu)")
     _log("INF", f"  Name:     {server.server_name}")
     _log("INF", f"  ID:       {server.server_id}")
+    if pid_file:
+        try:
+            _write_pid_file(pid_file)
+        except StartupError:
+            await server.stop()
+            raise
     if options.jetstream:
         _log("INF", "Starting JetStream")
         if options.cluster_size > 1:
@@ -233,10 +340,15 @@ async def serve(options: ServerOptions) -> None:
     _log("INF", f"Listening for client connections on {options.host}:{server.port}")
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
-    for sig, name in ((signal.SIGTERM, "terminated"), (signal.SIGINT, "interrupt")):
-        loop.add_signal_handler(sig, _trap, stop, name)
+    for sig in SIGNAL_NAMES:
+        loop.add_signal_handler(sig, _on_signal, sig, server, stop, config, read or (lambda: options))
+    signal.signal(signal.SIGQUIT, _quit)
     _log("INF", "Server is ready")
-    await stop.wait()
+    stopped = asyncio.ensure_future(stop.wait())
+    lame_duck_over = asyncio.ensure_future(server.lame_duck_done.wait())
+    await asyncio.wait({stopped, lame_duck_over}, return_when=asyncio.FIRST_COMPLETED)
+    stopped.cancel()
+    lame_duck_over.cancel()
     _log("INF", "Initiating Shutdown...")
     await server.stop()
     _log("INF", "Server Exiting..")
@@ -271,9 +383,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"nats-server: v{NATS_VERSION}")  # stdout as nats-server's, for harnesses that parse it
         print(f"jsemu: v{__version__}", file=sys.stderr)
         return 0
+    if args.signal:
+        error = process_signal(args.signal)
+        if error is not None:
+            print(f"nats-server: {error}", file=sys.stderr)
+            return 1
+        return 0
     try:
         options = serve_options(args)
-        asyncio.run(serve(options))
+        _open_log(args.log)
+        asyncio.run(serve(options, args.config, args.pid_file, lambda: serve_options(args)))
     except StartupError as exc:
         if exc.fatal:
             _log("FTL", str(exc))

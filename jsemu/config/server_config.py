@@ -17,12 +17,12 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from ..protocol.go_duration import parse_duration
+from ..protocol.go_duration import format_duration, parse_duration
 from ..server.accounts import AccountConfig, Export, Import
 from ..server.auth import Auth, User
 from ..server.js_limits import UNLIMITED
 from ..server.nkeys import is_valid_user_key
-from ..server.options import ServerOptions
+from ..server.options import DEFAULT_LAME_DUCK_GRACE_PERIOD, ServerOptions
 from ..server.permissions import Permissions, SubjectRules
 from ..server.responses import DEFAULT_EXPIRES_NS, DEFAULT_MAX_MSGS, ResponsePermission
 from ..server.routing import GLOBAL_ACCOUNT
@@ -95,6 +95,31 @@ def _write_deadline(value: Any) -> float:
     raise ConfigError('invalid use of field "write_deadline": write_deadline should be converted to a duration')
 
 
+def _lame_duck_duration(value: Any) -> int:
+    """``lame_duck_duration: "2m"``: a Go duration string (a number is a conversion error),
+    at least 30 s; 0 never gets here."""
+    text = _str(value)
+    try:
+        ns = parse_duration(text)
+    except ValueError as exc:
+        raise ConfigError(f"error parsing lame_duck_duration: {exc}") from None
+    if ns < 30 * 10**9:
+        raise ConfigError(f"invalid lame_duck_duration of {format_duration(ns)}, minimum is 30 seconds")
+    return ns
+
+
+def _lame_duck_grace_period(value: Any) -> int:
+    """``lame_duck_grace_period: "10s"``, not negative; ``"0s"`` is the default (10 s)."""
+    text = _str(value)
+    try:
+        ns = parse_duration(text)
+    except ValueError as exc:
+        raise ConfigError(f"error parsing lame_duck_grace_period: {exc}") from None
+    if ns < 0:
+        raise ConfigError("invalid lame_duck_grace_period, needs to be positive")
+    return ns or DEFAULT_LAME_DUCK_GRACE_PERIOD
+
+
 def _http_port(value: Any) -> int:
     """``http: 8222`` or ``http: "localhost:8222"``."""
     if isinstance(value, int) and not isinstance(value, bool):
@@ -140,6 +165,8 @@ _TOP_LEVEL: dict[str, tuple[str, Callable[[Any], Any]]] = {
     "ping_interval": ("ping_interval", _seconds),
     "ping_max": ("max_pings_out", _int),
     "write_deadline": ("write_deadline", _write_deadline),
+    "lame_duck_duration": ("lame_duck_duration", _lame_duck_duration),
+    "lame_duck_grace_period": ("lame_duck_grace_period", _lame_duck_grace_period),
     "http_port": ("http_port", _int),
     "http": ("http_port", _http_port),
 }
@@ -181,8 +208,6 @@ _NOT_YET = {
             "websocket",
             "ws",
             "write_timeout",
-            "lame_duck_duration",
-            "lame_duck_grace_period",
             "logfile",
             "log_file",
             "pidfile",

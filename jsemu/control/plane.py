@@ -76,6 +76,8 @@ class ControlledServer(Protocol):
 
     def flush(self) -> None: ...
 
+    def enter_lame_duck(self) -> bool: ...
+
 
 class ControlPlane(ConsumerControls):
     def __init__(self, server: ControlledServer) -> None:
@@ -287,6 +289,14 @@ class ControlPlane(ConsumerControls):
     def now(self) -> int:
         """The server's clock, in Unix nanoseconds."""
         return self.js.clock.now_ns()
+
+    @remote
+    def lame_duck(self) -> bool:
+        """Enter lame duck mode, as SIGUSR2 does to nats-server: no new clients, JetStream
+        shut down, the clients told (``ldm``) and closed one by one over
+        ``lame_duck_duration`` after ``lame_duck_grace_period`` (on the server's clock), then
+        the server stops. False if it already is in lame duck mode."""
+        return self.server.enter_lame_duck()
 
     @remote
     def freeze_clock(self, at_ns: int | None = None) -> int:

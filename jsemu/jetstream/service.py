@@ -454,6 +454,14 @@ class JetStream:
         if self.streams_dir is not None:
             StreamFiles(self.streams_dir, stream.name).remove()
 
+    def shut_down(self) -> None:
+        """Lame duck mode's ``shutdownJetStream``: the streams stop taking publishes (a
+        request then hears no responders) and Direct Gets; the data stays where it is."""
+        for stream in self.streams.values():
+            self._unsubscribe(stream)
+            for peer in stream.replicas.peers:
+                _leave(peer)
+
     def _update_sources(self, stream: Stream) -> None:
         """Keep the consumers of sources that stay (by their index name), start new ones."""
         current = {link.iname: link for link in stream.source_links}

@@ -25,6 +25,7 @@ _REASONS = {
     "Maximum Payload Violation": "Maximum Payload Exceeded",
     "Slow Consumer": "Slow Consumer (Pending Bytes)",
     "Slow Consumer (Write Deadline)": "Slow Consumer (Write Deadline)",
+    "Server Shutdown": "Server Shutdown",
 }
 
 

@@ -80,6 +80,7 @@ log = logging.getLogger("jsemu.server")
 #: ``extra`` of a log record that ``jsemu serve`` prints as ``[ERR]`` although it is not an
 #: internal error (bad input or a limit: nats-server logs those as errors).
 NATS_ERR = {"nats_level": "ERR"}
+_NATS_INF = {"nats_level": "INF"}
 
 SYS_QUEUE = b"_sys_"
 
@@ -678,6 +679,38 @@ class ClientConnection(asyncio.Protocol):
             self.queue(encode_msg(subject, sub.sid, reply, msg[hdr:]), 1, len(msg))
         return True
 
+    def set_permissions(self, perms: Permissions | None) -> None:
+        """A configuration reload's new permissions (``reloadAuthorization``): the next PUB
+        and SUB are judged by them, and each subscription they no longer allow is removed,
+        logged and reported to the client with its sid."""
+        self.perms = perms
+        self.replies = ReplyPermits(perms.response) if perms is not None and perms.response is not None else None
+        if perms is None:
+            return
+        name = self.user.name if self.user is not None else ""
+        for sub in list(self.subs.values()):
+            if perms.can_subscribe(sub.subject, sub.queue):
+                continue
+            subject, sid = sub.subject.decode(), sub.sid.decode()
+            log.info('Removed sub "%s" (sid "%s") for User "%s" - not authorized', subject, sid, name, extra=_NATS_INF)
+            self.send(encode_err(ERR_SUBSCRIBE_DENIED.format(f'{go_quote(subject)} (sid "{sid}")')))
+            self.unsubscribe(sub)
+
+    def auth_violation(self) -> None:
+        """A reload's credentials no longer let this client in (``authViolation``)."""
+        name = self.user.name if self.user is not None else ""
+        log.warning(
+            '%s:%s - cid:%d - "%s/user:%s" - authentication error - User "%s"',
+            self.client_ip,
+            self.client_port,
+            self.cid,
+            self.account.name,
+            name,
+            name,
+            extra=NATS_ERR,
+        )
+        self.close_with_error(ERR_AUTHORIZATION_VIOLATION)
+
     def unsubscribe(self, sub: Subscription) -> None:
         if sub.closed:
             return
@@ -795,6 +828,17 @@ class ClientConnection(asyncio.Protocol):
             return
         self.flush()
         self._teardown(error)
+        if self.transport is not None:
+            self.transport.close()
+
+    def close_quietly(self, reason: str) -> None:
+        """Close without a word to the client (nats-server's ``closeConnection``: what is
+        queued goes out first), ``reason`` kept for ``/connz?state=closed``."""
+        if self.closed:
+            return
+        if not self.handshaking:
+            self.flush()
+        self._teardown(reason)
         if self.transport is not None:
             self.transport.close()
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ..protocol.go_duration import format_duration
 from ..protocol.parser import MAX_CONTROL_LINE, MAX_PAYLOAD
 from .accounts import AccountConfig
 from .auth import Auth
@@ -13,6 +14,10 @@ __all__ = ["DEFAULT_WRITE_DEADLINE", "SYSTEM_JETSTREAM", "ServerOptions"]
 
 #: nats-server's ``DEFAULT_FLUSH_DEADLINE`` (seconds): the write deadline when none (or 0) is set.
 DEFAULT_WRITE_DEADLINE = 10.0
+
+#: nats-server's ``DEFAULT_LAME_DUCK_DURATION`` and ``DEFAULT_LAME_DUCK_GRACE_PERIOD`` (nanoseconds).
+DEFAULT_LAME_DUCK_DURATION = 120 * 10**9
+DEFAULT_LAME_DUCK_GRACE_PERIOD = 10 * 10**9
 
 #: nats-server's fatal start-up line for ``jetstream: enabled`` on the system account.
 SYSTEM_JETSTREAM = "Not allowed to enable JetStream on the system account"
@@ -63,6 +68,10 @@ class ServerOptions:
     #: The system account (``system_account``): its users may ask ``$SYS.REQ.SERVER...``
     #: and hear ``$SYS.ACCOUNT...`` events (``server/system_account.py``).
     system_account: str = "$SYS"
+    #: Lame duck mode (``server/lame_duck.py``, nanoseconds): clients are closed over
+    #: ``lame_duck_duration`` minus the grace period, which comes first.
+    lame_duck_duration: int = DEFAULT_LAME_DUCK_DURATION
+    lame_duck_grace_period: int = DEFAULT_LAME_DUCK_GRACE_PERIOD
 
     def write_deadline_ns(self) -> int:
         """The write deadline in force, in nanoseconds (``setBaselineOptions``: 0 is the default)."""
@@ -76,6 +85,12 @@ class ServerOptions:
         """Reject what nats-server rejects at start-up (same wording)."""
         if self.cluster_size < 1:
             raise ValueError("cluster_size must be at least 1")
+        duration, grace = self.lame_duck_duration, self.lame_duck_grace_period
+        if duration > 0 and grace >= duration:
+            raise ValueError(
+                f"lame duck grace period ({format_duration(grace)}) should be strictly lower than "
+                f"lame duck duration ({format_duration(duration)})"
+            )
         if self.max_payload > self.max_pending:
             raise ValueError(f"max_payload ({self.max_payload}) cannot be higher than max_pending ({self.max_pending})")
         if self.system_jetstream():

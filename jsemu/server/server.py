@@ -12,6 +12,7 @@ import ssl
 import sys
 import time
 from collections import deque
+from collections.abc import Callable
 from functools import partial
 from typing import Any, Protocol, Self
 
@@ -25,6 +26,7 @@ from .closed import MAX_CLOSED_CLIENTS, ClosedClient, closed_reason
 from .connection import ClientConnection
 from .faults import FaultInjector
 from .interfaces import global_unicast_ips
+from .lame_duck import LameDuck, shutdown_task
 from .monitor import JetStreamReport, Monitor
 from .options import ServerOptions
 from .outbound import Outbound
@@ -158,6 +160,13 @@ class Server(Router):
         self._info_urls: list[str] = []
         #: In lame duck mode: the listener is closed and clients are being closed one by one.
         self.lame_duck = False
+        #: Called when lame duck mode starts, before the clients hear of it (the app shuts
+        #: JetStream down there).
+        self.lame_duck_hooks: list[Callable[[], None]] = []
+        #: Set once a lame duck run has closed every client and stopped the server.
+        self.lame_duck_done = asyncio.Event()
+        self.lame_duck_task: asyncio.Future[None] | None = None
+        self._lame_duck: LameDuck | None = None
         self.name = GLOBAL_ACCOUNT
         #: The server is the router of ``$G``; each configured account has its own.
         self.account_space = AccountSpace(self, options.accounts)
@@ -209,7 +218,23 @@ class Server(Router):
             await self.monitor.start(opts.host, opts.http_port)
         return self
 
+    def close_listener(self) -> None:
+        """Accept no new client (lame duck mode); the monitoring port stays."""
+        if self._listener is not None:
+            self._listener.close()
+            self._listener = None
+
+    def enter_lame_duck(self) -> bool:
+        """Lame duck mode (``server/lame_duck.py``); False if already in it or not running."""
+        if self.lame_duck or self._listener is None:
+            return False
+        self._lame_duck = LameDuck(self, shutdown_task(self))
+        self._lame_duck.enter()
+        return True
+
     async def stop(self) -> None:
+        if self._lame_duck is not None:
+            self._lame_duck.cancel()
         if self.monitor is not None:
             await self.monitor.stop()
             self.monitor = None
@@ -275,6 +300,11 @@ class Server(Router):
 
     def request_stall(self, seconds: float) -> None:
         self.stall = max(self.stall, seconds)
+
+    def refresh_info(self) -> None:
+        """The client INFO again after a configuration reload (``max_payload``, auth)."""
+        if self._info_base:
+            self._info_base = self._build_info()
 
     def _build_info(self) -> dict[str, Any]:
         opts = self.options

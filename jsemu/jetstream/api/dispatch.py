@@ -44,6 +44,9 @@ class JetStreamApi:
         self.sub = Subscription(
             InternalSubscriber(self._on_request, skips=is_direct_get), b"$JS.API.>", None, b"$JS.API"
         )
+        #: Shut down (lame duck mode): requests are taken and answered by nothing, as
+        #: nats-server's API import does once JetStream is gone.
+        self.shut_down = False
 
     def start(self) -> None:
         self.js.account.sublist.insert(self.sub)
@@ -58,7 +61,7 @@ class JetStreamApi:
         text = subject.decode("utf-8", "replace")
         tokens = text.split(".")
         handler = find_handler(tokens[2:]) if text.startswith(API_PREFIX) else None
-        if handler is None:
+        if handler is None or self.shut_down:
             return True  # taken (and dropped) by the API import, like the server
         # Who asked, only while the audit advisory has a listener (read before the handler
         # routes anything itself).
