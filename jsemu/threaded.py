@@ -86,6 +86,11 @@ class ThreadedServer(Generic[S]):
     def port(self) -> int:
         return self.server.port
 
+    @property
+    def urls(self) -> list[str]:
+        """Every node's client URL (a simulated cluster's nodes; one for a standalone server)."""
+        return self.server.urls
+
     def call(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
         """Run ``fn`` on the server's loop thread and return its result (or raise its error):
         the safe way to touch the server from the thread that started it."""

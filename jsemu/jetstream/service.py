@@ -97,9 +97,7 @@ class JetStream:
         self.clustered = options.cluster_size > 1
         self.cluster_name = (options.cluster_name or "jsemu") if self.clustered else ""
         #: The simulated cluster's servers; a standalone server is its only peer.
-        self.peer_names = (
-            [f"n{i}" for i in range(1, options.cluster_size + 1)] if self.clustered else [server.server_name]
-        )
+        self.peer_names = options.cluster_node_names() if self.clustered else [server.server_name]
         self.api_total = 0
         self.api_errors = 0
         #: Consumer timers (ack wait, request expiry, inactivity) on the server's clock.

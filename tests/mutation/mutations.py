@@ -1058,7 +1058,7 @@ MUTATIONS: list[Mutation] = [
         "default_host_ipv4_only",
         "server",
         "jsemu/server/server.py",
-        'wildcard = _dual_stack_socket(opts.port) if opts.host in ("0.0.0.0", "") else None',
+        'wildcard = _dual_stack_socket(node.port) if opts.host in ("0.0.0.0", "") else None',
         "wildcard = None",
         ("tests/server/test_listen_dual_stack.py",),
         "the default host listens on IPv4 only: [::1] is refused",
