@@ -196,8 +196,13 @@ class JetStream:
         return self.streams_dir is not None and cfg.storage == "file"
 
     def _new_stream(self, cfg: StreamConfig, created_ns: int) -> Stream:
-        peers = self.peer_names[: max(1, min(cfg.num_replicas, len(self.peer_names)))]
+        # A node the control plane took down (``node_down``) is placed last, its peer offline.
+        down = {node.name for node in self.server.nodes if not node.up} if self.clustered else set()
+        names = [n for n in self.peer_names if n not in down] + [n for n in self.peer_names if n in down]
+        peers = names[: max(1, min(cfg.num_replicas, len(names)))]
         stream = Stream(self, cfg, created_ns, peers)
+        for peer in stream.replicas.peers:
+            peer.offline = peer.name in down
         if cfg.num_replicas > 1:
             stream.raft_group = self._raft_group(cfg)
         return stream

@@ -70,6 +70,7 @@ class Node:
 
     def listening(self, listener: asyncio.base_events.Server, dual_stack: bool) -> None:
         """The listener is up: its port, and what to bind again after a ``close``."""
+        self.up = True
         self.listeners = [listener]
         self.addresses = [(s.family, s.getsockname(), dual_stack) for s in listener.sockets]
         self.port = self.addresses[0][1][1]

@@ -1199,4 +1199,13 @@ MUTATIONS: list[Mutation] = [
         ("tests/app/test_serve_cluster_nodes.py",),
         "jsemu serve prints a second and third Listening line, which harnesses take for the server's port",
     ),
+    Mutation(
+        "stream_placed_on_a_down_node",
+        "jetstream",
+        "jsemu/jetstream/service.py",
+        "down = {node.name for node in self.server.nodes if not node.up} if self.clustered else set()",
+        "down: set[str] = set()",
+        ("tests/jetstream/cluster/test_cluster_nodes.py",),
+        "a stream created while a node is down is led by that node and its peer there is online",
+    ),
 ]

@@ -185,6 +185,20 @@ async def test_node_down_takes_its_peers_offline_in_every_stream(cluster: jsemu.
     await nc.close()
 
 
+async def test_a_stream_created_while_a_node_is_down_is_placed_on_the_others(cluster: jsemu.Server) -> None:
+    cluster.control.node_down("n1")
+    nc = await nats.connect(cluster.urls[1])
+    js = nc.jetstream(timeout=2)
+    await js.add_stream(name="R1", subjects=["r1"], storage="memory")
+    await js.add_stream(name="R3", subjects=["r3"], num_replicas=3, storage="memory")
+    assert (await js.stream_info("R1")).cluster.leader == "n2"  # type: ignore[union-attr]
+    assert {p["name"]: p["offline"] for p in cluster.control.peers("R3")} == {"n1": True, "n2": False, "n3": False}
+    assert (await js.publish("r3", b"x")).seq == 1
+    cluster.control.node_up("n1")
+    assert {p["name"]: p["last_seq"] for p in cluster.control.peers("R3")}["n1"] == 1
+    await nc.close()
+
+
 async def test_node_controls_refuse_unknown_nodes(cluster: jsemu.Server) -> None:
     with pytest.raises(ControlError, match="no node 'n9'"):
         cluster.control.node_down("n9")
