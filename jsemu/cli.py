@@ -338,6 +338,8 @@ async def serve(
     if server.monitor is not None:
         _log("INF", f"Starting http monitor on {options.host}:{server.monitor.port}")
     _log("INF", f"Listening for client connections on {options.host}:{server.port}")
+    for node in server.nodes[1:]:  # a simulated cluster's other servers; harnesses read the line above
+        _log("INF", f"  Node {node.name} ({node.server_id}) takes clients on {options.host}:{node.port}")
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in SIGNAL_NAMES:

@@ -22,6 +22,9 @@ class Runnable(Protocol):
     def port(self) -> int: ...
 
     @property
+    def urls(self) -> list[str]: ...
+
+    @property
     def control(self) -> Any: ...
 
     async def start(self) -> Any: ...
@@ -85,6 +88,11 @@ class ThreadedServer(Generic[S]):
     @property
     def port(self) -> int:
         return self.server.port
+
+    @property
+    def urls(self) -> list[str]:
+        """Every node's client URL (a simulated cluster's nodes; one for a standalone server)."""
+        return self.server.urls
 
     def call(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
         """Run ``fn`` on the server's loop thread and return its result (or raise its error):

@@ -8,6 +8,8 @@ same process, and the same methods over NATS requests on ``$JSEMU.API.<METHOD>``
   behind, catch it up;
 * faults: take a peer down or up, leader step-down, and drop / delay / answer with a
   status the next N client messages matching a subject filter;
+* nodes: take a server of the simulated cluster down or up: its client port and clients,
+  its peers in every stream;
 * responders: who in the Direct Get queue group answers (random with a seed, round
   robin, or prefer a peer or a mirror);
 * clock: freeze, advance, set, resume (max_age, ``start_time`` and ``up_to_time``
@@ -37,6 +39,7 @@ if TYPE_CHECKING:
     from ..jetstream.service import JetStream
     from ..jetstream.streams.stream import Stream
     from ..server.faults import FaultInjector
+    from ..server.node import Node
     from ..server.queue_policy import QueuePolicies
 
 __all__ = ["ControlError", "ControlPlane", "ControlledServer", "DirectGetAnswer", "remote_methods"]
@@ -59,11 +62,21 @@ class DirectGetAnswer:
 
 class ControlledServer(Protocol):
     """What the control plane reads of the server it controls (``jsemu.app.Server``, which
-    composes it and so stays above it): its JetStream, fault rules, queue policies, random
-    source and flush."""
+    composes it and so stays above it): its JetStream (every account's), fault rules, queue
+    policies, random source, its nodes and flush."""
 
     @property
     def jetstream(self) -> JetStream | None: ...
+
+    @property
+    def account_jetstreams(self) -> dict[str, JetStream]: ...
+
+    @property
+    def nodes(self) -> list[Node]: ...
+
+    def node_down(self, name: str) -> Node: ...
+
+    def node_up(self, name: str) -> Node: ...
 
     @property
     def faults(self) -> FaultInjector: ...
@@ -198,6 +211,46 @@ class ControlPlane(ConsumerControls):
         """Move the stream's leadership (to ``to`` if given); returns the new leader."""
         leader: str = _wrap(self._replicas(stream).step_down, to).name
         return leader
+
+    def _node(self, name: str) -> Node:
+        nodes = self.server.nodes
+        if len(nodes) < 2:
+            raise ControlError("nodes go down and up in a simulated cluster only (cluster_size > 1)")
+        for node in nodes:
+            if node.name == name:
+                return node
+        raise ControlError(f"no node {name!r}: the nodes are {', '.join(n.name for n in nodes)}")
+
+    def _node_peers(self, name: str, offline: bool) -> None:
+        """The node's peer in every stream of every account goes offline or comes back."""
+        for js in self.server.account_jetstreams.values():
+            for stream in list(js.streams.values()):
+                replicas = stream.replicas
+                if any(p.name == name for p in replicas.peers):
+                    replicas.set_offline(name, offline)
+        self.server.flush()
+
+    @remote
+    def node_down(self, name: str) -> None:
+        """Take a server of the simulated cluster down: its client port refuses connections,
+        its clients are closed, the other nodes' clients get an INFO without its URL, and its
+        peer in every stream goes offline as with ``peer_down``."""
+        self._node(name)
+        self.server.node_down(name)
+        self._node_peers(name, True)
+
+    @remote
+    def node_up(self, name: str) -> None:
+        """Bring a node taken down by ``node_down`` back on the same port: its URL is
+        advertised again and its peers come back and catch up."""
+        self._node(name)
+        self.server.node_up(name)
+        self._node_peers(name, False)
+
+    @remote
+    def nodes(self) -> list[dict[str, Any]]:
+        """Each node (server) of the cluster: name, server id, port, up."""
+        return [{"name": n.name, "server_id": n.server_id, "port": n.port, "up": n.up} for n in self.server.nodes]
 
     @remote
     def fault(
@@ -366,6 +419,9 @@ class ControlPlane(ConsumerControls):
         server = self.server
         server.faults.clear()
         server.queue_policies.clear()
+        for node in server.nodes:
+            if not node.up:
+                server.node_up(node.name)
         js = server.jetstream
         if js is None:
             return

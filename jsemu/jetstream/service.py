@@ -97,9 +97,7 @@ class JetStream:
         self.clustered = options.cluster_size > 1
         self.cluster_name = (options.cluster_name or "jsemu") if self.clustered else ""
         #: The simulated cluster's servers; a standalone server is its only peer.
-        self.peer_names = (
-            [f"n{i}" for i in range(1, options.cluster_size + 1)] if self.clustered else [server.server_name]
-        )
+        self.peer_names = options.cluster_node_names() if self.clustered else [server.server_name]
         self.api_total = 0
         self.api_errors = 0
         #: Consumer timers (ack wait, request expiry, inactivity) on the server's clock.
@@ -198,8 +196,13 @@ class JetStream:
         return self.streams_dir is not None and cfg.storage == "file"
 
     def _new_stream(self, cfg: StreamConfig, created_ns: int) -> Stream:
-        peers = self.peer_names[: max(1, min(cfg.num_replicas, len(self.peer_names)))]
+        # A node the control plane took down (``node_down``) is placed last, its peer offline.
+        down = {node.name for node in self.server.nodes if not node.up} if self.clustered else set()
+        names = [n for n in self.peer_names if n not in down] + [n for n in self.peer_names if n in down]
+        peers = names[: max(1, min(cfg.num_replicas, len(names)))]
         stream = Stream(self, cfg, created_ns, peers)
+        for peer in stream.replicas.peers:
+            peer.offline = peer.name in down
         if cfg.num_replicas > 1:
             stream.raft_group = self._raft_group(cfg)
         return stream

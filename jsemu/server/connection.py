@@ -71,6 +71,7 @@ from .timers import Cancellable
 from .write_deadline import cut_slow_writer, watch_writes
 
 if TYPE_CHECKING:
+    from .node import Node
     from .routing import Router
     from .server import Server
 
@@ -149,6 +150,7 @@ class ClientConnection(asyncio.Protocol):
         "in_msgs",
         "last_in",
         "no_responders",
+        "node",
         "nonce",
         "opts",
         "out",
@@ -174,8 +176,10 @@ class ClientConnection(asyncio.Protocol):
         "write_timer",
     )
 
-    def __init__(self, server: Server) -> None:
+    def __init__(self, server: Server, node: Node) -> None:
         self.server = server
+        #: The listener it came in on: the server identity it sees (``server/node.py``).
+        self.node = node
         #: Where this client's messages are routed: its account (``$G``: the server).
         self.account: Router = server
         self.cid = server.next_client_id()
@@ -733,7 +737,7 @@ class ClientConnection(asyncio.Protocol):
             lang=str(opts.get("lang") or ""),
             version=str(opts.get("version") or ""),
             rtt_ns=int(self.rtt * 1e9),
-            server=self.server.server_name,
+            server=self.node.name,
         )
 
     # --- output -----------------------------------------------------------------------

@@ -73,6 +73,11 @@ class ServerOptions:
     lame_duck_duration: int = DEFAULT_LAME_DUCK_DURATION
     lame_duck_grace_period: int = DEFAULT_LAME_DUCK_GRACE_PERIOD
 
+    def cluster_node_names(self) -> list[str]:
+        """The simulated cluster's servers, ``n1``..``nN``: the nodes clients connect to and
+        the peers of its streams."""
+        return [f"n{i}" for i in range(1, self.cluster_size + 1)]
+
     def write_deadline_ns(self) -> int:
         """The write deadline in force, in nanoseconds (``setBaselineOptions``: 0 is the default)."""
         return round(self.write_deadline * 1e9) or round(DEFAULT_WRITE_DEADLINE * 1e9)

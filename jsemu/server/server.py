@@ -28,6 +28,7 @@ from .faults import FaultInjector
 from .interfaces import global_unicast_ips
 from .lame_duck import LameDuck, shutdown_task
 from .monitor import JetStreamReport, Monitor
+from .node import Node
 from .options import ServerOptions
 from .outbound import Outbound
 from .queue_policy import QueuePolicies
@@ -97,6 +98,15 @@ class Server(Router):
         self.server_id = nkey_like("N")
         self.xkey = nkey_like("X")
         self.server_name = options.server_name or self.server_id  # nats-server: the id when no name is set
+        #: The client listeners and the identities their clients see (``server/node.py``): this
+        #: server's own, or with ``cluster_size`` N > 1 the simulated servers ``n1``..``nN``
+        #: (the first with this server's id, which then takes its name).
+        self.nodes = [Node(self.server_name, self.server_id, self.xkey, options.port)]
+        if options.cluster_size > 1:
+            names = options.cluster_node_names()
+            self.server_name = names[0]
+            self.nodes = [Node(names[0], self.server_id, self.xkey, options.port)]
+            self.nodes += [Node(name, nkey_like("N"), nkey_like("X"), 0) for name in names[1:]]
         self.sublist = Sublist()
         self.rng = random.Random(int.from_bytes(os.urandom(16)))  # cheaper than seeding from 2.5 KB
         #: How queue group members are picked (random unless a test sets a policy).
@@ -134,10 +144,7 @@ class Server(Router):
         #: Seconds the producer of the current read should pause (consumers falling behind).
         self.stall = 0.0
         self._flush_scheduled = False
-        self._listener: asyncio.base_events.Server | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
-        self._port = options.port
-        self._info_base: dict[str, Any] = {}
         #: The client port's TLS (server/tls.py), made at start; ``None``: plain.
         self.tls_context: ssl.SSLContext | None = None
         #: For tests: the CA (and client certificate) that reach this server over TLS.
@@ -151,13 +158,7 @@ class Server(Router):
         #: With a JetStream domain, the prefix of subjects mapped onto the local JetStream API.
         self.domain_api = f"$JS.{options.domain}.API.".encode() if options.jetstream and options.domain else None
         #: The cluster's name in client INFO (``cluster``) while this server is in one.
-        self.info_cluster: str | None = None
-        #: Client URLs of the other servers of the cluster, counted by how many of them
-        #: advertise each (nats-server's ``refCountedUrlSet``): see :meth:`add_connect_urls`.
-        self._peer_urls: dict[str, int] = {}
-        #: ``connect_urls`` of client INFO: this server's own URLs first, then its peers';
-        #: empty until a peer's URLs arrive (a lone server advertises nothing).
-        self._info_urls: list[str] = []
+        self.info_cluster: str | None = (options.cluster_name or "jsemu") if options.cluster_size > 1 else None
         #: In lame duck mode: the listener is closed and clients are being closed one by one.
         self.lame_duck = False
         #: Called when lame duck mode starts, before the clients hear of it (the app shuts
@@ -194,22 +195,20 @@ class Server(Router):
     async def start(self) -> Self:
         self._loop = asyncio.get_running_loop()
         opts = self.options
-        wildcard = _dual_stack_socket(opts.port) if opts.host in ("0.0.0.0", "") else None
-        if wildcard is not None:
-            self._listener = await self._loop.create_server(
-                lambda: ClientConnection(self), sock=wildcard, backlog=listen_backlog()
-            )
-        else:
-            self._listener = await self._loop.create_server(
-                lambda: ClientConnection(self),
-                host=opts.host,
-                port=opts.port,
-                reuse_address=True,
-                backlog=listen_backlog(),
-            )
-        sock = self._listener.sockets[0]
-        self._port = sock.getsockname()[1]
-        self._info_base = self._build_info()
+        try:
+            for node in self.nodes:
+                await self._listen(node)
+        except OSError:
+            await self._close_listeners()
+            raise
+        for node in self.nodes:
+            node.info_base = self._build_info(node)
+        if len(self.nodes) > 1:  # the simulated servers know each other's client URLs
+            for node in self.nodes:
+                for other in self.nodes:
+                    if other is not node:
+                        node.add_urls(self.own_connect_urls(other))
+                node.refresh_urls(self.own_connect_urls(node))
         self.tls_context = server_context(opts.tls) if opts.tls is not None else None
         for service in self.services:
             service.start()
@@ -220,17 +219,38 @@ class Server(Router):
 
     def close_listener(self) -> None:
         """Accept no new client (lame duck mode); the monitoring port stays."""
-        if self._listener is not None:
-            self._listener.close()
-            self._listener = None
+        for node in self.nodes:
+            node.close()
 
     def enter_lame_duck(self) -> bool:
         """Lame duck mode (``server/lame_duck.py``); False if already in it or not running."""
-        if self.lame_duck or self._listener is None:
+        if self.lame_duck or not any(node.listeners for node in self.nodes):
             return False
         self._lame_duck = LameDuck(self, shutdown_task(self))
         self._lame_duck.enter()
         return True
+
+    async def _listen(self, node: Node) -> None:
+        opts = self.options
+        wildcard = _dual_stack_socket(node.port) if opts.host in ("0.0.0.0", "") else None
+        if wildcard is not None:
+            listener = await self.loop.create_server(
+                partial(ClientConnection, self, node), sock=wildcard, backlog=listen_backlog()
+            )
+        else:
+            listener = await self.loop.create_server(
+                partial(ClientConnection, self, node),
+                host=opts.host,
+                port=node.port,
+                reuse_address=True,
+                backlog=listen_backlog(),
+            )
+        node.listening(listener, wildcard is not None)
+
+    async def _close_listeners(self) -> None:
+        closed = [listener for node in self.nodes for listener in node.close()]
+        for listener in closed:
+            await listener.wait_closed()
 
     async def stop(self) -> None:
         if self._lame_duck is not None:
@@ -238,13 +258,11 @@ class Server(Router):
         if self.monitor is not None:
             await self.monitor.stop()
             self.monitor = None
-        if self._listener is not None:
-            self._listener.close()
+        closed = [listener for node in self.nodes for listener in node.close()]
         for conn in list(self.connections.values()):
             conn.close_with_error(None)
-        if self._listener is not None:
-            await self._listener.wait_closed()
-            self._listener = None
+        for listener in closed:
+            await listener.wait_closed()
 
     async def __aenter__(self) -> Self:
         return await self.start()
@@ -262,7 +280,8 @@ class Server(Router):
 
     @property
     def port(self) -> int:
-        return self._port
+        """The client port (the first node's in a simulated cluster)."""
+        return self.nodes[0].port
 
     @property
     def host(self) -> str:
@@ -270,12 +289,28 @@ class Server(Router):
 
     @property
     def url(self) -> str:
+        """The client URL (the first node's in a simulated cluster)."""
+        return self.node_url(self.nodes[0])
+
+    @property
+    def urls(self) -> list[str]:
+        """Every node's client URL, in node order (one for a standalone server)."""
+        return [self.node_url(node) for node in self.nodes]
+
+    def node_url(self, node: Node) -> str:
         host = self.options.host
         if host in ("0.0.0.0", "", "::"):
             host = "127.0.0.1"
         elif ":" in host:
             host = f"[{host}]"
-        return f"{'tls' if self.options.tls is not None else 'nats'}://{host}:{self._port}"
+        return f"{'tls' if self.options.tls is not None else 'nats'}://{host}:{node.port}"
+
+    def node(self, name: str) -> Node:
+        """The node (simulated server) called ``name``; KeyError if there is none."""
+        for node in self.nodes:
+            if node.name == name:
+                return node
+        raise KeyError(name)
 
     # --- connections ------------------------------------------------------------------
 
@@ -303,20 +338,21 @@ class Server(Router):
 
     def refresh_info(self) -> None:
         """The client INFO again after a configuration reload (``max_payload``, auth)."""
-        if self._info_base:
-            self._info_base = self._build_info()
+        for node in self.nodes:
+            if node.info_base:
+                node.info_base = self._build_info(node)
 
-    def _build_info(self) -> dict[str, Any]:
+    def _build_info(self, node: Node) -> dict[str, Any]:
         opts = self.options
         info: dict[str, Any] = {
-            "server_id": self.server_id,
-            "server_name": self.server_name,
+            "server_id": node.server_id,
+            "server_name": node.name,
             "version": NATS_VERSION,
             "proto": PROTO_VERSION,
             "git_commit": f"jsemu-{__version__}",
             "go": f"python{sys.version_info.major}.{sys.version_info.minor}.{sys.version_info.micro}",
             "host": opts.host,
-            "port": self._port,
+            "port": node.port,
             "headers": True,
         }
         if opts.auth is not None and not opts.auth.no_auth_user:  # nats-server leaves it out then
@@ -334,27 +370,28 @@ class Server(Router):
 
     def client_info(self, conn: ClientConnection, connect_info: bool = False) -> dict[str, Any]:
         """The INFO a client gets, in the field order of nats-server's ``Info`` struct."""
-        info = dict(self._info_base)
+        node = conn.node
+        info = dict(node.info_base)
         info["client_id"] = conn.cid
         if conn.client_ip:
             info["client_ip"] = conn.client_ip
         if conn.nonce:
             info["nonce"] = conn.nonce
-        self._cluster_fields(info)
+        self._cluster_fields(info, node)
         if connect_info:
             info["connect_info"] = True
             info["remote_account"] = conn.account.name
         info["api_lvl"] = API_LEVEL
-        info["xkey"] = self.xkey
+        info["xkey"] = node.xkey
         return info
 
-    def _cluster_fields(self, info: dict[str, Any], ldm: bool = False) -> None:
+    def _cluster_fields(self, info: dict[str, Any], node: Node, ldm: bool = False) -> None:
         if self.info_cluster:
             info["cluster"] = self.info_cluster
         if self.options.jetstream and self.options.domain:
             info["domain"] = self.options.domain
-        if self._info_urls:
-            info["connect_urls"] = list(self._info_urls)
+        if node.info_urls:
+            info["connect_urls"] = list(node.info_urls)
         if ldm:
             info["ldm"] = True
 
@@ -367,67 +404,90 @@ class Server(Router):
     # after that first PING. Lame duck mode sends one last INFO with ``ldm`` and the peers'
     # URLs only.
 
-    def own_connect_urls(self) -> list[str]:
-        """This server's client URLs as ``host:port`` (``getClientConnectURLs``): the wildcard
-        host stands for each non-loopback address of the machine."""
+    def own_connect_urls(self, node: Node | None = None) -> list[str]:
+        """A node's (default: the first's) client URLs as ``host:port``
+        (``getClientConnectURLs``): the wildcard host stands for each non-loopback address of
+        the machine."""
+        port = (node or self.nodes[0]).port
         host = self.options.host
         if host in ("0.0.0.0", "::", ""):
             hosts = global_unicast_ips()
         else:
             hosts = [host]
-        return [f"[{h}]:{self._port}" if ":" in h else f"{h}:{self._port}" for h in hosts]
+        return [f"[{h}]:{port}" if ":" in h else f"{h}:{port}" for h in hosts]
 
-    def add_connect_urls(self, urls: list[str]) -> None:
-        """A peer advertises ``urls``: add them (counted) and tell clients if anything is new."""
-        changed = False
-        for url in urls:
-            count = self._peer_urls.get(url, 0)
-            self._peer_urls[url] = count + 1
-            changed = changed or count == 0
-        if changed:
-            self._refresh_info_urls()
+    def add_connect_urls(self, urls: list[str], nodes: list[Node] | None = None) -> None:
+        """A peer advertises ``urls`` to ``nodes`` (default: all): add them (counted) and tell
+        the clients of each node that learnt something new."""
+        for node in self.nodes if nodes is None else nodes:
+            if node.add_urls(urls):
+                self._refresh_info_urls(node)
 
-    def remove_connect_urls(self, urls: list[str]) -> None:
-        """A peer that advertised ``urls`` is gone."""
-        changed = False
-        for url in urls:
-            count = self._peer_urls.get(url, 0)
-            if count <= 1:
-                changed = changed or count == 1
-                self._peer_urls.pop(url, None)
-            else:
-                self._peer_urls[url] = count - 1
-        if changed:
-            self._refresh_info_urls()
+    def remove_connect_urls(self, urls: list[str], nodes: list[Node] | None = None) -> None:
+        """A peer that advertised ``urls`` to ``nodes`` (default: all) is gone."""
+        for node in self.nodes if nodes is None else nodes:
+            if node.remove_urls(urls):
+                self._refresh_info_urls(node)
 
-    def _refresh_info_urls(self) -> None:
-        own = [] if self.lame_duck else self.own_connect_urls()
-        self._info_urls = own + [u for u in self._peer_urls if u not in own]
-        self.send_async_info()
+    def _refresh_info_urls(self, node: Node) -> None:
+        node.refresh_urls([] if self.lame_duck else self.own_connect_urls(node))
+        self.send_async_info(nodes=[node])
 
-    def send_async_info(self, ldm: bool = False) -> None:
-        """An INFO to every client that takes async INFO (``sendAsyncInfoToClients``): the
-        server's INFO with the client's id and address, no nonce, no ``connect_info``."""
-        if not self._info_base:
+    def send_async_info(self, ldm: bool = False, nodes: list[Node] | None = None) -> None:
+        """An INFO to every client (of ``nodes``, default: all) that takes async INFO
+        (``sendAsyncInfoToClients``): its node's INFO with the client's id and address, no
+        nonce, no ``connect_info``."""
+        if not self.nodes[0].info_base:
             return
         for conn in list(self.connections.values()):
             if conn.closed or not conn.first_pong_sent or conn.opts.get("protocol", 0) < 1:
                 continue
-            info = dict(self._info_base)
+            node = conn.node
+            if nodes is not None and node not in nodes:
+                continue
+            info = dict(node.info_base)
             info["client_id"] = conn.cid
             if conn.client_ip:
                 info["client_ip"] = conn.client_ip
-            self._cluster_fields(info, ldm)
+            self._cluster_fields(info, node, ldm)
             info["api_lvl"] = API_LEVEL
-            info["xkey"] = self.xkey
+            info["xkey"] = node.xkey
             conn.send(encode_info(info))
 
     def send_lame_duck_info(self) -> None:
         """The lame duck INFO (``sendLDMToClients``): ``ldm`` and only the peers' URLs (none
         with ``no_advertise``, which leaves the peer set empty)."""
         self.lame_duck = True
-        self._info_urls = list(self._peer_urls)
+        for node in self.nodes:
+            node.info_urls = list(node.peer_urls)
         self.send_async_info(ldm=True)
+
+    # --- simulated servers going away and coming back ---------------------------------------
+
+    def node_down(self, name: str) -> Node:
+        """Take a node down as its process would go (``KeyError``: no such node): its port
+        refuses connections, its clients are closed without a word (nats-server's shutdown),
+        the other nodes' clients get an INFO without its URLs."""
+        node = self.node(name)
+        if not node.up:
+            return node
+        node.close()
+        for conn in list(self.connections.values()):
+            if conn.node is node:
+                conn.close_with_error(None)
+        self.remove_connect_urls(self.own_connect_urls(node), [n for n in self.nodes if n is not node])
+        self.flush()
+        return node
+
+    def node_up(self, name: str) -> Node:
+        """Bring a node taken down back on the same port; the others advertise it again."""
+        node = self.node(name)
+        if node.up:
+            return node
+        node.reopen(self.loop, partial(ClientConnection, self, node), listen_backlog())
+        self.add_connect_urls(self.own_connect_urls(node), [n for n in self.nodes if n is not node])
+        self.flush()
+        return node
 
     # --- routing ----------------------------------------------------------------------
 
