@@ -61,6 +61,11 @@ def _go_type(value: Any) -> str:
     return "string"
 
 
+def _port(port: int) -> int:
+    """A port as ``ServerOptions`` takes it: -1 a random one (0 there), 0 nats-server's default."""
+    return {-1: 0, 0: 4222}.get(port, port)
+
+
 def _int(value: Any) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
         raise ConfigError(f"interface conversion: interface {{}} is {_go_type(value)}, not int64")
@@ -105,11 +110,25 @@ def _http_port(value: Any) -> int:
     return int(port)
 
 
+#: ``getStorageSize``'s units of a quoted size (``"1G"``): powers of two, upper case only.
+_QUOTED_UNITS = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
+
+
 def _storage_size(key: str, value: Any) -> int:
-    """``max_mem_store: 1G`` or a number; nats-server parses a string as number + unit letter."""
+    """``max_mem_store: 1G`` (the parser's size), a number, or a quoted ``"1G"``: nats-server's
+    ``getStorageSize`` reads a string as an integer and one letter of K, M, G, T (1024 based)."""
     if isinstance(value, int) and not isinstance(value, bool):
         return value
-    raise ConfigError(f'{key} strconv.ParseInt: parsing "{str(value)[:-1]}": invalid syntax')
+    if not isinstance(value, str):
+        raise ConfigError(f"{key} must be int64 or string")
+    if not value:
+        return 0
+    number, unit = value[:-1], value[-1]
+    if not re.fullmatch(r"[+-]?\d+", number):
+        raise ConfigError(f'{key} strconv.ParseInt: parsing "{number}": invalid syntax')
+    if unit not in _QUOTED_UNITS:
+        raise ConfigError(f"{key} sizes defined as strings must end in K, M, G, T")
+    return int(number) * _QUOTED_UNITS[unit]
 
 
 def _enabled(value: Any) -> bool:
@@ -125,7 +144,7 @@ def _enabled(value: Any) -> bool:
 
 # nats-server config key -> (ServerOptions attribute, conversion)
 _TOP_LEVEL: dict[str, tuple[str, Callable[[Any], Any]]] = {
-    "port": ("port", lambda v: 0 if _int(v) == -1 else v),
+    "port": ("port", lambda v: _port(_int(v))),
     "host": ("host", _str),
     "listen_host": ("host", _str),
     "net": ("host", _str),
@@ -209,7 +228,7 @@ _NOT_YET = {
 _LOGGING = frozenset({"debug", "trace", "trace_verbose", "logtime", "logtime_utc"})
 #: What each block of a file may hold (besides the top level's ``_TOP_LEVEL`` and ``_LOGGING``).
 _BLOCK_KEYS: dict[str, frozenset[str]] = {
-    "jetstream": frozenset({"enabled", "store_dir", "domain", *_STORAGE}),
+    "jetstream": frozenset({"enabled", "store_dir", "store", "storedir", "domain", *_STORAGE}),
     "authorization": frozenset(
         {"user", "username", "password", "pass", "token", "timeout", "users", "default_permissions"}
     ),
@@ -579,7 +598,7 @@ def apply_config(
             raise _at(pos, ("listen",), exc) from None
         if host is not None:
             options.host = host
-        options.port = 0 if port == -1 else port
+        options.port = _port(port)
     js = conf.get("jetstream")
     if isinstance(js, dict):
         _check_keys(js, _BLOCK_KEYS["jetstream"], ("jetstream",), pos)
@@ -587,8 +606,9 @@ def apply_config(
             options.jetstream = _enabled(js.get("enabled", True))
         except ConfigError as exc:
             raise _at(pos, ("jetstream", "enabled"), exc) from None
-        if "store_dir" in js:
-            options.store_dir = str(js["store_dir"])
+        for key in ("store_dir", "store", "storedir"):
+            if key in js:
+                options.store_dir = _store_dir(options, js[key], pos, ("jetstream", key))
         if "domain" in js:
             options.domain = str(js["domain"])
         for key, (attr, go_name) in _STORAGE.items():
@@ -602,6 +622,9 @@ def apply_config(
             options.jetstream = _enabled(js)
         except ConfigError as exc:
             raise _at(pos, ("jetstream",), exc) from None
+    for key in ("store_dir", "storedir"):
+        if key in conf:
+            options.store_dir = _store_dir(options, conf[key], pos, (key,))
     block = conf.get("authorization")
     no_auth_user = conf.get("no_auth_user", "")
     if not isinstance(no_auth_user, str):
@@ -625,11 +648,34 @@ def apply_config(
     return options
 
 
+def _store_dir(options: ServerOptions, value: Any, pos: Positions, key: tuple[str, ...]) -> str:
+    """A ``store_dir`` of the file (top level or in ``jetstream``): nats-server reads flags
+    before the file, so one given by ``-sd`` (or the other place of the file) is a duplicate."""
+    if options.store_dir:
+        raise _at(pos, key, "Duplicate 'store_dir' configuration")
+    try:
+        return _str(value)
+    except ConfigError as exc:
+        raise _at(pos, key, exc) from None
+
+
 #: nats-server's two spellings of the system account key.
 _SYSTEM_ACCOUNT = ("system_account", "system")
 #: Every key the top level may hold (the reference page of the configuration lists them).
 _TOP_LEVEL_KEYS = frozenset(
-    {*_TOP_LEVEL, *_LOGGING, *_SYSTEM_ACCOUNT, "listen", "jetstream", "authorization", "no_auth_user", "tls", "accounts"}
+    {
+        *_TOP_LEVEL,
+        *_LOGGING,
+        *_SYSTEM_ACCOUNT,
+        "listen",
+        "jetstream",
+        "authorization",
+        "no_auth_user",
+        "tls",
+        "accounts",
+        "store_dir",
+        "storedir",
+    }
 )
 
 
