@@ -150,7 +150,7 @@ class _Parser:
         if end == len(self.text):
             raise ConfigError(
                 f"Parse error on line {self.text.count(chr(10)) + 1}: 'Expected a block-level value to end with "
-                "a new line, comment or EOF, but got ' ' instead.'"
+                "a new line, comment or EOF, but got '\x00' instead.'"
             )
 
     def _quoted(self, quote: str) -> str:
