@@ -320,8 +320,16 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _run_stand_in(args: argparse.Namespace) -> int:
-    """``jsemu nats-server``: what nats-server's ``main`` does before it serves (a word after
-    the flags is a command: ``version``, ``help``, or refused), then serve."""
+    """``jsemu nats-server``: what nats-server's ``main`` does before it serves, then serve."""
+    code = _stand_in_command(args)
+    if code is not None:
+        return code
+    return _serve(lambda: serve_options(args, stand_in=True))
+
+
+def _stand_in_command(args: argparse.Namespace) -> int | None:
+    """``-v``, or a word after the flags (a command: ``version``, ``help``, or refused): the
+    exit status; None to serve."""
     command = args.subcommand[0].lower() if args.subcommand else ""
     if args.version or command == "version":
         print(f"nats-server: v{NATS_VERSION}")
@@ -332,7 +340,7 @@ def _run_stand_in(args: argparse.Namespace) -> int:
     if command:
         print(f'nats-server: unrecognized command: "{args.subcommand[0]}"', file=sys.stderr)
         return 1
-    return _serve(lambda: serve_options(args, stand_in=True))
+    return None
 
 
 def stand_in_options(argv: Sequence[str]) -> ServerOptions:
@@ -342,8 +350,9 @@ def stand_in_options(argv: Sequence[str]) -> ServerOptions:
     args, extras = parser.parse_known_args(["nats-server", *argv])
     if extras:
         args.command_parser.error(f"unrecognized arguments: {' '.join(extras)}")
-    if args.version or args.subcommand:
-        raise SystemExit(_run_stand_in(args))
+    code = _stand_in_command(args)
+    if code is not None:
+        raise SystemExit(code)
     try:
         return serve_options(args, stand_in=True)
     except StartupError as exc:

@@ -123,7 +123,7 @@ _GO_ESCAPES = {"\a": "\\a", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", 
 
 def _go_quote(text: str) -> str:
     """Go's ``strconv.Quote`` for the text of its errors (ASCII control characters escaped)."""
-    out = []
+    out: list[str] = []
     for c in text:
         if c in _GO_ESCAPES:
             out.append(_GO_ESCAPES[c])

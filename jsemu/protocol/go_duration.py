@@ -53,7 +53,7 @@ _PART_ANY_UNIT = re.compile(r"(\d*)(?:\.(\d*))?([^\d.]*)")
 def _quote(text: str) -> str:
     """Go's ``time.quote``: control and non-ASCII characters as ``\\x`` bytes (UTF-8), ``"`` and
     ``\\`` escaped, the rest as it is."""
-    out = []
+    out: list[str] = []
     for c in text:
         if c < " " or c >= "\x80":
             out.extend(f"\\x{b:02x}" for b in c.encode())

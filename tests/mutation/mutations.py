@@ -1155,13 +1155,13 @@ MUTATIONS: list[Mutation] = [
         "the nats-server script runs jsemu serve, JetStream on without -js",
     ),
     Mutation(
-        "config_quoted_size_binary_units",
+        "config_quoted_size_lower_case",
         "config",
         "jsemu/config/server_config.py",
-        '_QUOTED_UNITS = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}',
-        '_QUOTED_UNITS = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40, "B": 1}',
+        "    if unit not in _QUOTED_UNITS:\n",
+        "    unit = unit.upper()\n    if unit not in _QUOTED_UNITS:\n",
         ("tests/config/test_config_syntax.py",),
-        'a quoted size ending in B ("10MB") is read instead of refused',
+        'a quoted size in lower case ("1g") is read instead of refused',
     ),
     Mutation(
         "config_block_value_at_eof_accepted",
