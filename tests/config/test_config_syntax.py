@@ -51,7 +51,7 @@ def _compare(text: str) -> None:
         if "port" not in text:
             args += ["-p", "-1"]
         real, emu = real_outcome(args), stand_in_outcome(args)
-        assert emu == real, text
+        assert emu == real, (text, emu, real)
 
 
 @pytest.mark.parametrize("name", sorted(CASES))

@@ -94,7 +94,7 @@ def test_flags_and_file_combine_as_nats_server(
         if flag_port is None and not file_port:
             args += ["-p", "-1"]  # never nats-server's default 4222: another server may have it
         real, emu = _both(args, names)
-        assert emu == real, args
+        assert emu == real, (args, emu, real)
 
 
 def test_jetstream_only_when_asked() -> None:

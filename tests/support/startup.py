@@ -13,9 +13,11 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import os
 import re
 import socket
 import subprocess
+import tempfile
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -81,7 +83,16 @@ def _read_info(host: str, port: int) -> dict[str, Any]:
 
 def real_outcome(args: list[str], names: dict[int, str] | None = None) -> Outcome:
     """Run nats-server with ``args``: its failure, or what it started with (then stopped)."""
-    proc = subprocess.Popen([nats_server_binary(), *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    # JetStream without a store dir lives in $TMPDIR/nats/jetstream: one for each run, or two
+    # servers running side by side (pytest-xdist) would share it and one would fail.
+    tmp = tempfile.TemporaryDirectory(prefix="jsemu-tmpdir-")
+    proc = subprocess.Popen(
+        [nats_server_binary(), *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "TMPDIR": tmp.name},
+    )
     assert proc.stderr is not None
     host, port, monitor, first = "", 0, None, ""
     names = names or {}
@@ -108,6 +119,7 @@ def real_outcome(args: list[str], names: dict[int, str] | None = None) -> Outcom
         for stream in (proc.stdout, proc.stderr):
             if stream is not None:
                 stream.close()
+        tmp.cleanup()
 
 
 def stand_in_outcome(args: list[str], names: dict[int, str] | None = None) -> Outcome:
