@@ -37,7 +37,10 @@ from .server.reload import ReloadRefused, apply_options, diff_options
 from .server.tls import TlsOptions
 from .version import NATS_VERSION, __version__
 
-__all__ = ["build_parser", "main"]
+__all__ = ["add_server_flags", "build_parser", "main", "serve_options", "stand_in_options"]
+
+#: nats-server's client port, which ``-p 0`` also means (``setBaselineOptions``).
+DEFAULT_PORT = 4222
 
 
 #: ``-l FILE``: the log file written instead of stderr (reopened on SIGUSR1), while serving.
@@ -133,6 +136,16 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: {go_flag_message(message)}\n")
 
 
+class _GoFlagParser(_Parser):
+    """The stand-in's errors as nats-server's (Go's ``flag.ExitOnError`` with nats-server's
+    usage function): Go's line on stderr, the usage on stdout, exit status 0."""
+
+    def error(self, message: str) -> NoReturn:
+        print(go_flag_message(message), file=sys.stderr)
+        self.print_help(sys.stdout)
+        self.exit(0)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="jsemu", description="In-process NATS JetStream emulator")
     parser.add_argument(
@@ -141,6 +154,37 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", parser_class=_Parser)
     serve = commands.add_parser("serve", help="run a server (accepts nats-server's common flags)")
     serve.set_defaults(command_parser=serve)
+    add_server_flags(serve, stand_in=False)
+    commands._parser_class = _GoFlagParser  # add_parser takes no class of its own
+    stand_in_command = commands.add_parser(
+        "nats-server",
+        help="run a server as nats-server starts: its flags only, its defaults (JetStream only with -js); "
+        "`jsemu shim` runs this",
+    )
+    commands._parser_class = _Parser
+    stand_in_command.set_defaults(command_parser=stand_in_command)
+    add_server_flags(stand_in_command, stand_in=True)
+    stand_in_command.add_argument("subcommand", nargs="*", help=argparse.SUPPRESS)
+    shim = commands.add_parser(
+        "shim", help="write a `nats-server` script that runs jsemu, for harnesses that spawn nats-server by name"
+    )
+    shim.set_defaults(command_parser=shim)
+    shim.add_argument("directory", help="where to write the `nats-server` script (put it first on PATH)")
+    conformance = commands.add_parser(
+        "conformance", help="run the conformance table against a server (exit 1 on any failure)"
+    )
+    conformance.set_defaults(command_parser=conformance)
+    conformance_command.add_arguments(conformance)
+    pipeline = commands.add_parser("pipeline", help="stream data through Spark: export, view, seed (extra: spark)")
+    pipeline.set_defaults(command_parser=pipeline)
+    pipeline_command.add_arguments(pipeline)
+    return parser
+
+
+def add_server_flags(serve: argparse.ArgumentParser, stand_in: bool) -> None:
+    """nats-server's flags, for ``serve`` and for the stand-in; ``serve`` adds jsemu's own
+    (``--no-jetstream``, ``--max_payload``, the simulated cluster), the stand-in does not: a
+    flag nats-server does not know is refused there as nats-server refuses it."""
     # nats-server (Go's flag package) accepts -flag and --flag alike; so do we.
     serve.add_argument("-p", "--port", "-port", type=int, default=None, help="port (default 4222; -1: a random one)")
     serve.add_argument(
@@ -148,16 +192,22 @@ def build_parser() -> argparse.ArgumentParser:
     )
     serve.add_argument("-n", "--server_name", "-server_name", "--name", "-name", dest="server_name", help="server name")
     serve.add_argument(
-        "-js", "--jetstream", "-jetstream", action="store_true", help="accepted; JetStream is on by default"
+        "-js",
+        "--jetstream",
+        "-jetstream",
+        action="store_true",
+        help="enable JetStream" if stand_in else "accepted; JetStream is on by default",
     )
-    serve.add_argument("--no-jetstream", dest="no_jetstream", action="store_true", help="run core NATS only")
+    if not stand_in:
+        serve.add_argument("--no-jetstream", dest="no_jetstream", action="store_true", help="run core NATS only")
     serve.add_argument(
         "-sd", "--store_dir", "-store_dir", dest="store_dir", help="keep file streams in DIR/jetstream across restarts"
     )
     serve.add_argument(
         "-m", "--http_port", "-http_port", dest="http_port", type=int, help="monitoring port (-1: a random one)"
     )
-    serve.add_argument("--max_payload", "-max_payload", dest="max_payload", type=int, help="maximum payload bytes")
+    if not stand_in:
+        serve.add_argument("--max_payload", "-max_payload", dest="max_payload", type=int, help="maximum payload bytes")
     serve.add_argument("-c", "--config", "-config", dest="config", help="nats-server configuration file (subset)")
     auth = serve.add_argument_group("authorization options", "as nats-server's; see the documentation (Security)")
     auth.add_argument("--user", "-user", dest="user", metavar="USER", help="user required for connections")
@@ -173,14 +223,15 @@ def build_parser() -> argparse.ArgumentParser:
         "--tlsverify", "-tlsverify", dest="tlsverify", action="store_true", help="enable TLS, verify clients"
     )
     tls.add_argument("--tlscacert", "-tlscacert", dest="tlscacert", metavar="FILE", help="client certificate CA")
-    serve.add_argument(
-        "--cluster-size",
-        dest="cluster_size",
-        type=int,
-        default=None,
-        help="simulate a JetStream cluster of this many servers (streams up to R<size>); 1 is standalone",
-    )
-    serve.add_argument("--cluster-name", dest="cluster_name", default=None, help="name of the simulated cluster")
+    if not stand_in:
+        serve.add_argument(
+            "--cluster-size",
+            dest="cluster_size",
+            type=int,
+            default=None,
+            help="simulate a JetStream cluster of this many servers (streams up to R<size>); 1 is standalone",
+        )
+        serve.add_argument("--cluster-name", dest="cluster_name", default=None, help="name of the simulated cluster")
     logging = serve.add_argument_group(
         "nats-server logging flags", "accepted so that nats-server command lines work; jsemu logs start-up only"
     )
@@ -210,20 +261,6 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="print nats-server's version line (stdout) and jsemu's (stderr), then exit",
     )
-    shim = commands.add_parser(
-        "shim", help="write a `nats-server` script that runs jsemu, for harnesses that spawn nats-server by name"
-    )
-    shim.set_defaults(command_parser=shim)
-    shim.add_argument("directory", help="where to write the `nats-server` script (put it first on PATH)")
-    conformance = commands.add_parser(
-        "conformance", help="run the conformance table against a server (exit 1 on any failure)"
-    )
-    conformance.set_defaults(command_parser=conformance)
-    conformance_command.add_arguments(conformance)
-    pipeline = commands.add_parser("pipeline", help="stream data through Spark: export, view, seed (extra: spark)")
-    pipeline.set_defaults(command_parser=pipeline)
-    pipeline_command.add_arguments(pipeline)
-    return parser
 
 
 def reload_config(server: Server, config: str | None, read: Callable[[], ServerOptions]) -> str | None:
@@ -357,11 +394,17 @@ async def serve(
 
 
 def write_shim(directory: Path) -> Path:
-    """A ``nats-server`` executable that runs ``jsemu serve`` with the same arguments (with
-    this Python, so it works outside the virtualenv too)."""
+    """A ``nats-server`` executable that runs ``jsemu nats-server`` with the same arguments
+    (with this Python, so it works outside the virtualenv too): nats-server's flags and
+    defaults, so a harness that starts nats-server without ``-js`` gets no JetStream.
+
+    Why a sub-command and not a flag of ``serve``: the stand-in differs in more than one
+    default (its flags are nats-server's only, its flag errors are Go's, a word after the
+    flags is a command), and one name that says "behave as nats-server" keeps ``serve``'s
+    parser and help free of a mode switch that every option would have to consult."""
     directory.mkdir(parents=True, exist_ok=True)
     path = directory / "nats-server"
-    path.write_text(f'#!/bin/sh\nexec {shlex.quote(sys.executable)} -m jsemu serve "$@"\n')
+    path.write_text(f'#!/bin/sh\nexec {shlex.quote(sys.executable)} -m jsemu nats-server "$@"\n')
     path.chmod(0o755)
     return path
 
@@ -378,6 +421,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "shim":
         print(write_shim(Path(args.directory)))
         return 0
+    if args.command == "nats-server":
+        return _run_stand_in(args)
     if args.command != "serve":
         parser.print_help()
         return 2
@@ -385,6 +430,59 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"nats-server: v{NATS_VERSION}")  # stdout as nats-server's, for harnesses that parse it
         print(f"jsemu: v{__version__}", file=sys.stderr)
         return 0
+    return _serve(args, lambda: serve_options(args))
+
+
+def _run_stand_in(args: argparse.Namespace) -> int:
+    """``jsemu nats-server``: what nats-server's ``main`` does before it serves, then serve."""
+    code = _stand_in_command(args)
+    if code is not None:
+        return code
+    return _serve(args, lambda: serve_options(args, stand_in=True))
+
+
+def _stand_in_command(args: argparse.Namespace) -> int | None:
+    """``-v``, or a word after the flags (a command: ``version``, ``help``, or refused): the
+    exit status; None to serve."""
+    command = args.subcommand[0].lower() if args.subcommand else ""
+    if args.version or command == "version":
+        print(f"nats-server: v{NATS_VERSION}")
+        return 0
+    if command == "help":
+        args.command_parser.print_help(sys.stdout)
+        return 0
+    if command:
+        print(f'nats-server: unrecognized command: "{args.subcommand[0]}"', file=sys.stderr)
+        return 1
+    return None
+
+
+def stand_in_options(argv: Sequence[str]) -> ServerOptions:
+    """The options ``jsemu nats-server ARGV`` would serve with; ``SystemExit`` (its status, its
+    lines written) where it would not start. For tests, which start the server themselves."""
+    parser = build_parser()
+    args, extras = parser.parse_known_args(["nats-server", *argv])
+    if extras:
+        args.command_parser.error(f"unrecognized arguments: {' '.join(extras)}")
+    code = _stand_in_command(args)
+    if code is not None:
+        raise SystemExit(code)
+    try:
+        return serve_options(args, stand_in=True)
+    except StartupError as exc:
+        _report(exc)
+        raise SystemExit(1) from None
+
+
+def _report(exc: StartupError) -> None:
+    if exc.fatal:
+        _log("FTL", str(exc))
+    else:
+        print(f"nats-server: {exc}", file=sys.stderr)
+
+
+def _serve(args: argparse.Namespace, resolve: Callable[[], ServerOptions]) -> int:
+    """Serve (or, with ``--signal``, signal a running server) as nats-server's ``main``."""
     if args.signal:
         error = process_signal(args.signal)
         if error is not None:
@@ -392,58 +490,32 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 1
         return 0
     try:
-        options = serve_options(args)
+        options = resolve()
         _open_log(args.log)
-        asyncio.run(serve(options, args.config, args.pid_file, lambda: serve_options(args)))
+        asyncio.run(serve(options, args.config, args.pid_file, resolve))
     except StartupError as exc:
-        if exc.fatal:
-            _log("FTL", str(exc))
-        else:
-            print(f"nats-server: {exc}", file=sys.stderr)
+        _report(exc)
         return 1
     return 0
 
 
-def serve_options(args: argparse.Namespace) -> ServerOptions:
-    """The options of ``jsemu serve``: the configuration file, then the flags (which win, as with
-    nats-server); :class:`StartupError` for what nats-server refuses before it starts."""
-    options = ServerOptions(host="0.0.0.0", port=4222)
+def serve_options(args: argparse.Namespace, stand_in: bool = False) -> ServerOptions:
+    """The options of ``jsemu serve`` (``stand_in``: of ``jsemu nats-server``, JetStream off
+    unless ``-js`` or the file's ``jetstream`` turns it on), combined as nats-server's
+    ``ConfigureOptions`` does: the flags are read, then the file over them (so a ``store_dir``
+    of the file next to ``-sd`` is a duplicate), then the flags again, so every flag given
+    wins, an empty one too (``-n ""`` clears the file's name, ``-p 0`` is the default port);
+    :class:`StartupError` for what nats-server refuses before it starts."""
+    options = ServerOptions(host="0.0.0.0", port=DEFAULT_PORT, jetstream=not stand_in)
     if args.config:
+        options.store_dir = args.store_dir or None
         try:
             load_config(args.config, options)
         except ConfigError as exc:
             raise StartupError(str(exc), fatal=False) from None
-    if args.port is not None:
-        options.port = 0 if args.port == -1 else args.port
-    if args.host is not None:
-        options.host = args.host
-    if args.server_name:
-        options.server_name = args.server_name
-    if args.no_jetstream:
-        options.jetstream = False
-    if args.store_dir:
-        options.store_dir = args.store_dir
-    if args.http_port is not None:
-        options.http_port = args.http_port
-    if args.max_payload:
-        options.max_payload = args.max_payload
-    if args.cluster_size is not None:
-        options.cluster_size = args.cluster_size
-    if args.cluster_name:
-        options.cluster_name = args.cluster_name
-    if args.user is not None or args.password is not None or args.token is not None:
-        auth = options.auth if options.auth is not None else Auth()
-        if args.user is not None or args.password is not None:
-            base = auth.user or User("")
-            auth.user = User(
-                args.user if args.user is not None else base.name,
-                args.password if args.password is not None else base.password,
-            )
-        if args.token is not None:
-            auth.token = args.token
-        options.auth = auth
-    if args.tls or args.tlsverify or args.tlscert or args.tlskey or args.tlscacert:
-        options.tls = _tls_flags(args, options.tls)
+    _flags_over_file(args, options)
+    if not options.host:
+        options.host = "0.0.0.0"  # setBaselineOptions
     if options.system_jetstream():
         raise StartupError(SYSTEM_JETSTREAM)  # an [FTL] line, as nats-server's
     try:
@@ -460,6 +532,51 @@ def serve_options(args: argparse.Namespace) -> ServerOptions:
                 f"{no_room.description} ({no_room.err_code})"
             )
     return options
+
+
+def _flags_over_file(args: argparse.Namespace, options: ServerOptions) -> None:
+    """Each flag given over what the file set (Go's second ``fs.Parse``)."""
+    if args.port is not None:
+        options.port = {0: DEFAULT_PORT, -1: 0}.get(args.port, args.port)  # ServerOptions' 0: random
+    if args.host is not None:
+        options.host = args.host
+    if args.server_name is not None:
+        options.server_name = args.server_name or None  # empty: the server id, as no name
+    if args.jetstream:
+        options.jetstream = True
+    if getattr(args, "no_jetstream", False):
+        options.jetstream = False
+    if args.store_dir is not None:
+        options.store_dir = args.store_dir or None
+    if args.http_port is not None:
+        options.http_port = args.http_port
+    if getattr(args, "max_payload", None):
+        options.max_payload = args.max_payload
+    if getattr(args, "cluster_size", None) is not None:
+        options.cluster_size = args.cluster_size
+    if getattr(args, "cluster_name", None):
+        options.cluster_name = args.cluster_name
+    if args.user is not None or args.password is not None or args.token is not None:
+        options.auth = _auth_flags(args, options.auth)
+    if args.tls or args.tlsverify or args.tlscert or args.tlskey or args.tlscacert:
+        options.tls = _tls_flags(args, options.tls)
+
+
+def _auth_flags(args: argparse.Namespace, auth: Auth | None) -> Auth | None:
+    """``--user``/``--pass``/``--auth`` over the file's ``authorization`` user, password and
+    token, as nats-server's fields: a user is required only with a name (``--pass`` alone, or
+    ``--user ""`` over the file's user, leaves the server open), a token only when not empty."""
+    auth = auth if auth is not None else Auth()
+    if args.user is not None or args.password is not None:
+        base = auth.user or User("")
+        name = args.user if args.user is not None else base.name
+        password = args.password if args.password is not None else base.password
+        auth.user = User(name, password) if name else None
+    if args.token is not None:
+        auth.token = args.token
+    if not (auth.token or auth.user or auth.users or auth.nkeys or auth.no_auth_user):
+        return None
+    return auth
 
 
 def _tls_flags(args: argparse.Namespace, base: TlsOptions | None) -> TlsOptions:

@@ -30,6 +30,8 @@ _SIZE_UNITS = {
 }
 _KEY = re.compile(r"[A-Za-z_$][\w\-.$]*|\"[^\"\n]*\"|'[^'\n]*'")
 _BARE_END = ",;}]\n#"
+#: The escapes of a double-quoted string (conf/lex.go ``lexStringEscape``), ``\xXX`` aside.
+_ESCAPES = {"t": "\t", "n": "\n", "r": "\r", '"': '"', "\\": "\\"}
 
 
 class ConfigError(ValueError):
@@ -106,7 +108,7 @@ class _Parser:
                     raise self._eof_error()
                 return result
             c = text[self.i]
-            if c in ",;":
+            if c in ",;" or (c == "}" and closing is None):  # lexTop skips a stray block end
                 self.i += 1
                 continue
             if closing is not None and c == closing:
@@ -127,11 +129,64 @@ class _Parser:
             if key == "include" and self.i < len(text) and text[self.i] not in ":=":
                 self._include(result, path, start)
                 continue
-            if self.i < len(text) and text[self.i] in ":=":
+            separator = self.i < len(text) and text[self.i] in ":="
+            if separator:
                 self.i += 1
             self._skip(newlines=False)
+            if separator and self.i < len(text) and text[self.i] == "\n":
+                line = text.count("\n", 0, self.i + 1) + 1
+                raise ConfigError(f"Parse error on line {line}: 'Expected value but found new line'")
             self.positions[(*path, key)] = self._position(start)
             result[key] = self.parse_value((*path, key))
+            if top_block:
+                self._block_value_end()
+
+    def _block_value_end(self) -> None:
+        """In a top-level block, a value must end with a new line, a comment or the block's
+        end; nats-server's lexer refuses the file's end there (blanks before it or not)."""
+        end = self.i
+        while end < len(self.text) and self.text[end] in " \t":
+            end += 1
+        if end == len(self.text):
+            raise ConfigError(
+                f"Parse error on line {self.text.count(chr(10)) + 1}: 'Expected a block-level value to end with "
+                "a new line, comment or EOF, but got '\x00' instead.'"
+            )
+
+    def _quoted(self, quote: str) -> str:
+        """A quoted string from ``self.i`` (its opening quote): a double-quoted one with
+        nats-server's escapes (``\\t \\n \\r \\" \\\\ \\xXX``), a single-quoted one as written."""
+        text, i = self.text, self.i + 1
+        if quote == "'":
+            end = text.find("'", i)
+            if end < 0:
+                raise ConfigError(f"Parse error on line {text.count(chr(10)) + 1}: 'Unexpected EOF.'")
+            self.i = end + 1
+            return text[i:end]
+        out: list[str] = []
+        while i < len(text):
+            c = text[i]
+            if c == '"':
+                self.i = i + 1
+                return "".join(out)
+            if c == "\\" and i + 1 < len(text):
+                e = text[i + 1]
+                if e in _ESCAPES:
+                    out.append(_ESCAPES[e])
+                    i += 2
+                    continue
+                if e == "x" and re.fullmatch(r"[0-9a-fA-F]{2}", text[i + 2 : i + 4]):
+                    out.append(chr(int(text[i + 2 : i + 4], 16)))
+                    i += 4
+                    continue
+                line = text.count("\n", 0, i) + 1
+                raise ConfigError(
+                    f"Parse error on line {line}: 'Invalid escape character '{e}'. Only the following escape "
+                    "characters are allowed: \\xXX, \\t, \\n, \\r, \\\", \\\\.'"
+                )
+            out.append(c)
+            i += 1
+        raise ConfigError(f"Parse error on line {text.count(chr(10)) + 1}: 'Unexpected EOF.'")
 
     def parse_value(self, path: tuple[str, ...]) -> Any:
         text = self.text
@@ -145,12 +200,7 @@ class _Parser:
             self.i += 1
             return self._parse_array(path)
         if c in "\"'":
-            end = text.find(c, self.i + 1)
-            if end < 0:
-                raise self._eof_error()
-            value = text[self.i + 1 : end]
-            self.i = end + 1
-            return value
+            return self._quoted(c)
         start = self.i
         while self.i < len(text) and text[self.i] not in _BARE_END:
             if text.startswith("//", self.i) and text[self.i - 1] in " \t":  # a comment, not nats://

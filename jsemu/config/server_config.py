@@ -61,6 +61,11 @@ def _go_type(value: Any) -> str:
     return "string"
 
 
+def _port(port: int) -> int:
+    """A port as ``ServerOptions`` takes it: -1 a random one (0 there), 0 nats-server's default."""
+    return {-1: 0, 0: 4222}.get(port, port)
+
+
 def _int(value: Any) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
         raise ConfigError(f"interface conversion: interface {{}} is {_go_type(value)}, not int64")
@@ -82,17 +87,21 @@ def _seconds(value: Any) -> float:
     return float(m.group(1)) * _DURATION_UNITS[m.group(2)]
 
 
-def _write_deadline(value: Any) -> float:
-    """``write_deadline: "2s"`` (a Go duration) or a number of seconds, as ``parseDuration``
-    (nats-server warns that a number should be a duration; any other type is fatal)."""
-    if isinstance(value, str):
-        try:
-            return parse_duration(value) / 1e9
-        except ValueError as exc:
-            raise ConfigError(f"error parsing write_deadline: {exc}") from None
-    if isinstance(value, int) and not isinstance(value, bool):
-        return float(value)
-    raise ConfigError('invalid use of field "write_deadline": write_deadline should be converted to a duration')
+def _go_duration(field: str) -> Callable[[Any], float]:
+    """``field: "2s"`` (a Go duration) or a number of seconds, as ``parseDuration`` (nats-server
+    warns that a number should be a duration; any other type, a float too, is fatal)."""
+
+    def seconds(value: Any) -> float:
+        if isinstance(value, str):
+            try:
+                return parse_duration(value) / 1e9
+            except ValueError as exc:
+                raise ConfigError(f"error parsing {field}: {exc}") from None
+        if isinstance(value, int) and not isinstance(value, bool):
+            return float(value)
+        raise ConfigError(f'invalid use of field "{field}": {field} should be converted to a duration')
+
+    return seconds
 
 
 def _lame_duck_duration(value: Any) -> int:
@@ -130,11 +139,41 @@ def _http_port(value: Any) -> int:
     return int(port)
 
 
+#: ``getStorageSize``'s units of a quoted size (``"1G"``): powers of two, upper case only.
+_QUOTED_UNITS = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
+
+
+_GO_ESCAPES = {"\a": "\\a", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t", "\v": "\\v"}
+
+
+def _go_quote(text: str) -> str:
+    """Go's ``strconv.Quote`` for the text of its errors (ASCII control characters escaped)."""
+    out: list[str] = []
+    for c in text:
+        if c in _GO_ESCAPES:
+            out.append(_GO_ESCAPES[c])
+        elif c < " " or c == "\x7f":
+            out.append(f"\\x{ord(c):02x}")
+        else:
+            out.append("\\" + c if c in '"\\' else c)
+    return '"' + "".join(out) + '"'
+
+
 def _storage_size(key: str, value: Any) -> int:
-    """``max_mem_store: 1G`` or a number; nats-server parses a string as number + unit letter."""
+    """``max_mem_store: 1G`` (the parser's size), a number, or a quoted ``"1G"``: nats-server's
+    ``getStorageSize`` reads a string as an integer and one letter of K, M, G, T (1024 based)."""
     if isinstance(value, int) and not isinstance(value, bool):
         return value
-    raise ConfigError(f'{key} strconv.ParseInt: parsing "{str(value)[:-1]}": invalid syntax')
+    if not isinstance(value, str):
+        raise ConfigError(f"{key} must be int64 or string")
+    if not value:
+        return 0
+    number, unit = value[:-1], value[-1]
+    if not re.fullmatch(r"[+-]?\d+", number):
+        raise ConfigError(f"{key} strconv.ParseInt: parsing {_go_quote(number)}: invalid syntax")
+    if unit not in _QUOTED_UNITS:
+        raise ConfigError(f"{key} sizes defined as strings must end in K, M, G, T")
+    return int(number) * _QUOTED_UNITS[unit]
 
 
 def _enabled(value: Any) -> bool:
@@ -150,7 +189,7 @@ def _enabled(value: Any) -> bool:
 
 # nats-server config key -> (ServerOptions attribute, conversion)
 _TOP_LEVEL: dict[str, tuple[str, Callable[[Any], Any]]] = {
-    "port": ("port", lambda v: 0 if _int(v) == -1 else v),
+    "port": ("port", lambda v: _port(_int(v))),
     "host": ("host", _str),
     "listen_host": ("host", _str),
     "net": ("host", _str),
@@ -162,9 +201,9 @@ _TOP_LEVEL: dict[str, tuple[str, Callable[[Any], Any]]] = {
     "max_conn": ("max_connections", _int),
     "max_subscriptions": ("max_subscriptions", _int),
     "max_subs": ("max_subscriptions", _int),
-    "ping_interval": ("ping_interval", _seconds),
+    "ping_interval": ("ping_interval", _go_duration("ping_interval")),
     "ping_max": ("max_pings_out", _int),
-    "write_deadline": ("write_deadline", _write_deadline),
+    "write_deadline": ("write_deadline", _go_duration("write_deadline")),
     "lame_duck_duration": ("lame_duck_duration", _lame_duck_duration),
     "lame_duck_grace_period": ("lame_duck_grace_period", _lame_duck_grace_period),
     "http_port": ("http_port", _int),
@@ -234,7 +273,7 @@ _NOT_YET = {
 _LOGGING = frozenset({"debug", "trace", "trace_verbose", "logtime", "logtime_utc"})
 #: What each block of a file may hold (besides the top level's ``_TOP_LEVEL`` and ``_LOGGING``).
 _BLOCK_KEYS: dict[str, frozenset[str]] = {
-    "jetstream": frozenset({"enabled", "store_dir", "domain", *_STORAGE}),
+    "jetstream": frozenset({"enabled", "store_dir", "store", "storedir", "domain", *_STORAGE}),
     "authorization": frozenset(
         {"user", "username", "password", "pass", "token", "timeout", "users", "default_permissions"}
     ),
@@ -604,7 +643,7 @@ def apply_config(
             raise _at(pos, ("listen",), exc) from None
         if host is not None:
             options.host = host
-        options.port = 0 if port == -1 else port
+        options.port = _port(port)
     js = conf.get("jetstream")
     if isinstance(js, dict):
         _check_keys(js, _BLOCK_KEYS["jetstream"], ("jetstream",), pos)
@@ -612,8 +651,9 @@ def apply_config(
             options.jetstream = _enabled(js.get("enabled", True))
         except ConfigError as exc:
             raise _at(pos, ("jetstream", "enabled"), exc) from None
-        if "store_dir" in js:
-            options.store_dir = str(js["store_dir"])
+        for key in ("store_dir", "store", "storedir"):
+            if key in js:
+                options.store_dir = _store_dir(options, js[key], pos, ("jetstream", key), ("jetstream",))
         if "domain" in js:
             options.domain = str(js["domain"])
         for key, (attr, go_name) in _STORAGE.items():
@@ -624,9 +664,14 @@ def apply_config(
                     raise _at(pos, ("jetstream", key), exc) from None
     elif js is not None:
         try:
+            if not isinstance(js, (bool, str)):  # parseJetStream's last case
+                raise ConfigError(f"Expected map, bool or string to define JetStream, got {_go_type(js)}")
             options.jetstream = _enabled(js)
         except ConfigError as exc:
             raise _at(pos, ("jetstream",), exc) from None
+    for key in ("store_dir", "storedir"):
+        if key in conf:
+            options.store_dir = _store_dir(options, conf[key], pos, (key,), (key,))
     block = conf.get("authorization")
     no_auth_user = conf.get("no_auth_user", "")
     if not isinstance(no_auth_user, str):
@@ -650,6 +695,18 @@ def apply_config(
     return options
 
 
+def _store_dir(options: ServerOptions, value: Any, pos: Positions, key: tuple[str, ...], block: tuple[str, ...]) -> str:
+    """A ``store_dir`` of the file (top level or in ``jetstream``): nats-server reads flags
+    before the file, so one given by ``-sd`` (or the other place of the file) is a duplicate.
+    A value of the wrong type is placed at the block, as nats-server places it."""
+    if options.store_dir:
+        raise _at(pos, key, "Duplicate 'store_dir' configuration")
+    try:
+        return _str(value)
+    except ConfigError as exc:
+        raise _at(pos, block, exc) from None
+
+
 #: nats-server's two spellings of the system account key.
 _SYSTEM_ACCOUNT = ("system_account", "system")
 #: Every key the top level may hold (the reference page of the configuration lists them).
@@ -664,6 +721,8 @@ _TOP_LEVEL_KEYS = frozenset(
         "no_auth_user",
         "tls",
         "accounts",
+        "store_dir",
+        "storedir",
     }
 )
 

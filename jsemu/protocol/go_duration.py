@@ -50,11 +50,23 @@ def format_duration(ns: int) -> str:
 _PART_ANY_UNIT = re.compile(r"(\d*)(?:\.(\d*))?([^\d.]*)")
 
 
+def _quote(text: str) -> str:
+    """Go's ``time.quote``: control and non-ASCII characters as ``\\x`` bytes (UTF-8), ``"`` and
+    ``\\`` escaped, the rest as it is."""
+    out: list[str] = []
+    for c in text:
+        if c < " " or c >= "\x80":
+            out.extend(f"\\x{b:02x}" for b in c.encode())
+        else:
+            out.append("\\" + c if c in '"\\' else c)
+    return '"' + "".join(out) + '"'
+
+
 def parse_duration(text: str) -> int:
     """``time.ParseDuration`` (``1m30s``, ``-1.5h``, ``0``) in nanoseconds; ``ValueError`` with Go's
     message (``time: invalid duration "zz"``, ``time: missing unit ...``, ``time: unknown unit ...``),
     which config errors quote verbatim."""
-    quoted = '"' + text + '"'
+    quoted = _quote(text)
     rest = text[1:] if text[:1] in "+-" else text
     if rest == "0":
         return 0

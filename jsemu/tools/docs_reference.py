@@ -77,6 +77,8 @@ _TOP_LEVEL_BLOCKS = {
     "accounts": "a map of account name to a block (below)",
     "system_account": "the system account's name",
     "system": "the system account's name (nats-server's other spelling)",
+    "store_dir": "JetStream's store directory, as the `jetstream` block's (one of the two, and not with `-sd`)",
+    "storedir": "`store_dir` (nats-server's other spelling)",
 }
 
 #: The keys of a ``tls`` block that ``config/tls.py`` reads (its ``if`` chain; the test of this

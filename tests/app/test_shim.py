@@ -24,9 +24,10 @@ def _shim(tmp_path: Path) -> dict[str, str]:
     return {**os.environ, "PATH": f"{tmp_path / 'bin'}{os.pathsep}{os.environ['PATH']}"}
 
 
-def _spawn(env: dict[str, str], store: Path) -> tuple[subprocess.Popen[str], int]:
+def _spawn(env: dict[str, str], store: Path, jetstream: bool = True) -> tuple[subprocess.Popen[str], int]:
+    flags = ["-js", "-sd", str(store)] if jetstream else ["-sd", str(store)]
     proc = subprocess.Popen(
-        ["nats-server", "-a", "127.0.0.1", "-p", "-1", "-js", "-sd", str(store)],
+        ["nats-server", "-a", "127.0.0.1", "-p", "-1", *flags],
         env=env,
         stderr=subprocess.PIPE,
         stdout=subprocess.DEVNULL,
@@ -62,3 +63,24 @@ def test_shim_stands_in_for_nats_server(tmp_path: Path) -> None:
     assert port > 0
     proc.send_signal(signal.SIGTERM)
     assert proc.wait(10) == 0
+
+
+def test_shim_has_no_jetstream_without_js(tmp_path: Path) -> None:
+    """nats-server's default: without -js, INFO says nothing of JetStream, ``$JS.API.INFO``
+    has no responders and ``-sd``'s directory is not made."""
+    env = _shim(tmp_path)
+    proc, port = _spawn(env, tmp_path / "store", jetstream=False)
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=5) as sock:
+            info = sock.recv(4096)
+            sock.sendall(b'CONNECT {"headers":true,"no_responders":true}\r\nSUB r 1\r\nPUB $JS.API.INFO r 0\r\n\r\n')
+            reply = b""
+            while b"NATS/1.0 503" not in reply:
+                chunk = sock.recv(4096)
+                assert chunk, reply
+                reply += chunk
+        assert b'"jetstream"' not in info
+        assert not (tmp_path / "store").exists()
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(10) == 0
