@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import NoReturn
 
 from .app import Server
+from .config.cluster import ClusterConfigError, add_cluster_flags, apply_cluster_flags
 from .config.server_config import ConfigError, load_config
 from .config.startup_errors import StartupError, check_store_dir, listen_error, monitor_error
 from .config.tls import check_files
@@ -150,6 +151,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="simulate a JetStream cluster of this many servers (streams up to R<size>); 1 is standalone",
     )
     serve.add_argument("--cluster-name", dest="cluster_name", default=None, help="name of the simulated cluster")
+    add_cluster_flags(serve)
     logging = serve.add_argument_group(
         "nats-server logging flags", "accepted so that nats-server command lines work; jsemu logs start-up only"
     )
@@ -323,6 +325,10 @@ def serve_options(args: argparse.Namespace) -> ServerOptions:
         options.auth = auth
     if args.tls or args.tlsverify or args.tlscert or args.tlskey or args.tlscacert:
         options.tls = _tls_flags(args, options.tls)
+    try:
+        apply_cluster_flags(args, options)
+    except ClusterConfigError as exc:
+        raise StartupError(str(exc), fatal=False) from None
     if options.system_jetstream():
         raise StartupError(SYSTEM_JETSTREAM)  # an [FTL] line, as nats-server's
     try:
