@@ -46,8 +46,11 @@ class Node:
             data: dict[str, object] = json.load(resp)
             return data
 
-    def num_routes(self) -> int:
-        return int(self.get("routez")["num_routes"])  # type: ignore[call-overload]
+    def peers(self) -> int:
+        """How many other servers this one has routes to (nats-server pools several routes
+        per peer, one more for the system account: ``num_routes`` counts them all)."""
+        routes = self.get("routez")["routes"] or []
+        return len({r["remote_id"] for r in routes})  # type: ignore[attr-defined,index]
 
     def stop(self, kill: bool = False) -> None:
         if self.proc.poll() is None:
@@ -62,10 +65,14 @@ class Node:
                 self.proc.wait(5)
 
 
-def start_node(kind: str, routes: list[str] = (), extra: list[str] = ()) -> Node:  # type: ignore[assignment]
+def start_node(kind: str, routes: list[str] = (), extra: list[str] = (), flags: bool = True) -> Node:  # type: ignore[assignment]
+    """One process; ``flags=False`` leaves the cluster to a configuration file in ``extra``
+    (nats-server's ``--cluster`` flag replaces the file's whole ``cluster`` block)."""
     program = [sys.executable, "-m", "jsemu", "serve", "--no-jetstream"] if kind == "jsemu" else [nats_server_binary()]
-    args = [*program, "-a", "127.0.0.1", "-p", "-1", "-m", "-1", "--cluster", "nats://127.0.0.1:-1"]
-    args += ["--cluster_name", "c", *extra]
+    args = [*program, "-a", "127.0.0.1", "-p", "-1", "-m", "-1"]
+    if flags:
+        args += ["--cluster", "nats://127.0.0.1:-1", "--cluster_name", "c"]
+    args += extra
     if routes:
         args += ["--routes", ",".join(routes)]
     proc = subprocess.Popen(args, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True)
@@ -96,10 +103,10 @@ def wait_routes(nodes: list[Node], timeout: float = 15.0) -> None:
     deadline = time.monotonic() + timeout
     want = len(nodes) - 1
     while time.monotonic() < deadline:
-        if all(n.num_routes() == want for n in nodes):
+        if all(n.peers() == want for n in nodes):
             return
         time.sleep(0.05)
-    raise RuntimeError("routes did not come up: " + ", ".join(str(n.num_routes()) for n in nodes))
+    raise RuntimeError("routes did not come up: " + ", ".join(str(n.peers()) for n in nodes))
 
 
 def start_cluster(kinds: list[str], extra: list[str] = ()) -> list[Node]:  # type: ignore[assignment]
