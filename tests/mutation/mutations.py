@@ -156,7 +156,11 @@ MUTATIONS: list[Mutation] = [
         "jsemu/protocol/encoder.py",
         'return b"%d %d\\r\\n%b%b\\r\\n" % (len(block), len(block) + len(data), block, data)',
         'return b"%d %d\\r\\n%b%b\\r\\n" % (len(block) - 2, len(block) + len(data), block, data)',
-        ("tests/jetstream/api/test_stream_update.py", "tests/jetstream/api/test_mirror.py", "tests/jetstream/api/test_sources.py"),
+        (
+            "tests/jetstream/api/test_stream_update.py",
+            "tests/jetstream/api/test_mirror.py",
+            "tests/jetstream/api/test_sources.py",
+        ),
         "single Direct Get replies (fast path) cut their header block 2 bytes short: same bytes joined",
     ),
     # --- the connection's fast lane ----------------------------------------------------------
@@ -667,7 +671,7 @@ MUTATIONS: list[Mutation] = [
         "jetstream",
         "jsemu/jetstream/streams/atomic_batch.py",
         "            if batch.timer is not None:\n                batch.timer.cancel()  # each message restarts the batch's timeout\n",
-        "            if batch.timer is not None:\n                return b\"\"\n",
+        '            if batch.timer is not None:\n                return b""\n',
         ("tests/jetstream/streams/test_atomic_batch_model.py::test_a_batch_times_out_on_the_server_clock",),
         "the batch timeout runs from the first message, not the last",
     ),
@@ -695,7 +699,9 @@ MUTATIONS: list[Mutation] = [
         "jsemu/store/records.py",
         "        return cls(list(messages), result[1])",
         "        return cls(list(messages), 0)",
-        ("tests/jetstream/streams/test_atomic_batch_model.py::test_committed_batches_survive_a_restart_and_replay_whole",),
+        (
+            "tests/jetstream/streams/test_atomic_batch_model.py::test_committed_batches_survive_a_restart_and_replay_whole",
+        ),
         "a replayed batch gets the replay's timestamps",
     ),
     Mutation(
@@ -791,7 +797,9 @@ MUTATIONS: list[Mutation] = [
         "jsemu/jetstream/consumers/consumer.py",
         "                and self.replicas is None  # each ack is a record for the replicas (``_record_ack``)\n",
         "                and True\n",
-        ("tests/jetstream/cluster/test_consumer_replication.py::test_a_run_of_acks_and_a_batch_of_deliveries_are_records_too",),
+        (
+            "tests/jetstream/cluster/test_consumer_replication.py::test_a_run_of_acks_and_a_batch_of_deliveries_are_records_too",
+        ),
         "a run of plain acks on a replicated consumer takes the fast loop and never reaches its replicas",
     ),
     # --- message schedules --------------------------------------------------------------------
