@@ -140,6 +140,9 @@ def test_interest_sent_as_rs_ops(node: Node) -> None:
     w = _route(node)
     try:
         assert sorted(_sync(w)) == [b"RS+ $G bar q 2", b"RS+ $G foo"]
+        c.send(b"SUB bar q 7\r\nSUB foo 8\r\nUNSUB 7\r\nUNSUB 8\r\nPING\r\n")
+        c.until(b"PONG\r\n")
+        assert _sync(w) == [b"RS+ $G bar q 3", b"RS+ $G bar q 2"]
         c.send(b"UNSUB 3\r\nSUB baz 5\r\nUNSUB 5\r\nUNSUB 1\r\nUNSUB 2\r\nUNSUB 4\r\nPING\r\n")
         c.until(b"PONG\r\n")
         assert _sync(w) == [b"RS+ $G bar q 1", b"RS+ $G baz", b"RS- $G baz", b"RS- $G foo", b"RS- $G bar q"]
