@@ -2,9 +2,8 @@
 
 nats-server's flags: ``--cluster URL`` (and ``--cluster_listen URL``) is where routes are
 accepted (``nats://host:port``, port ``-1`` a random one), ``--routes URL[,URL]`` the routes
-to dial, ``--cluster_name``, ``--no_advertise``, ``--connect_retries``,
-``--cluster_advertise`` (accepted; jsemu advertises the address it listens on). The flags win
-over the file's block, as all flags do. Routes without a cluster port are refused with
+to dial, ``--cluster_name``, ``--no_advertise``, ``--connect_retries`` (``--cluster_advertise`` and the
+block's ``advertise`` are not implemented, so refused). The flags win over the file's block. Routes without a cluster port are refused with
 nats-server's words.
 """
 
@@ -40,8 +39,24 @@ CLUSTER_KEYS = frozenset(
         "no_advertise",
         "connect_retries",
         "authorization",
+    }
+)
+
+
+#: nats-server's other ``cluster`` keys: refused, never ignored.
+CLUSTER_NOT_YET = frozenset(
+    {
         "advertise",
         "cluster_advertise",
+        "pool_size",
+        "compression",
+        "tls",
+        "permissions",
+        "accounts",
+        "ping_interval",
+        "ping_max",
+        "write_deadline",
+        "write_timeout",
     }
 )
 
@@ -92,11 +107,12 @@ def add_cluster_flags(parser: argparse.ArgumentParser) -> None:
         default=None,
         help="do not advertise known cluster information to clients",
     )
-    group.add_argument("--cluster_advertise", "-cluster_advertise", dest="cluster_advertise", metavar="URL")
     group.add_argument(
         "--connect_retries", "-connect_retries", dest="connect_retries", type=int, help="retries for implicit routes"
     )
-    group.add_argument("--cluster_listen", "-cluster_listen", dest="cluster_listen", metavar="URL")
+    group.add_argument(
+        "--cluster_listen", "-cluster_listen", dest="cluster_listen", metavar="URL", help="cluster URL to listen on"
+    )
 
 
 def apply_cluster_flags(args: argparse.Namespace, options: ServerOptions) -> None:
@@ -130,6 +146,8 @@ def cluster_block(block: Any) -> ClusterOptions:
     if not isinstance(block, dict):
         raise ClusterConfigError(f"Expected cluster to be a map/struct, got {block}")
     for key in block:
+        if key in CLUSTER_NOT_YET:
+            raise ClusterConfigError(f'"{key}": not supported by jsemu', (key,))
         if key not in CLUSTER_KEYS:
             raise ClusterConfigError(f'unknown field "{key}"', (key,))
     cluster = ClusterOptions()

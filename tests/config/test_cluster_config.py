@@ -50,6 +50,6 @@ def test_cluster_block(tmp_path: Path) -> None:
     assert (cluster.name, cluster.host, cluster.port, cluster.routes) == ("c", "127.0.0.1", 0, ["nats://127.0.0.1:1"])
     assert (cluster.no_advertise, cluster.connect_retries) == (True, 2)
     assert (cluster.user, cluster.password, cluster.auth_timeout) == ("a", "b", 1.0)
-    conf.write_text("cluster {\n  port: 6222\n  pool_size: 3\n}\n")
-    with pytest.raises(ConfigError, match='s.conf:3:3: unknown field "pool_size"'):
+    conf.write_text("cluster {\n  port: 6222\n  pools: 3\n}\n")
+    with pytest.raises(ConfigError, match='s.conf:3:3: unknown field "pools"'):
         load_config(conf, ServerOptions())
