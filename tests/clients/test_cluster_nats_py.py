@@ -224,3 +224,28 @@ async def test_mixed_cluster_jsemu_and_nats_server() -> None:
             await emu.close()
     finally:
         stop_cluster(nodes)
+
+
+async def test_stream_on_one_jsemu_node_stores_what_another_node_publishes() -> None:
+    """jsemu only (nats-server needs a JetStream cluster for this): a stream's subjects are
+    interest like any other, so a publish on node B is stored by node A's stream and its
+    PubAck comes back over the route; the JetStream API itself stays on each node."""
+    nodes = start_cluster(["jsemu", "jsemu"], jetstream=True)
+    try:
+        a, b = await _connect(nodes[0]), await _connect(nodes[1])
+        try:
+            await a.jetstream().add_stream(name="ORDERS", subjects=["orders.>"])
+            await _settle(a)
+            ack = await b.jetstream().publish("orders.1", b"from-b")
+            assert (ack.stream, ack.seq) == ("ORDERS", 1)
+            await b.publish("orders.2", b"plain")
+            await b.flush()
+            await asyncio.sleep(0.2)
+            info = await a.jetstream().stream_info("ORDERS")
+            assert info.state.messages == 2
+            assert [s.config.name for s in await b.jetstream().streams_info()] == []  # B's own JetStream
+        finally:
+            await a.close()
+            await b.close()
+    finally:
+        stop_cluster(nodes)

@@ -85,9 +85,12 @@ class Wire:
                     out, self.buf = self.buf, b""
                     return out, True
                 self.buf += data
-        except (TimeoutError, ConnectionResetError):
+        except TimeoutError:
             out, self.buf = self.buf, b""
             return out, False
+        except ConnectionResetError:  # closed with our bytes unread: a reset, still a close
+            out, self.buf = self.buf, b""
+            return out, True
 
     def close(self) -> None:
         self.sock.close()
@@ -210,10 +213,35 @@ def test_messages_from_the_route(node: Node) -> None:
         c.close()
 
 
+def test_async_info_follows_the_routes(node: Node) -> None:
+    """A client that takes async INFO (protocol 1) hears of a peer's client URLs when its
+    route registers, and of their going when it closes."""
+    c = _client(node)
+    w = _route(node)
+    try:
+        _sync(w)
+        info = _async_info(c)
+        assert info["connect_urls"] == [f"127.0.0.1:{node.port}", "127.0.0.1:1"]
+        assert info["cluster"] == "c" and "nonce" not in info
+        w.close()
+        assert _async_info(c)["connect_urls"] == [f"127.0.0.1:{node.port}"]
+    finally:
+        w.close()
+        c.close()
+
+
+def _async_info(c: Wire) -> dict[str, object]:
+    """The next INFO pushed to a client, past the one answering its first PING."""
+    while True:
+        info: dict[str, object] = json.loads(c.until(b"\r\n")[5:])
+        if not info.get("connect_info"):
+            return info
+
+
 def test_wrong_cluster_name_is_rejected(node: Node) -> None:
     w = _route(node, {**FAKE_CONNECT, "cluster": "other"})
     try:
-        out, closed = w.rest()
+        out, closed = w.rest(3.0)
         assert (out, closed) == (b'-ERR \'Rejecting connection, cluster name "other" does not match "c"\'\r\n', True)
     finally:
         w.close()
@@ -275,7 +303,7 @@ def test_route_credentials(kind: str) -> None:
             info = json.loads(Wire(n.route_port).until(b"\r\n")[5:])
             assert info.get("auth_required") is True
             w = _route(n, {**FAKE_CONNECT, "user": "ru", "pass": "wrong"})
-            out, closed = w.rest()
+            out, closed = w.rest(3.0)
             assert (out, closed) == (b"-ERR 'Authorization Violation'\r\n", True)
             ok = _route(n, {**FAKE_CONNECT, "user": "ru", "pass": "rp"})
             try:

@@ -65,10 +65,18 @@ class Node:
                 self.proc.wait(5)
 
 
-def start_node(kind: str, routes: list[str] = (), extra: list[str] = (), flags: bool = True) -> Node:  # type: ignore[assignment]
+def start_node(
+    kind: str,
+    routes: list[str] = (),  # type: ignore[assignment]
+    extra: list[str] = (),  # type: ignore[assignment]
+    flags: bool = True,
+    jetstream: bool = False,
+) -> Node:
     """One process; ``flags=False`` leaves the cluster to a configuration file in ``extra``
     (nats-server's ``--cluster`` flag replaces the file's whole ``cluster`` block)."""
-    program = [sys.executable, "-m", "jsemu", "serve", "--no-jetstream"] if kind == "jsemu" else [nats_server_binary()]
+    program = [sys.executable, "-m", "jsemu", "serve"] if kind == "jsemu" else [nats_server_binary()]
+    if kind == "jsemu" and not jetstream:
+        program.append("--no-jetstream")
     args = [*program, "-a", "127.0.0.1", "-p", "-1", "-m", "-1"]
     if flags:
         args += ["--cluster", "nats://127.0.0.1:-1", "--cluster_name", "c"]
@@ -109,13 +117,15 @@ def wait_routes(nodes: list[Node], timeout: float = 15.0) -> None:
     raise RuntimeError("routes did not come up: " + ", ".join(str(n.peers()) for n in nodes))
 
 
-def start_cluster(kinds: list[str], extra: list[str] = ()) -> list[Node]:  # type: ignore[assignment]
+def start_cluster(kinds: list[str], extra: list[str] = (), jetstream: bool = False) -> list[Node]:  # type: ignore[assignment]
+    """jsemu nodes run without JetStream unless ``jetstream`` (nats-server's need ``-js``
+    and a JetStream cluster, which is not what these clusters test)."""
     nodes: list[Node] = []
     try:
-        first = start_node(kinds[0], extra=list(extra))
+        first = start_node(kinds[0], extra=list(extra), jetstream=jetstream)
         nodes.append(first)
         for kind in kinds[1:]:
-            nodes.append(start_node(kind, [first.route_url], list(extra)))
+            nodes.append(start_node(kind, [first.route_url], list(extra), jetstream=jetstream))
         wait_routes(nodes)
     except BaseException:
         for node in nodes:
