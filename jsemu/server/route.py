@@ -56,6 +56,8 @@ __all__ = ["RouteConnection", "deliver_from_route"]
 log = logging.getLogger("jsemu.server")
 
 _ROUTE_SID = b"route"
+#: Shadows kept for one remote queue group: a hostile weight must not cost memory without bound.
+MAX_QUEUE_WEIGHT = 1024
 _PING = b"PING\r\n"
 
 
@@ -164,7 +166,10 @@ class RouteConnection(asyncio.Protocol):
             self.in_bytes += len(op.msg)
             router = self.cluster.router(op.account)
             if router is not None:
-                deliver_from_route(router, self, op.subject, op.reply, op.hdr, op.msg, op.queues)
+                try:
+                    deliver_from_route(router, self, op.subject, op.reply, op.hdr, op.msg, op.queues)
+                except Exception:  # an internal subscriber's fault is not the route's
+                    log.exception("delivering a routed message on %r failed", op.subject)
         elif isinstance(op, RouteSub):
             if self.registered:
                 self._remote_sub(op)
@@ -269,7 +274,7 @@ class RouteConnection(asyncio.Protocol):
         subs = self.remote_subs.get(key)
         if subs is None:
             subs = self.remote_subs[key] = []
-        want = 1 if op.queue is None else op.weight
+        want = 1 if op.queue is None else min(op.weight, MAX_QUEUE_WEIGHT)
         sublist = router.sublist
         while len(subs) < want:
             sub = Subscription(self, op.subject, op.queue, _ROUTE_SID)
@@ -331,6 +336,11 @@ class RouteConnection(asyncio.Protocol):
         data = b"".join(self.out) if len(self.out) > 1 else self.out[0]
         self.out.clear()
         self.transport.write(data)
+        if self.transport.get_write_buffer_size() > self.server.options.max_pending:
+            log.info("%s:%d - rid:%d - Slow Consumer Detected", self.ip, self.port, self.rid)
+            self.close_reason = "Slow Consumer (Pending Bytes)"
+            self._teardown()
+            self.transport.abort()
 
     def close(self, error: str | None, reason: str) -> None:
         """Send ``-ERR '<error>'`` if given, flush, close; ``reason`` as nats-server logs it."""
