@@ -249,3 +249,24 @@ async def test_stream_on_one_jsemu_node_stores_what_another_node_publishes() -> 
             await b.close()
     finally:
         stop_cluster(nodes)
+
+
+@pytest.mark.parametrize("kinds", [["real", "jsemu", "jsemu"], ["jsemu", "real", "jsemu"], ["jsemu", "jsemu", "real"]])
+async def test_mixed_three_nodes_meet_by_gossip(kinds: list[str]) -> None:
+    """Nodes 1 and 2 are given only node 0's route URL: they find each other through the
+    INFO node 0 forwards (nats-server's and jsemu's, each way), and a message crosses that
+    gossiped route."""
+    nodes = start_cluster(kinds)
+    try:
+        one, two = await _connect(nodes[1]), await _connect(nodes[2])
+        try:
+            sub = await two.subscribe("gossip")
+            await _settle(two)
+            await one.publish("gossip", b"hi")
+            assert (await sub.next_msg(timeout=2)).data == b"hi"
+            assert set(two._server_info.get("connect_urls") or []) == {f"127.0.0.1:{n.port}" for n in nodes}
+        finally:
+            await one.close()
+            await two.close()
+    finally:
+        stop_cluster(nodes)

@@ -1147,4 +1147,13 @@ MUTATIONS: list[Mutation] = [
         ("tests/server/test_routes.py::test_route_credentials",),
         "a route with a wrong password is accepted",
     ),
+    Mutation(
+        "route_gossip_ignored",
+        "server",
+        "jsemu/server/cluster.py",
+        "        if ip:\n            self._dial(ip, explicit=False)\n",
+        "        if ip:\n            return\n",
+        ("tests/clients/test_cluster_nats_py.py::test_mixed_three_nodes_meet_by_gossip",),
+        "a server told of a peer by gossip never dials it: nodes seeded with one route stay apart",
+    ),
 ]
