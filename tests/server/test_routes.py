@@ -329,3 +329,28 @@ def test_routes_need_a_cluster_port(kind: str) -> None:
         == "nats-server: solicited routes require cluster capabilities, e.g. --cluster"
     )
     assert proc.returncode == 1
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_no_advertise(kind: str) -> None:
+    """``--no_advertise``: the route INFO carries no client URLs, and a peer's URLs never
+    reach this server's clients."""
+    n = start_node(_kind(kind), extra=["--no_advertise"])
+    try:
+        first = Wire(n.route_port)
+        assert "connect_urls" not in json.loads(first.until(b"\r\n")[5:])
+        first.close()
+        c = _client(n)
+        w = _route(n)
+        try:
+            _sync(w)
+            time.sleep(0.2)
+            c.send(b"PING\r\n")
+            frames = c.until(b"PONG\r\n")
+            infos = [json.loads(line[5:]) for line in frames.split(b"\r\n") if line.startswith(b"INFO ")]
+            assert all(i.get("connect_info") and "connect_urls" not in i for i in infos)
+        finally:
+            w.close()
+            c.close()
+    finally:
+        n.stop()
