@@ -24,6 +24,7 @@ text (nats-server closes those routes silently); nothing after a ``RouteError`` 
 
 from __future__ import annotations
 
+import re
 from typing import NamedTuple
 
 from .texts import ERR_UNKNOWN_OP
@@ -101,6 +102,9 @@ class _Keyword(NamedTuple):
     name: bytes
 
 
+#: ``RMSG <account> <subject> [<reply>] <size>``: the shape of most routed messages.
+_FAST_RMSG = re.compile(rb"RMSG ([^ \t\r\n]+) ([^ \t\r\n]+) (?:([^ \t\r\n|+]+) )?(\d{1,10})\r\n").match
+
 PING_OP = _Keyword(b"PING")
 PONG_OP = _Keyword(b"PONG")
 OK_OP = _Keyword(b"+OK")
@@ -161,7 +165,21 @@ class RouteParser:
         ops: list[RouteOp] = []
         pos = 0
         n = len(buf)
+        fast = _FAST_RMSG
         while pos < n:
+            m = fast(buf, pos)
+            if m is not None:  # the common op: RMSG without queues or headers (one regex call)
+                size = int(m[4])
+                start = m.end()
+                if size > self.max_payload:
+                    return self._fail(ops, None)
+                if n < start + size + 2:
+                    break
+                if buf[start + size : start + size + 2] != b"\r\n":
+                    return self._fail(ops, None)
+                ops.append(RouteMsg(m[1], m[2], m[3], (), -1, bytes(buf[start : start + size])))
+                pos = start + size + 2
+                continue
             end = buf.find(b"\n", pos)
             if end < 0:
                 if n - pos > self.max_control_line:
@@ -256,6 +274,10 @@ def encode_rmsg_head(
     """The control line of a message sent over a route (``msgHeaderForRouteOrLeaf``): to a
     route without header support, a message's headers are dropped (the caller sends only the
     payload, ``size`` minus ``hdr``)."""
+    if not queues and hdr <= 0:
+        if reply:
+            return b"RMSG %b %b %b %d\r\n" % (account, subject, reply, size)
+        return b"RMSG %b %b %d\r\n" % (account, subject, size)
     parts = [b"HMSG" if hdr > 0 and headers else b"RMSG", account, subject]
     if queues:
         if reply:

@@ -139,6 +139,8 @@ class Cluster:
         self._dialling: set[str] = set()
         self._interest: dict[Router, _Interest] = {}
         self._stopping = False
+        #: Account name on the wire -> its router (accounts are fixed at start).
+        self._routers: dict[bytes, Router] = {}
 
     # --- lifecycle ----------------------------------------------------------------------
 
@@ -302,7 +304,12 @@ class Cluster:
         return True
 
     def router(self, account: bytes) -> Router | None:
-        return self.server.account_space.by_name.get(account.decode("utf-8", "replace"))
+        found = self._routers.get(account)
+        if found is None:
+            found = self.server.account_space.by_name.get(account.decode("utf-8", "replace"))
+            if found is not None:
+                self._routers[account] = found
+        return found
 
     # --- INFO and CONNECT ---------------------------------------------------------------
 

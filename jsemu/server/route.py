@@ -309,11 +309,17 @@ class RouteConnection(asyncio.Protocol):
     ) -> bool:
         if self.closed:
             return False
-        head = encode_rmsg_head(account, subject, reply, queues, hdr, len(msg), self.headers)
-        body = msg if hdr <= 0 or self.headers else msg[hdr:]
+        if hdr <= 0 and not queues and not reply:  # the common frame, built in one step
+            frame = b"RMSG %b %b %d\r\n%b\r\n" % (account, subject, len(msg), msg)
+            size = len(msg)
+        else:
+            head = encode_rmsg_head(account, subject, reply, queues, hdr, len(msg), self.headers)
+            body = msg if hdr <= 0 or self.headers else msg[hdr:]
+            frame = head + body + b"\r\n"
+            size = len(body)
         self.out_msgs += 1
-        self.out_bytes += len(body)
-        self.out.append(head + body + b"\r\n")
+        self.out_bytes += size
+        self.out.append(frame)
         if not self.dirty:
             self.dirty = True
             self.server.mark_dirty(self)
