@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Iterator
+from pathlib import Path
 
 import nats
 import pytest
@@ -268,5 +269,32 @@ async def test_mixed_three_nodes_meet_by_gossip(kinds: list[str]) -> None:
         finally:
             await one.close()
             await two.close()
+    finally:
+        stop_cluster(nodes)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+async def test_accounts_stay_apart_across_nodes(kind: str, tmp_path: Path) -> None:
+    """Interest and messages cross routes per account: a subscriber of account B on the other
+    node never sees what account A publishes."""
+    conf = tmp_path / "accounts.conf"
+    conf.write_text(
+        "accounts {\n  A: { users: [ {user: a, password: a} ] }\n  B: { users: [ {user: b, password: b} ] }\n}\n"
+    )
+    nodes = start_cluster(["jsemu" if kind == "jsemu" else "real"] * 2, extra=["-c", str(conf)])
+    try:
+        url = lambda user, node: f"nats://{user}:{user}@127.0.0.1:{node.port}"
+        pub = await nats.connect(url("a", nodes[0]))
+        sub_a, sub_b = await nats.connect(url("a", nodes[1])), await nats.connect(url("b", nodes[1]))
+        try:
+            in_a, in_b = await sub_a.subscribe("acct"), await sub_b.subscribe("acct")
+            await _settle(sub_a, sub_b)
+            await pub.publish("acct", b"for-a")
+            assert (await in_a.next_msg(timeout=2)).data == b"for-a"
+            with pytest.raises(nats.errors.TimeoutError):
+                await in_b.next_msg(timeout=0.3)
+        finally:
+            for nc in (pub, sub_a, sub_b):
+                await nc.close()
     finally:
         stop_cluster(nodes)
