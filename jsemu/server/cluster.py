@@ -156,6 +156,8 @@ class Cluster:
         for router in server.account_space.by_name.values():
             self._attach(router)
         log.info("Cluster name is %s", self.name)
+        if self.dynamic:
+            log.warning("Cluster name was dynamically generated, consider setting one")
         log.info("Listening for route connections on %s:%d", opts.host, self.port)
         for url in opts.routes:
             self._dial(url, explicit=True)
