@@ -30,6 +30,8 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import secrets
+import string
 import sys
 import time
 from collections.abc import Callable
@@ -128,7 +130,7 @@ class Cluster:
         #: nats-server makes up a name when none is configured, and takes a configured one
         #: (or a larger dynamic one) from the first peer that has it.
         self.dynamic = not options.name
-        self.name = options.name or new_nonce()[:22]
+        self.name = options.name or _nuid()
         #: Registered routes by the remote server's id.
         self.routes: dict[str, RouteConnection] = {}
         #: Every open route connection, registered or still in its handshake.
@@ -463,6 +465,12 @@ class Cluster:
             block["urls"] = [urlsplit(u).netloc or u for u in self.options.routes]
         block["tls_timeout"] = 2
         return block
+
+
+def _nuid() -> str:
+    """A made-up cluster name shaped like nats-server's (a 22-character NUID)."""
+    alphabet = string.ascii_letters + string.digits
+    return "".join(secrets.choice(alphabet) for _ in range(22))
 
 
 def _join(host: str, port: int) -> str:
