@@ -18,6 +18,8 @@ never the bottleneck. Sections (``--only`` picks some):
   and ``multi_last`` at 10^3 .. 10^6 stored messages (it should stay flat).
 * ``connections``: 500 fresh connections at once, each 20 Direct Gets and 5 acknowledged
   publishes (``benchmarks/connections.py``): wall time and errors.
+* ``routes``: a message routed across a two-node cluster, publisher on node A and subscriber
+  on node B (``benchmarks/routes.py``): the median rate of three rounds and their spread.
 * ``startup``: an in-process ``jsemu.Server`` to its first PONG and to a created stream,
   against spawning ``nats-server``.
 
@@ -51,6 +53,7 @@ from benchmarks.client import Conn, build_frames, rss_bytes
 from benchmarks.connections import CONNECTIONS, GETS, PUBS, many_connections
 from benchmarks.connections import prepare as prepare_connections
 from benchmarks.consumers import consumers
+from benchmarks.routes import routed
 
 KINDS = ("real", "jsemu")
 INBOX = b"_INBOX.b.a"
@@ -515,7 +518,7 @@ def table(rows: dict[str, Row]) -> str:
     return "\n".join(out)
 
 
-SECTIONS = ("directget", "directget16", "ingest", "consumers", "scaling", "connections", "startup")
+SECTIONS = ("directget", "directget16", "ingest", "consumers", "scaling", "connections", "startup", "routes")
 
 
 def run(only: list[str], sizes: Sizes) -> dict[str, Row]:
@@ -539,6 +542,8 @@ def run(only: list[str], sizes: Sizes) -> dict[str, Row]:
                     scaling(kind, sizes, rows)
                 elif section == "connections":
                     connections(kind, rows)
+                elif section == "routes":
+                    routed(kind, sizes, rows)
             except (OSError, RuntimeError) as exc:  # TimeoutError is an OSError
                 print(f"  {kind} {section} failed: {exc!r}", file=sys.stderr)
     return rows

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import NoReturn, TextIO
 
 from .app import Server
+from .config.cluster import ClusterConfigError, add_cluster_flags, apply_cluster_flags
 from .config.server_config import ConfigError, load_config
 from .config.startup_errors import StartupError, check_store_dir, listen_error, monitor_error
 from .config.tls import check_files
@@ -232,6 +233,7 @@ def add_server_flags(serve: argparse.ArgumentParser, stand_in: bool) -> None:
             help="simulate a JetStream cluster of this many servers (streams up to R<size>); 1 is standalone",
         )
         serve.add_argument("--cluster-name", dest="cluster_name", default=None, help="name of the simulated cluster")
+    add_cluster_flags(serve)
     logging = serve.add_argument_group(
         "nats-server logging flags", "accepted so that nats-server command lines work; jsemu logs start-up only"
     )
@@ -516,6 +518,10 @@ def serve_options(args: argparse.Namespace, stand_in: bool = False) -> ServerOpt
     _flags_over_file(args, options)
     if not options.host:
         options.host = "0.0.0.0"  # setBaselineOptions
+    try:
+        apply_cluster_flags(args, options)
+    except ClusterConfigError as exc:
+        raise StartupError(str(exc), fatal=False) from None
     if options.system_jetstream():
         raise StartupError(SYSTEM_JETSTREAM)  # an [FTL] line, as nats-server's
     try:

@@ -33,6 +33,7 @@ from ..subjects import (
     subject_is_subset_match,
     subjects_collide,
 )
+from .cluster import ClusterConfigError, cluster_block
 from .js_limits import JsLimitsError, parse_account_jetstream
 from .parser import ConfigError, Positions, parse_file, parse_text
 from .tls import TlsConfigError, parse_tls
@@ -239,7 +240,6 @@ _NOT_YET = {
     **{
         key: "not supported by jsemu"
         for key in [
-            "cluster",
             "gateway",
             "leafnodes",
             "leaf",
@@ -692,6 +692,12 @@ def apply_config(
         if auth.users or auth.nkeys or auth.token or auth.user is not None or auth.no_auth_user:
             options.auth = auth
     _system_account(conf, options, pos)
+    if "cluster" in conf:
+        try:
+            options.cluster = cluster_block(conf["cluster"])
+            options.cluster.listen_set = True
+        except ClusterConfigError as exc:
+            raise _at(pos, ("cluster", *exc.key), str(exc)) from None
     return options
 
 
@@ -723,6 +729,7 @@ _TOP_LEVEL_KEYS = frozenset(
         "accounts",
         "store_dir",
         "storedir",
+        "cluster",
     }
 )
 

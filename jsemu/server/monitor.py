@@ -155,7 +155,13 @@ class Monitor:
         url = urlsplit(target)
         query = {k: v[-1] for k, v in parse_qs(url.query).items()}
         path = url.path.rstrip("/") or "/"
-        handlers = {"/varz": self.varz, "/jsz": self.jsz, "/connz": self.connz, "/healthz": self.healthz}
+        handlers = {
+            "/varz": self.varz,
+            "/jsz": self.jsz,
+            "/connz": self.connz,
+            "/healthz": self.healthz,
+            "/routez": self.routez,
+        }
         handler = handlers.get(path)
         if handler is None:
             return "404 Not Found", "text/plain; charset=utf-8", b"404 page not found\n"
@@ -192,6 +198,25 @@ class Monitor:
             "strict": True,
         }
 
+    def _cluster_block(self) -> dict[str, Any]:
+        server = self.server
+        if server.cluster is not None:
+            return server.cluster.varz()
+        opts = server.options
+        return {"name": opts.cluster_name or "jsemu"} if opts.cluster_size > 1 else {}
+
+    def routez(self, query: dict[str, str]) -> dict[str, Any]:
+        """``/routez``: the routes to the other servers of the cluster."""
+        server = self.server
+        routes = server.cluster.routez() if server.cluster is not None else []
+        return {
+            "server_id": server.server_id,
+            "server_name": server.server_name,
+            "now": self._now(),
+            "num_routes": len(routes),
+            "routes": routes,
+        }
+
     def varz(self, query: dict[str, str]) -> dict[str, Any]:
         server = self.server
         opts = server.options
@@ -221,7 +246,7 @@ class Monitor:
             "max_control_line": opts.max_control_line,
             "max_payload": opts.max_payload,
             "max_pending": opts.max_pending,
-            "cluster": {"name": opts.cluster_name or "jsemu"} if opts.cluster_size > 1 else {},
+            "cluster": self._cluster_block(),
             "gateway": {},
             "leaf": {},
             "mqtt": {},
@@ -248,8 +273,8 @@ class Monitor:
                 "cpu": 0,
                 "connections": len(conns),
                 "total_connections": server.total_connections,
-                "routes": 0,
-                "remotes": 0,
+                "routes": len(server.cluster.routes) if server.cluster is not None else 0,
+                "remotes": len(server.cluster.routes) if server.cluster is not None else 0,
                 "leafnodes": 0,
                 "in_msgs": in_msgs,
                 "in_bytes": in_bytes,

@@ -10,7 +10,7 @@ from .accounts import AccountConfig
 from .auth import Auth
 from .tls import TlsOptions
 
-__all__ = ["DEFAULT_WRITE_DEADLINE", "SYSTEM_JETSTREAM", "ServerOptions"]
+__all__ = ["DEFAULT_WRITE_DEADLINE", "SYSTEM_JETSTREAM", "ClusterOptions", "ServerOptions"]
 
 #: nats-server's ``DEFAULT_FLUSH_DEADLINE`` (seconds): the write deadline when none (or 0) is set.
 DEFAULT_WRITE_DEADLINE = 10.0
@@ -21,6 +21,31 @@ DEFAULT_LAME_DUCK_GRACE_PERIOD = 10 * 10**9
 
 #: nats-server's fatal start-up line for ``jetstream: enabled`` on the system account.
 SYSTEM_JETSTREAM = "Not allowed to enable JetStream on the system account"
+
+
+@dataclass
+class ClusterOptions:
+    """A cluster of server processes over routes (nats-server's ``cluster {}`` block and
+    ``--cluster``/``--routes`` flags; ``server/cluster.py``)."""
+
+    #: The cluster's name; None: one is made up at start (nats-server's dynamic name).
+    name: str | None = None
+    host: str = "0.0.0.0"
+    #: The route port (0: a random one, as nats-server's ``-1``).
+    port: int = 6222
+    #: Route URLs to connect to (``nats://host:port`` or ``nats-route://...``), retried forever.
+    routes: list[str] = field(default_factory=list)
+    #: Do not tell clients about the other servers (no ``connect_urls`` from peers).
+    no_advertise: bool = False
+    #: Retries of a route learned from a peer (implicit); configured routes are retried for ever.
+    connect_retries: int = 0
+    #: ``authorization { user, password, timeout }`` required of routes connecting here (and sent to routes).
+    user: str | None = None
+    password: str | None = None
+    auth_timeout: float = 2.0
+    #: Whether a listen address was given (``--cluster``, ``listen``, ``port``): without one,
+    #: a cluster name alone makes no cluster.
+    listen_set: bool = False
 
 
 @dataclass
@@ -68,6 +93,8 @@ class ServerOptions:
     #: The system account (``system_account``): its users may ask ``$SYS.REQ.SERVER...``
     #: and hear ``$SYS.ACCOUNT...`` events (``server/system_account.py``).
     system_account: str = "$SYS"
+    #: Routes to other server processes (None: no cluster port).
+    cluster: ClusterOptions | None = None
     #: Lame duck mode (``server/lame_duck.py``, nanoseconds): clients are closed over
     #: ``lame_duck_duration`` minus the grace period, which comes first.
     lame_duck_duration: int = DEFAULT_LAME_DUCK_DURATION

@@ -109,6 +109,10 @@ class Outbound:
         self._plans: dict[bytes, tuple[_Target, ...]] = {}
         sublist.derive(self._plans)
 
+    def reroute(self, route: RouteFn) -> None:
+        """Send what has no plan through ``route`` from now on (a cluster's routing)."""
+        self._route = route
+
     def plan(self, subject: bytes) -> tuple[_Target, ...]:
         """The cached plan of ``subject`` (made on first use)."""
         plan = self._plans.get(subject)

@@ -23,6 +23,7 @@ from ..version import API_LEVEL, NATS_VERSION, PROTO_VERSION, __version__
 from .accounts import AccountSpace
 from .ack_lane import AckLane
 from .closed import MAX_CLOSED_CLIENTS, ClosedClient, closed_reason
+from .cluster import Cluster
 from .connection import ClientConnection
 from .faults import FaultInjector
 from .interfaces import global_unicast_ips
@@ -73,6 +74,12 @@ def listen_backlog() -> int:
     except (OSError, ValueError):
         value = socket.SOMAXCONN
     return max(1, min(value, 65535))
+
+
+class Flushable(Protocol):
+    """A connection with queued output (a client's, a route's), written once per read."""
+
+    def flush(self) -> None: ...
 
 
 class Service(Protocol):
@@ -140,7 +147,7 @@ class Server(Router):
         #: Connection deadlines (auth timeout) on that clock; the app gives JetStream's timers.
         self.timers: DeadlineTimers = LoopTimers(self.clock, lambda: self.loop)
         self._cid = 4  # nats-server hands its first client id 5 (internal clients come first)
-        self._dirty: list[ClientConnection] = []
+        self._dirty: list[Flushable] = []
         #: Seconds the producer of the current read should pause (consumers falling behind).
         self.stall = 0.0
         self._flush_scheduled = False
@@ -178,6 +185,8 @@ class Server(Router):
         if system_router is not None and system_router is not self:
             self.system = SystemAccount(self, system_router)
             self.services.append(self.system)
+        #: Routes to the other server processes of a cluster (``server/cluster.py``), if configured.
+        self.cluster = Cluster(self, options.cluster) if options.cluster is not None else None
 
     # --- lifecycle --------------------------------------------------------------------
 
@@ -212,6 +221,8 @@ class Server(Router):
         self.tls_context = server_context(opts.tls) if opts.tls is not None else None
         for service in self.services:
             service.start()
+        if self.cluster is not None:
+            await self.cluster.start()
         if opts.http_port:  # 0 or None: no monitoring port; -1: a random one
             self.monitor = Monitor(self, self.jetstream_report)
             await self.monitor.start(opts.host, opts.http_port)
@@ -253,6 +264,8 @@ class Server(Router):
             await listener.wait_closed()
 
     async def stop(self) -> None:
+        if self.cluster is not None:
+            await self.cluster.stop()
         if self._lame_duck is not None:
             self._lame_duck.cancel()
         if self.monitor is not None:
@@ -493,7 +506,7 @@ class Server(Router):
 
     # --- output batching --------------------------------------------------------------
 
-    def mark_dirty(self, conn: ClientConnection) -> None:
+    def mark_dirty(self, conn: Flushable) -> None:
         self._dirty.append(conn)
         if not self._flush_scheduled and self._loop is not None:
             self._flush_scheduled = True

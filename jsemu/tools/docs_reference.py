@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from ..cli import build_parser
+from ..config import cluster as cluster_config
 from ..config import js_limits, server_config, tls
 from ..control.plane import ControlPlane, remote_methods
 from ..version import NATS_VERSION
@@ -79,6 +80,7 @@ _TOP_LEVEL_BLOCKS = {
     "system": "the system account's name (nats-server's other spelling)",
     "store_dir": "JetStream's store directory, as the `jetstream` block's (one of the two, and not with `-sd`)",
     "storedir": "`store_dir` (nats-server's other spelling)",
+    "cluster": "a block (below): routes to other server processes (see the Clusters guide)",
 }
 
 #: The keys of a ``tls`` block that ``config/tls.py`` reads (its ``if`` chain; the test of this
@@ -134,6 +136,7 @@ def configuration_page() -> str:
         lines.append(f"| {names.get(block, f'`{block}`')} | {_keys(keys)} |")
     lines += [
         f"| `tls {{ }}` | {_keys(TLS_KEYS)} |",
+        f"| `cluster {{ }}` | {_keys(cluster_config.CLUSTER_KEYS)} |",
         f"| an account's `jetstream {{ }}` (any case) | {_keys({*js_limits._SIZES, *js_limits._REQUIRED, 'cluster_traffic'})} |",
         "",
         "## Refused",

@@ -104,7 +104,12 @@ NOT_YET = {
         3,
         "auth callout is not supported",
     ),
-    "cluster": ("port: 4222\ncluster { port: 6222 }\n", 2, 1, '"cluster": not supported by jsemu'),
+    "cluster-pool_size": (
+        "port: 4222\ncluster {\n  port: 6222\n  pool_size: 3\n}\n",
+        4,
+        3,
+        '"pool_size": not supported by jsemu',
+    ),
     "write_timeout": ('port: 4222\nwrite_timeout: "retry"\n', 2, 1, '"write_timeout": not supported by jsemu'),
 }
 

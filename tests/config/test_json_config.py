@@ -63,7 +63,7 @@ def test_a_json_config_starts_as_nats_server(text: str, tmp_path: Path) -> None:
 
 
 def test_top_level_braces_are_the_same_keys() -> None:
-    plain, _ = parse_text('port: 4222\nauthorization { users: [ {user: a, password: b} ] }\n')
+    plain, _ = parse_text("port: 4222\nauthorization { users: [ {user: a, password: b} ] }\n")
     braced, _ = parse_text('{"port": 4222, "authorization": {"users": [{"user": "a", "password": "b"}]}}')
     assert braced == plain
     assert parse_text('{ "port": 4222\n')[0] == {"port": 4222}  # a block still open at the end: nats-server starts

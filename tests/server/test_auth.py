@@ -94,6 +94,7 @@ class _RealWithConfig(RealServer):
         import tempfile
 
         from support.servers import nats_server_binary
+
         self.tmp = tempfile.TemporaryDirectory(prefix="jsemu-real-")
         args = [nats_server_binary(), "-c", str(conf), "-a", "127.0.0.1", "-p", "-1"]
         self.proc = subprocess.Popen(args, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True)

@@ -26,7 +26,9 @@ from .store_model import ModelStore
     ],
 )
 @pytest.mark.parametrize("storage", ["memory", "file"])
-def test_a_run_ends_where_appends_one_by_one_end(limits: StoreLimits, pubs: list[tuple[bytes, int]], storage: str) -> None:
+def test_a_run_ends_where_appends_one_by_one_end(
+    limits: StoreLimits, pubs: list[tuple[bytes, int]], storage: str
+) -> None:
     clock = ManualClock()
     store = new_store(storage, limits, clock)
     model = ModelStore(limits, clock, storage, 1)

@@ -124,7 +124,14 @@ def _script(s: Store) -> None:
     s.append(b"late", b"", b"x", ts=123)
     s.purge()
     s.append(b"after", b"", b"y")
-    s.append_batch([(b"b.1", b"", b"one", 0), (b"b.1", b"NATS/1.0\r\nX: 1\r\n\r\n", b"two", 1), (b"b.2", b"", b"3", 0), (b"b.3", b"", b"gone", 3)])
+    s.append_batch(
+        [
+            (b"b.1", b"", b"one", 0),
+            (b"b.1", b"NATS/1.0\r\nX: 1\r\n\r\n", b"two", 1),
+            (b"b.2", b"", b"3", 0),
+            (b"b.3", b"", b"gone", 3),
+        ]
+    )
 
 
 def _snapshot(s: Store) -> Any:

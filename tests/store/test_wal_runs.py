@@ -75,4 +75,6 @@ def test_runs_read_the_same_records_as_one_by_one(tmp_path: Path, records: list[
     in_runs = read_log(copy, runs=True)
     assert _flat(in_runs.records) == one_by_one.records
     assert in_runs.damage.replace("copy.wal", "msgs.wal") == one_by_one.damage
-    assert not any(isinstance(a, AppendRun) and isinstance(b, AppendRun) for a, b in zip(in_runs.records, in_runs.records[1:]))
+    assert not any(
+        isinstance(a, AppendRun) and isinstance(b, AppendRun) for a, b in zip(in_runs.records, in_runs.records[1:])
+    )

@@ -235,7 +235,10 @@ async def test_interest_retention_without_interest(pair: Pair) -> None:
     await pair.create("S", subjects=["a.>"], storage="memory", allow_atomic=True, retention="interest")
     await pair.same("a.1", "one", bh("i", 1))
     await pair.same("a.2", "two", bh("i", 2, "1"))
-    await pair.same("$JS.API.CONSUMER.CREATE.S.C", {"stream_name": "S", "config": {"durable_name": "C", "filter_subject": "a.2", "ack_policy": "explicit"}})
+    await pair.same(
+        "$JS.API.CONSUMER.CREATE.S.C",
+        {"stream_name": "S", "config": {"durable_name": "C", "filter_subject": "a.2", "ack_policy": "explicit"}},
+    )
     await pair.same("a.1", "one", bh("j", 1))
     await pair.same("a.2", "two", bh("j", 2))
     await pair.same("a.2", "three", bh("j", 3, "eob"))

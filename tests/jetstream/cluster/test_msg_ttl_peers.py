@@ -49,7 +49,9 @@ async def test_followers_replay_the_leaders_markers_and_removals() -> None:
         ctl = srv.control
         ctl.freeze_clock()
         nc = await nats.connect(srv.url)
-        await _create(nc, name="S", subjects=["k.>"], storage="memory", num_replicas=3, subject_delete_marker_ttl=SECOND)
+        await _create(
+            nc, name="S", subjects=["k.>"], storage="memory", num_replicas=3, subject_delete_marker_ttl=SECOND
+        )
         js = nc.jetstream()
         await js.publish("k.a", b"1", headers={"Nats-TTL": "1"})
         await js.publish("k.b", b"2", headers={"Nats-TTL": "1"})
@@ -93,7 +95,9 @@ async def test_a_restart_expires_ttl_messages_past_their_time(tmp_path: Path) ->
     async with jsemu.Server(store_dir=str(tmp_path)) as srv:
         srv.control.freeze_clock(time.time_ns() - 30 * SECOND)
         nc = await nats.connect(srv.url)
-        await _create(nc, name="F", subjects=["f.>"], storage="file", allow_msg_ttl=True, subject_delete_marker_ttl=SECOND)
+        await _create(
+            nc, name="F", subjects=["f.>"], storage="file", allow_msg_ttl=True, subject_delete_marker_ttl=SECOND
+        )
         await _create(nc, name="P", subjects=["p.>"], storage="file", allow_msg_ttl=True)
         js = nc.jetstream()
         await js.publish("f.a", b"1", headers={"Nats-TTL": "2s"})

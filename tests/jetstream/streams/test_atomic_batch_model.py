@@ -105,9 +105,12 @@ def test_lowered_limits_and_the_server_wide_inflight_count() -> None:
     assert code(h.batch("b", 1)) == 10210  # too many inflight across the server
     assert h.batch("a", 2) == b""
     assert h.batch("a", 3) == b""
-    assert h.pub("s.a", b"x", {"Nats-Batch-Id": "a", "Nats-Batch-Sequence": "4", "Nats-Batch-Commit": "1"})[
-        "error"
-    ]["description"] == "atomic publish batch is too large: 3"
+    assert (
+        h.pub("s.a", b"x", {"Nats-Batch-Id": "a", "Nats-Batch-Sequence": "4", "Nats-Batch-Commit": "1"})["error"][
+            "description"
+        ]
+        == "atomic publish batch is too large: 3"
+    )
     assert h.batch("b", 1) == b""  # the too-large batch was dropped
     h.api.call("$JS.API.STREAM.DELETE.T", b"")
     assert h.js.atomic_inflight == 1  # a deleted stream's batches are dropped
@@ -173,9 +176,12 @@ def test_random_batches_against_a_model(ops: list[tuple[str, list[tuple[str, boo
             last = i == n and fault != "open"
             commit = ("eob" if fault == "eob" else "bad" if fault == "bad_commit" else "1") if last else None
             payload = b"%s-%d" % (bid.encode(), i)
-            reply = h.pub(subject, payload, {"Nats-Batch-Id": bid, "Nats-Batch-Sequence": str(seq), **extra} | (
-                {"Nats-Batch-Commit": commit} if commit else {}
-            ))
+            reply = h.pub(
+                subject,
+                payload,
+                {"Nats-Batch-Id": bid, "Nats-Batch-Sequence": str(seq), **extra}
+                | ({"Nats-Batch-Commit": commit} if commit else {}),
+            )
             if not (fault == "eob" and last):
                 staged.append((subject.encode(), payload))
             if not last:

@@ -1,0 +1,297 @@
+"""The route protocol between the servers of a cluster: parsing its ops and encoding them.
+
+Theory of operation
+-------------------
+Servers of one cluster talk over *route* connections (nats-server's ``route.go``). jsemu
+speaks the form nats-server keeps for servers without route pooling: a single connection per
+pair of servers, and the account named in every interest and message op:
+
+* ``RS+ <account> <subject>`` and ``RS+ <account> <subject> <queue> <weight>``: the sender
+  has interest (a queue group's weight is how many members it has there); ``RS- <account>
+  <subject> [<queue>]``: the interest is gone;
+* ``RMSG <account> <subject> [<reply>] <size>`` and, when the message goes to queue groups
+  too, ``RMSG <account> <subject> + <reply> <queue>... <size>`` or ``RMSG <account>
+  <subject> | <queue>... <size>``; ``HMSG`` is the same with a header length before the
+  size;
+* ``INFO``, ``CONNECT``, ``PING``, ``PONG``, ``+OK``, ``-ERR`` as on the client port.
+
+:class:`RouteParser` is sans-I/O: ``feed(bytes)`` returns the ops that are complete and
+keeps the rest (a message split across reads waits for its payload). A line longer than
+``max_control_line`` or an unknown op gives a final :class:`RouteError` with nats-server's
+``-ERR`` text (``Unknown Protocol Operation``), malformed arguments a final one without
+text (nats-server closes those routes silently); nothing after a ``RouteError`` is parsed.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import NamedTuple
+
+from .texts import ERR_UNKNOWN_OP
+
+__all__ = [
+    "OK_OP",
+    "PING_OP",
+    "PONG_OP",
+    "ROUTE_MAX_CONTROL_LINE",
+    "RouteConnect",
+    "RouteErr",
+    "RouteError",
+    "RouteInfo",
+    "RouteMsg",
+    "RouteOp",
+    "RouteParser",
+    "RouteSub",
+    "RouteUnsub",
+    "encode_rmsg_head",
+    "encode_rs_minus",
+    "encode_rs_plus",
+]
+
+#: nats-server allows routes 16 times a client's control line (``overMaxControlLineLimit``).
+ROUTE_MAX_CONTROL_LINE = 16 * 4096
+
+
+class RouteInfo(NamedTuple):
+    info: bytes
+
+
+class RouteConnect(NamedTuple):
+    options: bytes
+
+
+class RouteErr(NamedTuple):
+    """``-ERR`` from the remote (its text, quotes included)."""
+
+    text: bytes
+
+
+class RouteSub(NamedTuple):
+    """``RS+``: ``queue`` None for plain interest; ``weight`` members of a queue group."""
+
+    account: bytes
+    subject: bytes
+    queue: bytes | None
+    weight: int
+
+
+class RouteUnsub(NamedTuple):
+    account: bytes
+    subject: bytes
+    queue: bytes | None
+
+
+class RouteMsg(NamedTuple):
+    """``RMSG``/``HMSG``: ``hdr`` -1 without headers; ``queues`` the queue groups it is for."""
+
+    account: bytes
+    subject: bytes
+    reply: bytes | None
+    queues: tuple[bytes, ...]
+    hdr: int
+    msg: bytes
+
+
+class RouteError(NamedTuple):
+    """The stream cannot go on: ``text`` is the ``-ERR`` to send first (None: close silently)."""
+
+    text: str | None
+
+
+class _Keyword(NamedTuple):
+    name: bytes
+
+
+#: ``RMSG <account> <subject> [<reply>] <size>``: the shape of most routed messages.
+_FAST_RMSG = re.compile(rb"RMSG ([^ \t\r\n]+) ([^ \t\r\n]+) (?:([^ \t\r\n|+]+) )?(\d{1,10})\r\n").match
+
+PING_OP = _Keyword(b"PING")
+PONG_OP = _Keyword(b"PONG")
+OK_OP = _Keyword(b"+OK")
+
+RouteOp = RouteInfo | RouteConnect | RouteErr | RouteSub | RouteUnsub | RouteMsg | RouteError | _Keyword
+
+
+def _size(text: bytes) -> int:
+    if not text.isdigit() or len(text) > 10:
+        raise ValueError(text)
+    return int(text)
+
+
+def _msg_args(args: list[bytes], headers: bool) -> tuple[bytes, bytes, bytes | None, tuple[bytes, ...], int, int]:
+    """``processRoutedMsgArgs`` / ``processRoutedHeaderMsgArgs`` of a route without pooling."""
+    tail = 2 if headers else 1
+    sizes = args[-tail:]
+    head = args[:-tail]
+    if len(head) < 2:
+        raise ValueError("too few arguments")
+    account, subject = head[0], head[1]
+    reply: bytes | None = None
+    queues: tuple[bytes, ...] = ()
+    if len(head) == 3:
+        reply = head[2]
+    elif len(head) > 3:
+        marker = head[2]
+        if marker == b"+":
+            reply = head[3]
+            queues = tuple(head[4:])
+        elif marker == b"|":
+            queues = tuple(head[3:])
+        else:
+            raise ValueError("bad queue marker")
+    size = _size(sizes[-1])
+    hdr = _size(sizes[0]) if headers else -1
+    if hdr > size:
+        raise ValueError("header longer than message")
+    return account, subject, reply, queues, hdr, size
+
+
+class RouteParser:
+    """Bytes from a route in, route ops out (see the module docstring)."""
+
+    __slots__ = ("_buf", "_failed", "max_control_line", "max_payload")
+
+    def __init__(self, max_control_line: int = ROUTE_MAX_CONTROL_LINE, max_payload: int = 64 * 1024 * 1024) -> None:
+        self._buf = bytearray()
+        self._failed = False
+        self.max_control_line = max_control_line
+        self.max_payload = max_payload
+
+    def feed(self, data: bytes) -> list[RouteOp]:
+        if self._failed:
+            return []
+        buf = self._buf
+        buf += data
+        ops: list[RouteOp] = []
+        pos = 0
+        n = len(buf)
+        fast = _FAST_RMSG
+        while pos < n:
+            m = fast(buf, pos)
+            if m is not None:  # the common op: RMSG without queues or headers (one regex call)
+                size = int(m[4])
+                start = m.end()
+                if size > self.max_payload:
+                    return self._fail(ops, None)
+                if n < start + size + 2:
+                    break
+                if buf[start + size : start + size + 2] != b"\r\n":
+                    return self._fail(ops, None)
+                ops.append(RouteMsg(m[1], m[2], m[3], (), -1, bytes(buf[start : start + size])))
+                pos = start + size + 2
+                continue
+            end = buf.find(b"\n", pos)
+            if end < 0:
+                if n - pos > self.max_control_line:
+                    return self._fail(ops, ERR_UNKNOWN_OP)
+                break
+            line = bytes(buf[pos:end]).rstrip(b"\r")
+            if len(line) > self.max_control_line:
+                return self._fail(ops, ERR_UNKNOWN_OP)
+            keyword, _, rest = line.partition(b" ")
+            kw = keyword.upper()
+            if kw in (b"RMSG", b"HMSG"):
+                try:
+                    account, subject, reply, queues, hdr, size = _msg_args(rest.split(), kw == b"HMSG")
+                except (ValueError, IndexError):
+                    return self._fail(ops, None)
+                if size > self.max_payload:
+                    return self._fail(ops, None)
+                start = end + 1
+                if n < start + size + 2:
+                    break  # the payload has not all arrived: keep the control line too
+                if buf[start + size : start + size + 2] != b"\r\n":
+                    return self._fail(ops, None)
+                ops.append(RouteMsg(account, subject, reply, queues, hdr, bytes(buf[start : start + size])))
+                pos = start + size + 2
+                continue
+            pos = end + 1
+            op = self._control(kw, rest)
+            if op is None:
+                return self._fail(ops, ERR_UNKNOWN_OP)
+            ops.append(op)
+            if isinstance(op, RouteError):
+                self._failed = True
+                buf.clear()
+                return ops
+        del buf[:pos]
+        return ops
+
+    def _fail(self, ops: list[RouteOp], text: str | None) -> list[RouteOp]:
+        self._failed = True
+        self._buf.clear()
+        ops.append(RouteError(text))
+        return ops
+
+    @staticmethod
+    def _control(kw: bytes, rest: bytes) -> RouteOp | None:
+        if kw == b"RS+":
+            args = rest.split()
+            if len(args) == 2:
+                return RouteSub(args[0], args[1], None, 0)
+            if len(args) == 4:
+                try:
+                    weight = _size(args[3])
+                except ValueError:
+                    return RouteError(None)
+                return RouteSub(args[0], args[1], args[2], max(weight, 1))
+            return RouteError(None)
+        if kw == b"RS-":
+            args = rest.split()
+            if len(args) in (2, 3):
+                return RouteUnsub(args[0], args[1], args[2] if len(args) == 3 else None)
+            return RouteError(None)
+        if kw == b"PING":
+            return PING_OP
+        if kw == b"PONG":
+            return PONG_OP
+        if kw == b"+OK":
+            return OK_OP
+        if kw == b"-ERR":
+            return RouteErr(rest.strip())
+        if kw == b"INFO":
+            return RouteInfo(rest.strip())
+        if kw == b"CONNECT":
+            return RouteConnect(rest.strip())
+        return None
+
+
+def encode_rs_plus(account: bytes, subject: bytes, queue: bytes | None = None, weight: int = 0) -> bytes:
+    if queue is None:
+        return b"RS+ %b %b\r\n" % (account, subject)
+    return b"RS+ %b %b %b %d\r\n" % (account, subject, queue, weight)
+
+
+def encode_rs_minus(account: bytes, subject: bytes, queue: bytes | None = None) -> bytes:
+    if queue is None:
+        return b"RS- %b %b\r\n" % (account, subject)
+    return b"RS- %b %b %b\r\n" % (account, subject, queue)
+
+
+def encode_rmsg_head(
+    account: bytes, subject: bytes, reply: bytes | None, queues: list[bytes], hdr: int, size: int, headers: bool
+) -> bytes:
+    """The control line of a message sent over a route (``msgHeaderForRouteOrLeaf``): to a
+    route without header support, a message's headers are dropped (the caller sends only the
+    payload, ``size`` minus ``hdr``)."""
+    if not queues and hdr <= 0:
+        if reply:
+            return b"RMSG %b %b %b %d\r\n" % (account, subject, reply, size)
+        return b"RMSG %b %b %d\r\n" % (account, subject, size)
+    parts = [b"HMSG" if hdr > 0 and headers else b"RMSG", account, subject]
+    if queues:
+        if reply:
+            parts += (b"+", reply)
+        else:
+            parts.append(b"|")
+        parts += queues
+    elif reply:
+        parts.append(reply)
+    if hdr > 0 and headers:
+        parts.append(b"%d" % hdr)
+        parts.append(b"%d" % size)
+    elif hdr > 0:
+        parts.append(b"%d" % (size - hdr))
+    else:
+        parts.append(b"%d" % size)
+    return b" ".join(parts) + b"\r\n"

@@ -1,0 +1,139 @@
+"""N server processes in one cluster, started as client test harnesses start them.
+
+``start_cluster(kinds)`` starts one process per entry of ``kinds`` (``"jsemu"`` for ``jsemu
+serve``, ``"real"`` for nats-server) with ``-p -1 --cluster nats://127.0.0.1:-1 --cluster_name
+c -m -1``, the later ones with ``--routes`` to the first, and waits until every node's
+``/routez`` shows a route to each other node. A mixed list makes a mixed cluster.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+import threading
+import time
+import urllib.request
+from dataclasses import dataclass, field
+
+from .servers import nats_server_binary
+
+_CLIENT = re.compile(r"Listening for client connections on (?:[^\s:]+|\[[^\]]+\]):(\d+)")
+_ROUTE = re.compile(r"Listening for route connections on (?:[^\s:]+|\[[^\]]+\]):(\d+)")
+_HTTP = re.compile(r"Starting http monitor on (?:[^\s:]+|\[[^\]]+\]):(\d+)")
+
+
+@dataclass
+class Node:
+    kind: str
+    proc: subprocess.Popen[str]
+    port: int = 0
+    route_port: int = 0
+    http_port: int = 0
+    lines: list[str] = field(default_factory=list)
+
+    @property
+    def url(self) -> str:
+        return f"nats://127.0.0.1:{self.port}"
+
+    @property
+    def route_url(self) -> str:
+        return f"nats://127.0.0.1:{self.route_port}"
+
+    def get(self, path: str) -> dict[str, object]:
+        with urllib.request.urlopen(f"http://127.0.0.1:{self.http_port}/{path}", timeout=5) as resp:
+            data: dict[str, object] = json.load(resp)
+            return data
+
+    def peers(self) -> int:
+        """How many other servers this one has routes to (nats-server pools several routes
+        per peer, one more for the system account: ``num_routes`` counts them all)."""
+        routes = self.get("routez")["routes"] or []
+        return len({r["remote_id"] for r in routes})  # type: ignore[attr-defined,index]
+
+    def stop(self, kill: bool = False) -> None:
+        if self.proc.poll() is None:
+            if kill:
+                self.proc.kill()
+            else:
+                self.proc.terminate()
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(5)
+
+
+def start_node(
+    kind: str,
+    routes: list[str] = (),  # type: ignore[assignment]
+    extra: list[str] = (),  # type: ignore[assignment]
+    flags: bool = True,
+    jetstream: bool = False,
+) -> Node:
+    """One process; ``flags=False`` leaves the cluster to a configuration file in ``extra``
+    (nats-server's ``--cluster`` flag replaces the file's whole ``cluster`` block)."""
+    program = [sys.executable, "-m", "jsemu", "serve"] if kind == "jsemu" else [nats_server_binary()]
+    if kind == "jsemu" and not jetstream:
+        program.append("--no-jetstream")
+    args = [*program, "-a", "127.0.0.1", "-p", "-1", "-m", "-1"]
+    if flags:
+        args += ["--cluster", "nats://127.0.0.1:-1", "--cluster_name", "c"]
+    args += extra
+    if routes:
+        args += ["--routes", ",".join(routes)]
+    proc = subprocess.Popen(args, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True)
+    node = Node(kind, proc)
+    ready = threading.Event()
+
+    def read() -> None:
+        assert proc.stderr is not None
+        for line in proc.stderr:
+            node.lines.append(line)
+            for pattern, attr in ((_CLIENT, "port"), (_ROUTE, "route_port"), (_HTTP, "http_port")):
+                m = pattern.search(line)
+                if m:
+                    setattr(node, attr, int(m.group(1)))
+            if node.port and node.route_port and node.http_port:
+                ready.set()
+        ready.set()
+
+    threading.Thread(target=read, daemon=True).start()
+    if not ready.wait(20) or not (node.port and node.route_port and node.http_port):
+        node.stop()
+        raise RuntimeError(f"{kind} did not start:\n" + "".join(node.lines))
+    return node
+
+
+def wait_routes(nodes: list[Node], timeout: float = 15.0) -> None:
+    """Until each node has a route to every other one."""
+    deadline = time.monotonic() + timeout
+    want = len(nodes) - 1
+    while time.monotonic() < deadline:
+        if all(n.peers() == want for n in nodes):
+            return
+        time.sleep(0.05)
+    raise RuntimeError("routes did not come up: " + ", ".join(str(n.peers()) for n in nodes))
+
+
+def start_cluster(kinds: list[str], extra: list[str] = (), jetstream: bool = False) -> list[Node]:  # type: ignore[assignment]
+    """jsemu nodes run without JetStream unless ``jetstream`` (nats-server's need ``-js``
+    and a JetStream cluster, which is not what these clusters test)."""
+    nodes: list[Node] = []
+    try:
+        first = start_node(kinds[0], extra=list(extra), jetstream=jetstream)
+        nodes.append(first)
+        for kind in kinds[1:]:
+            nodes.append(start_node(kind, [first.route_url], list(extra), jetstream=jetstream))
+        wait_routes(nodes)
+    except BaseException:
+        for node in nodes:
+            node.stop()
+        raise
+    return nodes
+
+
+def stop_cluster(nodes: list[Node]) -> None:
+    for node in nodes:
+        node.stop()
