@@ -317,9 +317,10 @@ class Cluster:
 
     # --- INFO and CONNECT ---------------------------------------------------------------
 
-    def route_info(self, nonce: bool = False) -> dict[str, Any]:
+    def route_info(self, nonce: bool = False, ldm: bool = False) -> dict[str, Any]:
         """The INFO this server sends on a route (no ``route_pool_size``: one connection,
-        the account in every op, as nats-server speaks with servers without pooling)."""
+        the account in every op, as nats-server speaks with servers without pooling);
+        ``ldm`` right after ``connect_urls``, where nats-server's ``Info`` has it."""
         server = self.server
         info: dict[str, Any] = {
             "server_id": server.server_id,
@@ -342,6 +343,8 @@ class Cluster:
             info["cluster_dynamic"] = True
         if not self.options.no_advertise:
             info["connect_urls"] = server.own_connect_urls()
+        if ldm:
+            info["ldm"] = True
         if server.options.jetstream:
             info["jetstream"] = True
         return info
@@ -363,11 +366,11 @@ class Cluster:
         return connect
 
     def send_lame_duck(self) -> None:
-        """The route side of lame duck mode: peers drop this server's client URLs."""
-        info = self.route_info()
-        info["ldm"] = True
+        """The route side of lame duck mode (``sendLDMToRoutes``): one INFO with ``ldm`` on
+        each route, so the peers drop this server's client URLs and tell their clients."""
+        frame = encode_info(self.route_info(ldm=True))
         for route in self.routes.values():
-            route.send(encode_info(info))
+            route.send(frame)
 
     # --- interest -----------------------------------------------------------------------
 

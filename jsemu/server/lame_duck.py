@@ -6,9 +6,11 @@ test that moves the controlled clock sees the schedule exactly):
 1. ``Entering lame duck mode, stop accepting new clients``; the client listener closes (the
    monitoring port stays up). The services go quiet (``Server.lame_duck_hooks``: JetStream
    shuts down, so its API answers nothing and its streams take no publishes).
-2. No clients: the server shuts down at once. Otherwise the clients of this moment are
-   taken, each that takes async INFO gets the lame duck INFO (``ldm`` and the peers' URLs
-   only), and the grace period (``lame_duck_grace_period``) starts, during which a cluster
+2. No clients: the server shuts down at once (the routes hear nothing before they close).
+   Otherwise the clients of this moment are taken, each route gets an INFO with ``ldm`` (its
+   peer drops this server's client URLs and tells its own clients at once, so none moves
+   here), each client that takes async INFO gets the lame duck INFO (``ldm`` and the peers'
+   URLs only), and the grace period (``lame_duck_grace_period``) starts, during which a cluster
    of servers can all be put into lame duck mode before their clients move between them.
 3. ``Closing existing clients``: one by one, silently (no ``-ERR``; the closed reason is
    ``Server Shutdown``), the wait between two a random duration in [si/2, si) where si is
@@ -83,6 +85,8 @@ class LameDuck:
         grace = abs(opts.lame_duck_grace_period)
         self._si, self._batch = close_interval(opts.lame_duck_duration, grace, len(clients))
         self._clients = clients
+        if server.cluster is not None:
+            server.cluster.send_lame_duck()
         server.send_lame_duck_info()
         server.flush()
         self.timer = server.timers.at(server.clock.now_ns() + grace, self._start_closing)
