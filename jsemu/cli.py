@@ -274,9 +274,7 @@ def reload_config(server: Server, config: str | None, read: Callable[[], ServerO
         lines = diff_options(server.options, new)
     except (StartupError, ReloadRefused) as exc:
         return str(exc)
-    for line in lines:
-        _log("INF", f"Reloaded: {line}")
-    apply_options(server, new)
+    apply_options(server, new, lines, lambda line: _log("INF", f"Reloaded: {line}"))
     return None
 
 

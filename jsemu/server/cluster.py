@@ -58,6 +58,8 @@ log = logging.getLogger("jsemu.server")
 
 #: nats-server's ``DEFAULT_ROUTE_CONNECT``: the pause between attempts to dial a route.
 ROUTE_CONNECT_INTERVAL = 1.0
+#: The closed reason of a route a reload dropped from the ``routes`` list (not redialled).
+ROUTE_REMOVED = "Route Removed"
 #: Route protocol version nats-server 2.15 announces.
 ROUTE_PROTO = 3
 #: Subjects whose interest stays on this server (see the module docstring).
@@ -139,6 +141,8 @@ class Cluster:
         self._listener: asyncio.base_events.Server | None = None
         self._tasks: set[asyncio.Task[None]] = set()
         self._dialling: set[str] = set()
+        #: ``host:port`` -> the task dialling it (a reload that drops a route stops it).
+        self._dial_tasks: dict[str, asyncio.Task[None]] = {}
         self._interest: dict[Router, _Interest] = {}
         self._stopping = False
         #: Account name on the wire -> its router (accounts are fixed at start).
@@ -153,7 +157,7 @@ class Cluster:
         self._listener = await loop.create_server(
             lambda: self._track(RouteConnection(self)), host=opts.host, port=opts.port, reuse_address=True
         )
-        self.port = self._listener.sockets[0].getsockname()[1]
+        self.port = opts.port = self._listener.sockets[0].getsockname()[1]  # as Go's opts, for reload
         server.info_cluster = self.name
         for router in server.account_space.by_name.values():
             self._attach(router)
@@ -201,8 +205,12 @@ class Cluster:
         self._dialling.add(target)
         task = self.server.loop.create_task(self._keep_dialling(host, port, explicit))
         self._tasks.add(task)
+        self._dial_tasks[target] = task
         task.add_done_callback(self._tasks.discard)
         task.add_done_callback(lambda _t: self._dialling.discard(target))
+        task.add_done_callback(
+            lambda t: self._dial_tasks.pop(target, None) if self._dial_tasks.get(target) is t else None
+        )
 
     async def _keep_dialling(self, host: str, port: int, explicit: bool) -> None:
         loop = self.server.loop
@@ -228,11 +236,28 @@ class Cluster:
                 continue
             attempt = 0
             await route.done
-            if route.close_reason in ("Duplicate Route", "Cluster Name Conflict", "Server Shutdown"):
+            if route.close_reason in ("Duplicate Route", "Cluster Name Conflict", "Server Shutdown", ROUTE_REMOVED):
                 return
             if not explicit:
                 return
             await asyncio.sleep(ROUTE_CONNECT_INTERVAL)
+
+    def reload_routes(self, old: list[str], new: list[str]) -> None:
+        """A reload changed the ``routes`` list (``routesOption.Apply``): close the routes to
+        URLs no longer listed (``Removed route <url>`` after each), dial the new ones."""
+        for url in old:
+            if url in new:
+                continue
+            target = _target(url)
+            task = self._dial_tasks.pop(target, None)
+            if task is not None:
+                task.cancel()
+            for route in [r for r in self.connections if r.solicited and r.url == target]:
+                route.close(None, ROUTE_REMOVED)
+                log.info("Removed route %s", url)
+        for url in new:
+            if url not in old:
+                self._dial(url, explicit=True)
 
     def learn_peer(self, info: dict[str, Any]) -> None:
         """Gossip: a route told us of a server of the cluster; dial it unless a route to it exists."""
@@ -474,6 +499,11 @@ def _nuid() -> str:
     """A made-up cluster name shaped like nats-server's (a 22-character NUID)."""
     alphabet = string.ascii_letters + string.digits
     return "".join(secrets.choice(alphabet) for _ in range(22))
+
+
+def _target(url: str) -> str:
+    parts = urlsplit(url if "://" in url else f"nats://{url}")
+    return f"{parts.hostname or '127.0.0.1'}:{parts.port or 6222}"
 
 
 def _join(host: str, port: int) -> str:

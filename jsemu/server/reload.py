@@ -12,14 +12,21 @@ user is gone is closed silently, one whose credentials no longer pass gets ``-ER
 subscriptions those no longer allow (``Removed sub ...``, ``-ERR 'Permissions Violation for
 Subscription to ...'``).
 
-Routes (``cluster``) are reloaded by the routes layer: :data:`ROUTE_RELOAD` is its hook.
+Routes (``reloadRoutes``/``routesOption``): the ``routes`` list is the one part of a cluster
+that changes at run time. New URLs are dialled as configured routes, routes to URLs no longer
+listed are closed (``Route Removed``, each followed by ``Removed route <url>``) before the
+``cluster routes`` line, as nats-server applies an option before it logs its line. The
+cluster's host and port cannot change (nats-server's ``cluster host``/``cluster port``
+messages; a random port compares as 0 against the port in use, so nats-server refuses any
+reload of a server started with ``--cluster ...:-1``: so does jsemu); the cluster's other
+settings nats-server can change, jsemu does not yet, and says so.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from ..protocol.go_duration import format_duration
@@ -28,15 +35,14 @@ from .options import ServerOptions
 if TYPE_CHECKING:
     from .server import Server
 
-__all__ = ["ROUTE_RELOAD", "ReloadRefused", "apply_options", "diff_options"]
+__all__ = ["ROUTES_LINE", "ReloadRefused", "apply_options", "diff_options"]
 
 log = logging.getLogger("jsemu.server")
 _INF = {"nats_level": "INF"}
 _ERR = {"nats_level": "ERR"}
 
-#: The routes layer's part of a reload (``cluster`` and ``routes``): called with the server,
-#: the old and the new options; it may raise :class:`ReloadRefused`. None: no routes.
-ROUTE_RELOAD: list[Callable[[Server, ServerOptions, ServerOptions], list[str]]] = []
+#: The line of a change of the routes list (the routes change just before it is logged).
+ROUTES_LINE = "cluster routes"
 
 
 class ReloadRefused(Exception):
@@ -110,6 +116,10 @@ def diff_options(old: ServerOptions, new: ServerOptions) -> list[str]:
             lines.append(f.line(after))
         if f.attr == "max_subscriptions":  # Nkeys, Users, Accounts, Username, Password, Authorization
             lines += auth_lines
+        elif f.attr == "max_pending":  # then Cluster
+            _diff_cluster(old, new)
+        elif f.attr == "domain" and _route_urls(old) != _route_urls(new):  # ... then Routes
+            lines.append(ROUTES_LINE)
     if old.store_dir != new.store_dir:
         raise ReloadRefused("config reload not supported for jetstream storage dir")
     if (old.max_memory_store, old.max_file_store) != (new.max_memory_store, new.max_file_store):
@@ -120,10 +130,45 @@ def diff_options(old: ServerOptions, new: ServerOptions) -> list[str]:
     return lines
 
 
-def apply_options(server: Server, new: ServerOptions) -> None:
-    """Put ``new`` in force on a running server (after :func:`diff_options` accepted it)."""
+def _cluster_view(options: ServerOptions) -> tuple[str, int]:
+    """(host, port) of the route listener as Go's ``ClusterOpts`` has them ("", 0 without one)."""
+    c = options.cluster
+    return (c.host, c.port) if c is not None else ("", 0)
+
+
+def _route_urls(options: ServerOptions) -> list[str]:
+    return list(options.cluster.routes) if options.cluster is not None else []
+
+
+def _diff_cluster(old: ServerOptions, new: ServerOptions) -> None:
+    """``validateClusterOpts``: host and port stay; jsemu changes nothing else of a cluster yet."""
+    (old_host, old_port), (new_host, new_port) = _cluster_view(old), _cluster_view(new)
+    if old_host != new_host:
+        raise ReloadRefused(f"config reload not supported for cluster host: old={old_host}, new={new_host}")
+    if old_port != new_port:
+        raise ReloadRefused(f"config reload not supported for cluster port: old={old_port}, new={new_port}")
+    if old.cluster is not None and new.cluster is not None:
+        before = replace(old.cluster, routes=[], port=0, listen_set=False)
+        after = replace(new.cluster, routes=[], port=0, listen_set=False)
+        if before != after:
+            raise ReloadRefused("config reload not supported for cluster by jsemu yet (only its routes)")
+
+
+def apply_options(
+    server: Server, new: ServerOptions, lines: Sequence[str] = (), say: Callable[[str], None] | None = None
+) -> None:
+    """Put ``new`` in force on a running server (after :func:`diff_options` accepted it),
+    logging ``lines`` with ``say``: the routes change right before its line."""
     old = server.options
+    for line in lines:
+        if line == ROUTES_LINE and server.cluster is not None:
+            server.cluster.reload_routes(_route_urls(old), _route_urls(new))
+        if say is not None:
+            say(line)
     new.port = old.port
+    if server.cluster is not None and new.cluster is not None:
+        new.cluster.port = old.cluster.port if old.cluster is not None else new.cluster.port
+        server.cluster.options = new.cluster
     server.options = new
     server.write_deadline_ns = new.write_deadline_ns()
     server.refresh_info()

@@ -1505,4 +1505,22 @@ MUTATIONS: list[Mutation] = [
         ("tests/clients/test_lame_duck_clients.py",),
         "the lame duck INFO lacks ldm: nats-py's lame_duck_mode_cb and nats.js's ldm status never come",
     ),
+    Mutation(
+        "route_reload_keeps_removed_route",
+        "server",
+        "jsemu/server/cluster.py",
+        "                route.close(None, ROUTE_REMOVED)\n",
+        "",
+        ("tests/app/test_route_reload.py::test_routes_reload_as_nats_server",),
+        "a reload that drops a URL from routes logs it but keeps the route up",
+    ),
+    Mutation(
+        "route_reload_port_unchecked",
+        "server",
+        "jsemu/server/reload.py",
+        "    if old_port != new_port:\n",
+        "    if False:\n",
+        ("tests/app/test_route_reload.py::test_a_random_cluster_port_cannot_reload",),
+        "a reload with another cluster port is accepted and ignored (nats-server refuses it)",
+    ),
 ]
