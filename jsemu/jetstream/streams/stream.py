@@ -594,6 +594,8 @@ class Stream:
         """``ClusterInfo``: the leader alone standalone or for R1; the followers for R>1."""
         js = self.js
         replicas = self.replicas
+        if js.process_cluster:  # the metadata leader's R1 stream, as a real cluster's
+            return js.route_cluster()
         if not js.clustered:
             return {"leader": js.server_name}
         out: dict[str, Any] = {"name": js.cluster_name}
