@@ -577,7 +577,7 @@ class Stream:
         }
         if domain and self.js.domain:
             out["domain"] = self.js.domain
-        if cluster or self.js.clustered:
+        if cluster or self.js.clustered or self.js.process_cluster:
             out["cluster"] = self.cluster_json()
         if self.mirror_link is not None:
             out["mirror"] = self.mirror_link.info_json()
