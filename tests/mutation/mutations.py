@@ -1544,4 +1544,13 @@ MUTATIONS: list[Mutation] = [
         ("tests/clients/test_cluster_jetstream_nats_py.py::test_stream_created_on_one_node_used_on_the_others",),
         "the leader's $JS.API interest never reaches the routes: clients of the other nodes get no responders",
     ),
+    Mutation(
+        "meta_leader_lame_duck_keeps_leading",
+        "server",
+        "jsemu/server/meta_leader.py",
+        "        self.retired = True\n        if self.running:\n            self._stop()\n",
+        "        if False:\n            self._stop()\n",
+        ("tests/server/test_meta_leader.py::test_lame_duck_leader_hands_over",),
+        "a lame duck leader keeps announcing itself: nobody takes over until its process is gone",
+    ),
 ]

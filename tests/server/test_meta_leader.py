@@ -6,6 +6,8 @@ answers ``$JS.API.INFO``. jsemu only: nats-server elects by Raft."""
 from __future__ import annotations
 
 import logging
+import signal
+import socket
 import time
 from types import SimpleNamespace
 from typing import Any
@@ -147,4 +149,25 @@ def test_processes_first_leads_joiner_follows_next_takes_over() -> None:
         js_ready(n4)
         assert not any("Self is new" in line for node in (n3, n4) for line in node.lines)
     finally:
+        stop_cluster(nodes)
+
+
+def test_lame_duck_leader_hands_over() -> None:
+    """The leader's lame duck mode shuts its JetStream down (nats-server's log lines) and the
+    next server takes over before the leader's process is gone."""
+    nodes = start_js_cluster("jsemu")
+    try:
+        n1, n2, n3 = nodes
+        client = socket.create_connection(("127.0.0.1", n1.port))  # keeps n1 in lame duck mode
+        client.sendall(b"CONNECT {}\r\nPING\r\n")
+        client.recv(4096)
+        n1.proc.send_signal(signal.SIGUSR2)
+        assert _has(n1, "JetStream Shutdown")
+        assert _has(n2, "Self is new JetStream cluster metadata leader", timeout=5)
+        assert _has(n3, "JetStream cluster new metadata leader: n2/c")
+        js_ready(n3)
+        assert n1.proc.poll() is None  # still in lame duck mode
+        client.close()
+    finally:
+        nodes[0].stop(kill=True)  # a lame duck process takes SIGTERM slowly (not this test's subject)
         stop_cluster(nodes)
