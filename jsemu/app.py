@@ -17,6 +17,7 @@ from .jetstream.api.not_enabled import NotEnabledApi
 from .jetstream.limits.storage import accounts_fit
 from .jetstream.monitoring import JetStreamMonitoring
 from .jetstream.service import JetStream
+from .server.meta_leader import MetaLeader
 from .server.options import ServerOptions
 from .server.routing import GLOBAL_ACCOUNT
 from .server.server import Server as CoreServer
@@ -50,6 +51,11 @@ class Server(CoreServer):
         self.account_jetstreams: dict[str, JetStream] = {}
         #: Each of those accounts' ``$JS.API.>`` endpoint (``call`` runs a request in-process).
         self.jetstream_apis: dict[str, JetStreamApi] = {}
+        #: In a cluster of processes JetStream runs on the metadata leader only: its services
+        #: start when this server is elected (``server/meta_leader.py``), not with the server.
+        self.meta_leader: MetaLeader | None = None
+        self._jetstream_restored = False
+        by_election = self.cluster is not None
         if self.options.jetstream:
             no_room = accounts_fit(self.options)
             if no_room is not None:
@@ -64,8 +70,9 @@ class Server(CoreServer):
                     self.account_jetstreams[name] = js
                     js.all_jetstreams = self.account_jetstreams
                     self.jetstream_apis[name] = JetStreamApi(js)
-                    self.services.append(self.jetstream_apis[name])  # the API first, then the restore
-                    self.services.append(js)
+                    if not by_election:
+                        self.services.append(self.jetstream_apis[name])  # the API first, then the restore
+                        self.services.append(js)
                 else:  # $G too, once accounts are configured
                     self.services.append(NotEnabledApi(router, space.service_imports(router)))
             self.jetstream = self.account_jetstreams.get(GLOBAL_ACCOUNT)
@@ -76,8 +83,42 @@ class Server(CoreServer):
         if self.account_jetstreams:
             self.jetstream_report = JetStreamMonitoring(self.account_jetstreams)
         self.services.append(self._control_api)
-        if self.account_jetstreams:
+        if self.account_jetstreams and self.cluster is not None:
+            self.meta_leader = MetaLeader(
+                self.cluster, self._start_elected_jetstream, self._stop_elected_jetstream, self.account_jetstreams
+            )
+            self.cluster.meta = self.meta_leader
+            self.lame_duck_hooks.append(self._retire_jetstream)
+        elif self.account_jetstreams:
             self.lame_duck_hooks.append(self._shut_down_jetstream)
+
+    def _start_elected_jetstream(self) -> None:
+        """This server became the cluster's metadata leader: the services a standalone server
+        starts with it (the API first, then the restore from ``store_dir``, once)."""
+        for api in self.jetstream_apis.values():
+            api.shut_down = False
+            api.start()
+        for js in self.account_jetstreams.values():
+            if self._jetstream_restored:
+                js.resume()
+            else:
+                js.start()
+        self._jetstream_restored = True
+
+    def _stop_elected_jetstream(self) -> None:
+        """Another server leads (or this one goes lame duck): no API subscription, no stream
+        subjects, no Direct Get here any more, so their interest leaves the routes."""
+        for api in self.jetstream_apis.values():
+            api.stop()
+        for js in self.account_jetstreams.values():
+            js.shut_down()
+
+    def _retire_jetstream(self) -> None:
+        """Lame duck mode in a cluster: JetStream shuts down here and another server leads."""
+        assert self.meta_leader is not None
+        log.info("Initiating JetStream Shutdown...", extra=_INF)
+        self.meta_leader.retire()
+        log.info("JetStream Shutdown", extra=_INF)
 
     def _shut_down_jetstream(self) -> None:
         """Lame duck mode's first step with JetStream on (``shutdownJetStream``)."""

@@ -82,6 +82,11 @@ class HasCluster(Protocol):
 
     cluster_name: str
 
+    #: In a cluster of processes (routes), where this is the metadata leader's JetStream.
+    process_cluster: bool
+
+    def route_cluster(self) -> dict[str, str]: ...
+
 
 class HasServer(Protocol):
     """The server itself: its options, its random source, its loop, its flush."""

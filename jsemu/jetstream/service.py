@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..ids import random_name
+from ..protocol.texts import STREAM_REPLICAS_ACROSS_PROCESSES
 from ..server.accounts import Account
 from ..server.js_limits import UNLIMITED, JetStreamLimits
 from ..server.sublist import Subscription
@@ -95,6 +96,9 @@ class JetStream:
             Path(options.store_dir) / "jetstream" / self.account.name / "streams" if options.store_dir else None
         )
         self.clustered = options.cluster_size > 1
+        #: In a cluster of processes (routes), where this JetStream is the metadata leader's:
+        #: streams are R1 and name the route cluster in their ``cluster`` block.
+        self.process_cluster = options.cluster is not None and not self.clustered
         self.cluster_name = (options.cluster_name or "jsemu") if self.clustered else ""
         #: The simulated cluster's servers; a standalone server is its only peer.
         self.peer_names = options.cluster_node_names() if self.clustered else [server.server_name]
@@ -108,6 +112,11 @@ class JetStream:
         self._consumer_sets: dict[str, ConsumerSet] = {}
         #: Saves the consumers of file streams when there is a store_dir.
         self.consumer_store = ConsumerStore(self)
+
+    def route_cluster(self) -> dict[str, str]:
+        """The ``cluster`` block of an R1 stream or consumer of a real cluster, for this
+        server as the metadata leader of a cluster of processes (its name may be a peer's)."""
+        return {"name": self.server.info_cluster or "", "leader": self.server_name}
 
     @property
     def server_name(self) -> str:
@@ -333,6 +342,8 @@ class JetStream:
                     waiting.append(link)
 
     def _check_replicas(self, cfg: StreamConfig) -> None:
+        if cfg.num_replicas > 1 and self.process_cluster:
+            raise api_error(STREAM_REPLICAS_ACROSS_PROCESSES)
         if cfg.num_replicas > 1 and not self.clustered:
             raise api_error(ApiErrors.JSStreamReplicasNotSupportedErr)
         if cfg.num_replicas > len(self.peer_names):
@@ -456,6 +467,13 @@ class JetStream:
             stream.replicas.wal = None
         if self.streams_dir is not None:
             StreamFiles(self.streams_dir, stream.name).remove()
+
+    def resume(self) -> None:
+        """Serve the streams again after ``shut_down`` (this server leads a cluster again)."""
+        for stream in self.streams.values():
+            if stream.name not in self._stream_subs:
+                self._subscribe(stream)
+            self.sync_responders(stream)
 
     def shut_down(self) -> None:
         """Lame duck mode's ``shutdownJetStream``: the streams stop taking publishes (a

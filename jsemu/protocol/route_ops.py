@@ -15,6 +15,12 @@ pair of servers, and the account named in every interest and message op:
   size;
 * ``INFO``, ``CONNECT``, ``PING``, ``PONG``, ``+OK``, ``-ERR`` as on the client port.
 
+A JetStream delivery (a message matched on a consumer's deliver subject or a pull request's
+inbox but shown to the client with the stored message's subject) crosses a route as ``RMSG
+<account> <deliver subject> <reply>@<shown subject> <size>``; the receiving server matches the
+deliver subject and shows the part after the ``@``, but only for a ``$JS.ACK`` reply whose
+``@`` follows its eight dots (:func:`js_ack_deliver_index`, nats-server's ``jsAckDeliverIdx``).
+
 :class:`RouteParser` is sans-I/O: ``feed(bytes)`` returns the ops that are complete and
 keeps the rest (a message split across reads waits for its payload). A line longer than
 ``max_control_line`` or an unknown op gives a final :class:`RouteError` with nats-server's
@@ -46,6 +52,8 @@ __all__ = [
     "encode_rmsg_head",
     "encode_rs_minus",
     "encode_rs_plus",
+    "js_ack_deliver_index",
+    "split_js_deliver",
 ]
 
 #: nats-server allows routes 16 times a client's control line (``overMaxControlLineLimit``).
@@ -295,3 +303,28 @@ def encode_rmsg_head(
     else:
         parts.append(b"%d" % size)
     return b" ".join(parts) + b"\r\n"
+
+
+_JS_ACK = b"$JS.ACK."
+
+
+def js_ack_deliver_index(reply: bytes) -> int:
+    """Where the ``@`` of ``$JS.ACK.<stream>.<consumer>.<5 tokens>@<subject>`` is, or -1: the
+    first ``@`` after eight dots (stream, consumer and subject tokens may hold ``@`` too)."""
+    if len(reply) <= len(_JS_ACK) or not reply.startswith(_JS_ACK):
+        return -1
+    at = reply.find(b"@")
+    while at >= 0:
+        if reply.count(b".", 0, at) >= 8:
+            return at
+        at = reply.find(b"@", at + 1)
+    return -1
+
+
+def split_js_deliver(reply: bytes) -> tuple[bytes, bytes] | None:
+    """A routed reply ``<ack reply>@<shown subject>`` as its two parts (None: not one), as
+    ``processMsgResults`` takes it apart for a message from a route."""
+    at = js_ack_deliver_index(reply)
+    if at < 0 or at == len(reply) - 1:
+        return None
+    return reply[:at], reply[at + 1 :]

@@ -492,3 +492,18 @@ class ApiErrors:
 API_ERRORS: Final[dict[str, ApiErrorText]] = {
     name: value for name, value in vars(ApiErrors).items() if isinstance(value, ApiErrorText)
 }
+
+
+# --- jsemu's own JetStream API errors (nats-server's codes, jsemu's descriptions) ---------
+
+_ACROSS_PROCESSES = (
+    "jsemu cannot replicate {what} across processes: use 1 replica in a cluster of jsemu processes,"
+    " or an in-process cluster (cluster_size) for replicas"
+)
+#: ``num_replicas`` > 1 on a stream in a cluster of jsemu processes. nats-server's
+#: ``JSClusterNoPeersErrF`` (400, 10005) is its answer when a cluster has no servers to
+#: place the replicas on, which is the case here: no other process can hold one.
+STREAM_REPLICAS_ACROSS_PROCESSES: Final = ApiErrorText(400, 10005, _ACROSS_PROCESSES.format(what="a stream"))
+#: ``num_replicas`` > 1 on a consumer there: nats-server's ``JSConsumerReplicasExceedsStream``
+#: (400, 10126), its answer for more replicas than the stream has, and every stream is R1 here.
+CONSUMER_REPLICAS_ACROSS_PROCESSES: Final = ApiErrorText(400, 10126, _ACROSS_PROCESSES.format(what="a consumer"))

@@ -15,14 +15,19 @@ Interest: this server tells each route about every subscription of each account 
 remote must know of (clients', and the server's own: streams' subjects, replies, consumers'
 acks) as ``RS+``, once per subject for plain subscriptions and with the member count as the
 weight for a queue group, and ``RS-`` when the last one goes (``Sublist.on_change`` reports
-each change). The JetStream API (``$JS.API.``), the control plane and Raft subjects stay
-local: each jsemu server runs its own JetStream, so a request must not reach two of them.
+each change). The control plane and Raft subjects stay local. The JetStream API
+(``$JS.API.``) stays local too, except in the accounts whose JetStream the cluster's
+metadata leader runs (``server/meta_leader.py``): only the leader subscribes it there, so its
+interest crosses the routes and a request reaches exactly one JetStream.
 
 Routing: a configured cluster replaces each account's ``route`` with :func:`route_local`,
 which delivers to local subscribers as ``Router.route`` does and sends a message once to each
 route with interest, naming the remote queue groups chosen for it (a remote queue member is
 one more candidate, weighted, in the random pick: nats-server has no local preference for a
-client's publish). A server without a cluster keeps ``Router.route`` untouched.
+client's publish). ``Router.route_shown`` (a consumer's delivery, matched on its deliver
+subject and shown with the stored message's) becomes :func:`route_shown_local`, which sends
+such a delivery to a route as nats-server does, ``<reply>@<shown subject>`` in the reply
+(``protocol/route_ops.py``). A server without a cluster keeps both untouched.
 """
 
 from __future__ import annotations
@@ -40,7 +45,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from ..protocol.encoder import encode_info
-from ..protocol.route_ops import encode_rs_minus, encode_rs_plus
+from ..protocol.route_ops import encode_rs_minus, encode_rs_plus, js_ack_deliver_index
 from ..version import NATS_VERSION, __version__
 from .ack_lane import ACK_PREFIX
 from .nkeys import new_nonce
@@ -49,10 +54,11 @@ from .route import RouteConnection
 from .sublist import Subscription
 
 if TYPE_CHECKING:
+    from .meta_leader import MetaLeader
     from .routing import Router
     from .server import Server
 
-__all__ = ["Cluster", "route_local"]
+__all__ = ["Cluster", "route_local", "route_shown_local"]
 
 log = logging.getLogger("jsemu.server")
 
@@ -64,6 +70,7 @@ ROUTE_REMOVED = "Route Removed"
 ROUTE_PROTO = 3
 #: Subjects whose interest stays on this server (see the module docstring).
 LOCAL_ONLY = (b"$JS.API.", b"$JSEMU.", b"$JSC.", b"$NRG.")
+_JS_API = b"$JS.API."
 
 
 def route_local(router: Router, producer: object, subject: bytes, reply: bytes | None, hdr: int, msg: bytes) -> bool:
@@ -111,6 +118,45 @@ def route_local(router: Router, producer: object, subject: bytes, reply: bytes |
     return delivered
 
 
+def route_shown_local(router: Router, subject: bytes, shown: bytes, reply: bytes | None, hdr: int, msg: bytes) -> bool:
+    """``Router.route_shown`` in a cluster: local subscribers as there; a route with interest
+    in ``subject`` gets the message once, shown subject after an ``@`` in the reply
+    (``processMsgResults``: only when there is a reply, and not twice)."""
+    result = router.sublist.match(subject)
+    delivered = False
+    targets: dict[RouteConnection, list[bytes]] | None = None
+    for sub in result.psubs:
+        client = sub.client
+        if client.__class__ is RouteConnection:
+            if targets is None:
+                targets = {}
+            targets.setdefault(client, [])
+        elif router._deliver(sub, shown, reply, hdr, msg):
+            delivered = True
+    for group in result.qsubs:
+        n = len(group)
+        start = router._queue_start(subject, group)
+        for i in range(n):
+            sub = group[(start + i) % n]
+            client = sub.client
+            if client.__class__ is RouteConnection:
+                if targets is None:
+                    targets = {}
+                targets.setdefault(client, []).append(sub.queue or b"")
+                break
+            if router._deliver(sub, shown, reply, hdr, msg):
+                delivered = True
+                break
+    if targets:
+        account = router.name.encode()
+        if reply and js_ack_deliver_index(reply) < 0:
+            reply = reply + b"@" + shown
+        for route, queues in targets.items():
+            if route.send_msg(account, subject, reply, hdr, msg, queues):
+                delivered = True
+    return delivered
+
+
 class _Interest:
     """One account's local interest as the routes know it: plain subjects and queue groups
     with their member counts."""
@@ -147,6 +193,8 @@ class Cluster:
         self._stopping = False
         #: Account name on the wire -> its router (accounts are fixed at start).
         self._routers: dict[bytes, Router] = {}
+        #: The JetStream election, when JetStream is on (the app sets it: ``server/meta_leader.py``).
+        self.meta: MetaLeader | None = None
 
     # --- lifecycle ----------------------------------------------------------------------
 
@@ -167,6 +215,8 @@ class Cluster:
         log.info("Listening for route connections on %s:%d", opts.host, self.port)
         for url in opts.routes:
             self._dial(url, explicit=True)
+        if self.meta is not None:
+            self.meta.begin()
 
     async def stop(self) -> None:
         self._stopping = True
@@ -188,7 +238,9 @@ class Cluster:
         router.sublist.on_change.append(partial(self._local_change, router, interest))
         clustered: Callable[[object, bytes, bytes | None, int, bytes], bool] = partial(route_local, router)
         router.route = clustered  # type: ignore[method-assign,assignment]  # see the module docstring
-        router.outbound.reroute(clustered)
+        shown: Callable[[bytes, bytes, bytes | None, int, bytes], bool] = partial(route_shown_local, router)
+        router.route_shown = shown  # type: ignore[method-assign,assignment]
+        router.outbound.reroute(clustered, shown)
 
     def _track(self, route: RouteConnection) -> RouteConnection:
         self.connections.add(route)
@@ -223,6 +275,8 @@ class Cluster:
                     lambda: self._track(RouteConnection(self, solicited=True, url=f"{host}:{port}")), host, port
                 )
             except OSError as exc:
+                if explicit and attempt == 1 and self.meta is not None:
+                    self.meta.dialled(f"{host}:{port}")
                 log.error(
                     "Error trying to connect to route (attempt %d): dial tcp %s:%d: %s",
                     attempt,
@@ -295,6 +349,10 @@ class Cluster:
         for other in self.routes.values():
             if other is not route:
                 other.send(encode_info(gossip))
+        if self.meta is not None:
+            if route.solicited:
+                self.meta.dialled(route.url)
+            self.meta.peers_changed()
         return True
 
     def _preferred(self, route: RouteConnection) -> bool:
@@ -314,6 +372,8 @@ class Cluster:
                 route.rid,
                 route.close_reason or "Client Closed",
             )
+            if self.meta is not None:
+                self.meta.peers_changed()
         self.withdraw_urls(route)
 
     def withdraw_urls(self, route: RouteConnection) -> None:
@@ -372,6 +432,8 @@ class Cluster:
             info["ldm"] = True
         if server.options.jetstream:
             info["jetstream"] = True
+        if self.meta is not None:
+            info["jsemu_js"] = self.meta.announce()  # nats-server ignores fields it does not know
         return info
 
     def route_connect(self) -> dict[str, Any]:
@@ -389,6 +451,12 @@ class Cluster:
             connect["user"] = self.options.user
             connect["pass"] = self.options.password or ""
         return connect
+
+    def send_info(self) -> None:
+        """This server's route INFO again, to every route (its JetStream role changed)."""
+        frame = encode_info(self.route_info())
+        for route in self.routes.values():
+            route.send(frame)
 
     def send_lame_duck(self) -> None:
         """The route side of lame duck mode (``sendLDMToRoutes``): one INFO with ``ldm`` on
@@ -408,7 +476,11 @@ class Cluster:
 
     def _local_change(self, router: Router, interest: _Interest, sub: Subscription) -> None:
         """A subscription of ``router`` came or went: tell the routes if its subject's interest changed."""
-        if sub.client.__class__ is RouteConnection or sub.subject.startswith(LOCAL_ONLY):
+        if sub.client.__class__ is RouteConnection:
+            return
+        if sub.subject.startswith(LOCAL_ONLY) and not (
+            self.meta is not None and sub.subject.startswith(_JS_API) and router.name in self.meta.accounts
+        ):
             return
         account = router.name.encode()
         subject, queue = sub.subject, sub.queue

@@ -109,9 +109,12 @@ class Outbound:
         self._plans: dict[bytes, tuple[_Target, ...]] = {}
         sublist.derive(self._plans)
 
-    def reroute(self, route: RouteFn) -> None:
-        """Send what has no plan through ``route`` from now on (a cluster's routing)."""
+    def reroute(self, route: RouteFn, route_shown: RouteShownFn | None = None) -> None:
+        """Send what has no plan through ``route`` (and deliveries through ``route_shown``)
+        from now on (a cluster's routing)."""
         self._route = route
+        if route_shown is not None:
+            self._route_shown = route_shown
 
     def plan(self, subject: bytes) -> tuple[_Target, ...]:
         """The cached plan of ``subject`` (made on first use)."""

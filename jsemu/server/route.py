@@ -42,6 +42,7 @@ from ..protocol.route_ops import (
     RouteSub,
     RouteUnsub,
     encode_rmsg_head,
+    split_js_deliver,
 )
 from ..protocol.texts import ERR_AUTHORIZATION_VIOLATION
 from .ack_lane import ACK_PREFIX
@@ -72,14 +73,20 @@ def deliver_from_route(
 ) -> None:
     """A message from a route, to this server's subscribers only (``processMsgResults`` for a
     ROUTER producer): every local plain subscription, and one local member of each queue
-    group the message names."""
+    group the message names. A JetStream delivery (``<ack reply>@<shown subject>``, see
+    ``protocol/route_ops.py``) is matched on ``subject`` and shown with the other one."""
     if subject[:8] == ACK_PREFIX and router.ack_lane.deliver(subject, reply, hdr, msg):
         return
     router.origin = route
+    shown = subject
+    if reply is not None and b"@" in reply:
+        parts = split_js_deliver(reply)
+        if parts is not None:
+            reply, shown = parts
     result = router.sublist.match(subject)
     for sub in result.psubs:
         if sub.client.__class__ is not RouteConnection:
-            router._deliver(sub, subject, reply, hdr, msg)
+            router._deliver(sub, shown, reply, hdr, msg)
     if not queues:
         return
     for group in result.qsubs:
@@ -91,7 +98,7 @@ def deliver_from_route(
             continue
         start = router._queue_start(subject, local)
         for i in range(n):
-            if router._deliver(local[(start + i) % n], subject, reply, hdr, msg):
+            if router._deliver(local[(start + i) % n], shown, reply, hdr, msg):
                 break
 
 
@@ -233,6 +240,8 @@ class RouteConnection(asyncio.Protocol):
             return
         remote_id = str(info.get("server_id") or "")
         if self.remote_info:
+            if remote_id == self.remote_id and self.cluster.meta is not None:
+                self.cluster.meta.peer_info(self, info)  # its JetStream role may have changed
             if remote_id and remote_id != self.remote_id:
                 self.cluster.learn_peer(info)  # gossip: another server of the cluster
             elif info.get("ldm") and self.advertised:
@@ -300,8 +309,7 @@ class RouteConnection(asyncio.Protocol):
 
     def deliver(self, sub: Subscription, subject: bytes, reply: bytes | None, hdr: int, msg: bytes) -> bool:
         """Messages reach a route through the cluster's routing (``send_msg``), once per
-        message; a caller that walks subscriptions itself (a consumer's deliveries shown with
-        another subject) does not send across routes."""
+        message (``route_local``, and ``route_shown_local`` for a consumer's deliveries)."""
         return False
 
     def send_msg(

@@ -230,7 +230,8 @@ async def test_mixed_cluster_jsemu_and_nats_server() -> None:
 async def test_stream_on_one_jsemu_node_stores_what_another_node_publishes() -> None:
     """jsemu only (nats-server needs a JetStream cluster for this): a stream's subjects are
     interest like any other, so a publish on node B is stored by node A's stream and its
-    PubAck comes back over the route; the JetStream API itself stays on each node."""
+    PubAck comes back over the route; node A, the metadata leader, answers B's API requests
+    too (``test_cluster_jetstream_nats_py.py`` has the rest)."""
     nodes = start_cluster(["jsemu", "jsemu"], jetstream=True)
     try:
         a, b = await _connect(nodes[0]), await _connect(nodes[1])
@@ -244,7 +245,7 @@ async def test_stream_on_one_jsemu_node_stores_what_another_node_publishes() -> 
             await asyncio.sleep(0.2)
             info = await a.jetstream().stream_info("ORDERS")
             assert info.state.messages == 2
-            assert [s.config.name for s in await b.jetstream().streams_info()] == []  # B's own JetStream
+            assert [s.config.name for s in await b.jetstream().streams_info()] == ["ORDERS"]  # A's
         finally:
             await a.close()
             await b.close()

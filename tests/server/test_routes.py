@@ -213,6 +213,43 @@ def test_messages_from_the_route(node: Node) -> None:
         c.close()
 
 
+def test_js_deliveries_from_the_route(node: Node) -> None:
+    """A JetStream delivery from a route, ``RMSG <acct> <deliver> <ack reply>@<subject>``
+    (``tests/server/test_routes_js_deliver.py`` has the sending side): matched on the deliver
+    subject, shown with the subject after the ``@``, the reply without it; only a ``$JS.ACK``
+    reply with its eight dots before the ``@`` and something after it is taken apart."""
+    c = _client(node)
+    c.send(b"SUB dlv 1\r\nSUB s.x 2\r\nSUB dlv3 3\r\nPING\r\n")
+    c.until(b"PONG\r\n")
+    w = _route(node)
+    try:
+        _sync(w)
+        w.send(
+            b"RMSG $G dlv $JS.ACK.S.C.1.1.1.1700000000000000000.0@s.x 2\r\nhi\r\n"
+            b"HMSG $G dlv $JS.ACK.S.C.1.2.2.1700000000000000000.0@s.y 12 14\r\nNATS/1.0\r\n\r\nhi\r\n"
+            b"RMSG $G dlv foo@bar 2\r\nhi\r\n"
+            b"RMSG $G dlv $JS.ACK.S.C.1.1.1@s.x 2\r\nhi\r\n"
+            b"RMSG $G dlv $JS.ACK.S.C.1.1.1.1.1@ 2\r\nhi\r\n"
+            b"RMSG $G dlv $JS.ACK.S@x.C.1.1.1.1.1@s.z 2\r\nhi\r\n"
+            b"RMSG $G dlv3 + $JS.ACK.S.C.1.1.1.1.1@zz q 2\r\nhi\r\n"
+        )
+        _sync(w)
+        c.send(b"PING\r\n")
+        assert _no_info(c.until(b"PONG\r\n")) == (
+            b"MSG s.x 1 $JS.ACK.S.C.1.1.1.1700000000000000000.0 2\r\nhi\r\n"
+            b"HMSG s.y 1 $JS.ACK.S.C.1.2.2.1700000000000000000.0 12 14\r\nNATS/1.0\r\n\r\nhi\r\n"
+            b"MSG dlv 1 foo@bar 2\r\nhi\r\n"
+            b"MSG dlv 1 $JS.ACK.S.C.1.1.1@s.x 2\r\nhi\r\n"
+            b"MSG dlv 1 $JS.ACK.S.C.1.1.1.1.1@ 2\r\nhi\r\n"
+            b"MSG s.z 1 $JS.ACK.S@x.C.1.1.1.1.1 2\r\nhi\r\n"
+            b"MSG zz 3 $JS.ACK.S.C.1.1.1.1.1 2\r\nhi\r\n"
+            b"PONG\r\n"
+        )
+    finally:
+        w.close()
+        c.close()
+
+
 def test_async_info_follows_the_routes(node: Node) -> None:
     """A client that takes async INFO (protocol 1) hears of a peer's client URLs when its
     route registers, and of their going when it closes."""

@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import json
 import re
+import socket
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 import urllib.request
@@ -137,3 +139,59 @@ def start_cluster(kinds: list[str], extra: list[str] = (), jetstream: bool = Fal
 def stop_cluster(nodes: list[Node]) -> None:
     for node in nodes:
         node.stop()
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def js_ready(node: Node, timeout: float = 15.0) -> None:
+    """Until ``$JS.API.INFO`` through ``node`` gets an answer (a real cluster's first metadata
+    leader takes a few seconds)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        with socket.create_connection(("127.0.0.1", node.port), timeout=2) as sock:
+            sock.sendall(b'CONNECT {"verbose":false}\r\nSUB r 1\r\nPUB $JS.API.INFO r 0\r\n\r\n')
+            buf = b""
+            sock.settimeout(0.5)
+            try:
+                while b"account_info_response" not in buf:
+                    data = sock.recv(65536)
+                    if not data:
+                        break
+                    buf += data
+            except TimeoutError:
+                pass
+            if b"account_info_response" in buf and b'"error"' not in buf:
+                return
+        time.sleep(0.2)
+    raise RuntimeError(f"JetStream did not answer through {node.url}")
+
+
+def start_js_cluster(kind: str, names: tuple[str, ...] = ("n1", "n2", "n3")) -> list[Node]:
+    """A JetStream cluster of ``len(names)`` processes named ``names`` (cluster ``c``), each
+    with its own store directory, ready when every node answers ``$JS.API.INFO``.
+    nats-server's JetStream cluster needs every node's routes configured (the first's too), so
+    its nodes get fixed cluster ports and the full list; jsemu's start as ``start_cluster``'s."""
+    nodes: list[Node] = []
+    dirs = [tempfile.mkdtemp(prefix="jsx-") for _ in names]
+    try:
+        if kind == "real":
+            ports = [free_port() for _ in names]
+            routes = [f"nats://127.0.0.1:{p}" for p in ports]
+            for name, port, sd in zip(names, ports, dirs, strict=True):
+                extra = ["-js", "-sd", sd, "-n", name, "--cluster", f"nats://127.0.0.1:{port}", "--cluster_name", "c"]
+                nodes.append(start_node(kind, routes, extra, flags=False))
+        else:
+            for i, (name, sd) in enumerate(zip(names, dirs, strict=True)):
+                routes = [nodes[0].route_url] if i else []
+                nodes.append(start_node(kind, routes, ["-js", "-sd", sd, "-n", name], jetstream=True))
+        wait_routes(nodes)
+        for node in nodes:
+            js_ready(node)
+    except BaseException:
+        stop_cluster(nodes)
+        raise
+    return nodes

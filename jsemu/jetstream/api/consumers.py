@@ -17,6 +17,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ...protocol.gojson import GO_ZERO_TIME_NS, T_INT, GoJSONError, GoStruct, decode_request, scan_values
+from ...protocol.texts import CONSUMER_REPLICAS_ACROSS_PROCESSES
 from ...timefmt import format_ns
 from ..consumers.config import CREATE_CONSUMER_REQUEST, config_from_request, set_static_metadata
 from ..consumers.consumer import Consumer
@@ -101,6 +102,8 @@ def _create(js: JetStream, req: ApiRequest, durable_form: bool) -> dict[str, Any
             raise api_error(ApiErrors.JSConsumerMultipleFiltersNotAllowed)
         if filtered and cfg.filter_subject != filtered:
             raise api_error(ApiErrors.JSConsumerCreateFilterSubjectMismatchErr)
+        if cfg.num_replicas > 1 and js.process_cluster:
+            raise api_error(CONSUMER_REPLICAS_ACROSS_PROCESSES)
         if cfg.num_replicas > 1 and not js.clustered:
             raise api_error(ApiErrors.JSStreamReplicasNotSupportedErr)
         stream = js.streams.get(stream_name)

@@ -49,7 +49,14 @@ class JetStreamApi:
         self.shut_down = False
 
     def start(self) -> None:
+        self.sub.closed = False
         self.js.account.sublist.insert(self.sub)
+
+    def stop(self) -> None:
+        """No API here any more (another server of a cluster runs JetStream)."""
+        self.shut_down = True
+        self.sub.closed = True
+        self.js.account.sublist.remove(self.sub)
 
     def _on_request(self, subject: bytes, reply: bytes | None, hdr: int, msg: bytes) -> bool | None:
         if is_direct_get(subject):

@@ -327,6 +327,7 @@ class Consumer:
             "num_waiting": len(self.waiting),
             "num_pending": self.num_pending(),
             **({"cluster": self.group.cluster_json()} if self.group is not None else {}),
+            **({"cluster": self.js.route_cluster()} if self.js.process_cluster else {}),
             **({"push_bound": True} if self.active else {}),
             **self._pause_info(),
             "ts": format_ns(self.js.clock.now_ns()),

@@ -577,7 +577,7 @@ class Stream:
         }
         if domain and self.js.domain:
             out["domain"] = self.js.domain
-        if cluster or self.js.clustered:
+        if cluster or self.js.clustered or self.js.process_cluster:
             out["cluster"] = self.cluster_json()
         if self.mirror_link is not None:
             out["mirror"] = self.mirror_link.info_json()
@@ -594,6 +594,8 @@ class Stream:
         """``ClusterInfo``: the leader alone standalone or for R1; the followers for R>1."""
         js = self.js
         replicas = self.replicas
+        if js.process_cluster:  # the metadata leader's R1 stream, as a real cluster's
+            return js.route_cluster()
         if not js.clustered:
             return {"leader": js.server_name}
         out: dict[str, Any] = {"name": js.cluster_name}
