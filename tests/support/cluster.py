@@ -91,13 +91,15 @@ def start_node(
 
     def read() -> None:
         assert proc.stderr is not None
+        said_ready = False
         for line in proc.stderr:
             node.lines.append(line)
             for pattern, attr in ((_CLIENT, "port"), (_ROUTE, "route_port"), (_HTTP, "http_port")):
                 m = pattern.search(line)
                 if m:
                     setattr(node, attr, int(m.group(1)))
-            if node.port and node.route_port and node.http_port:
+            said_ready = said_ready or "Server is ready" in line  # signal handlers are in place
+            if said_ready and node.port and node.route_port and node.http_port:
                 ready.set()
         ready.set()
 
