@@ -12,6 +12,7 @@ can fail with one line as the real server does.
 
 from __future__ import annotations
 
+import datetime
 import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -59,6 +60,10 @@ def _go_type(value: Any) -> str:
         return "float64"
     if isinstance(value, dict):
         return "map[string]interface {}"
+    if isinstance(value, list):
+        return "[]interface {}"
+    if isinstance(value, datetime.datetime):
+        return "time.Time"
     return "string"
 
 
@@ -71,6 +76,12 @@ def _int(value: Any) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
         raise ConfigError(f"interface conversion: interface {{}} is {_go_type(value)}, not int64")
     return value
+
+
+def _server_name(name: str) -> str:
+    if " " in name:  # processConfigFileLine's check (only a space, not a tab)
+        raise ConfigError("server name cannot contain spaces")
+    return name
 
 
 def _str(value: Any) -> str:
@@ -194,7 +205,7 @@ _TOP_LEVEL: dict[str, tuple[str, Callable[[Any], Any]]] = {
     "host": ("host", _str),
     "listen_host": ("host", _str),
     "net": ("host", _str),
-    "server_name": ("server_name", _str),
+    "server_name": ("server_name", lambda v: _server_name(_str(v))),
     "max_payload": ("max_payload", _int),
     "max_control_line": ("max_control_line", _int),
     "max_pending": ("max_pending", _int),
@@ -297,7 +308,9 @@ def _check_keys(block: dict[str, Any], allowed: frozenset[str], path: tuple[str,
             continue
         if key in _NOT_YET:
             raise _at(pos, (*path, key), f'"{key}": {_NOT_YET[key]}')
-        raise _at(pos, (*path, key), f'unknown field "{key}"')
+        if (*path, key) in pos.used:
+            continue  # a key only there for a $variable to read: nats-server lets it be
+        raise _at(pos, (*path, key), f"unknown field {_go_quote(key)}")
 
 
 def _listen(value: Any) -> tuple[str | None, int]:
@@ -622,7 +635,7 @@ def apply_config(
 ) -> ServerOptions:
     """Set ``options`` from a parsed file; ``positions`` place errors. A key jsemu does not
     implement is refused (:class:`ConfigError`), never ignored."""
-    pos = positions or {}
+    pos = positions if positions is not None else Positions()
     _check_keys(conf, _TOP_LEVEL_KEYS, (), pos)
     if "tls" in conf:
         try:

@@ -85,8 +85,8 @@ NOT_YET = {
     ),
     "js-api-import-into-jetstream-account": (
         (
-            "accounts {\n  A: { exports: [ {service: $JS.API.>} ] }\n"
-            "  B: {\n    jetstream: enabled\n    imports: [ {service: {account: A, subject: $JS.API.>}} ]\n  }\n}\n"
+            'accounts {\n  A: { exports: [ {service: "$JS.API.>"} ] }\n'
+            '  B: {\n    jetstream: enabled\n    imports: [ {service: {account: A, subject: "$JS.API.>"}} ]\n  }\n}\n'
         ),
         5,
         5,
@@ -127,7 +127,8 @@ def test_not_yet_supported_is_refused_with_its_position(name: str, tmp_path: Pat
 
 
 def test_accepted_forms_start(tmp_path: Path) -> None:
-    """What jsemu implements is taken, arrays and inline maps included."""
+    """What jsemu implements is taken, arrays and inline maps included (items separated by commas or
+    new lines: a semicolon between array items is a parse error in nats-server)."""
     from jsemu.config.server_config import load_config
     from jsemu.server.options import ServerOptions
 
@@ -135,7 +136,7 @@ def test_accepted_forms_start(tmp_path: Path) -> None:
     conf = tmp_path / "server.conf"
     conf.write_text(
         "listen: 127.0.0.1:14444\ninclude inc.conf\ndebug: true\n"
-        "authorization {\n  timeout: 1.5\n  users = [\n    {user: a, password: b}; {user: 'c d', password: \"e,f\"}\n  ]\n}\n"
+        "authorization {\n  timeout: 1.5\n  users = [\n    {user: a, password: b}, {user: 'c d', password: \"e,f\"}\n  ]\n}\n"
     )
     options = load_config(conf, ServerOptions())
     assert (options.host, options.port, options.server_name) == ("127.0.0.1", 14444, "from-include")
