@@ -190,6 +190,7 @@ CASES = {
     "include-open-single-quote": "include 'a",
     "include-missing": 'include "nope.conf"',
     "variable-missing": "port: $nope",
+    "variable-from-environment": "server_name: $HOME",
     "variable-found": "jsemu_test_var = 4333\nport: $jsemu_test_var",
     "variable-in-block": "jsemu_test_var = 4333\n{ port: $jsemu_test_var }",
     "variable-bcrypt": "server_name: $2a$11$abc",

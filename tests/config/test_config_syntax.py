@@ -3,10 +3,7 @@ the same start (INFO's fields) or the same first stderr line (``nats-server: FIL
 ...`` or ``Parse error on line N: '...'``) and exit status 1. Hypothesis puts values of every
 kind under the keys jsemu reads.
 
-Not matched yet (nats-server's lexer, conf/lex.go, is not ported state for state): a file cut
-inside a quoted key or between a key and its value, a key with no value, a stray character
-(nats-server: ``config is invalid (FILE:LINE:COL)``), an array left open (``Expected an array
-value terminator``); jsemu refuses each of them too, in its own words."""
+Malformed files of every kind, generated: tests/config/test_config_lexer.py."""
 
 from __future__ import annotations
 
