@@ -58,10 +58,15 @@ class Proc:
                     ready.set()
             ready.set()
 
-        threading.Thread(target=read, daemon=True).start()
+        self._reader = threading.Thread(target=read, daemon=True)
+        self._reader.start()
         assert ready.wait(15) and self.port, self.lines
 
     def since(self, mark: int) -> list[str]:
+        """The lines from ``mark`` on; once the process has exited, every line it wrote (the
+        reader may still be behind when ``wait`` returns)."""
+        if self.proc.poll() is not None:
+            self._reader.join(5)
         return self.lines[mark:]
 
     def stop(self) -> None:
