@@ -62,7 +62,8 @@ def interface_ips() -> list[str]:
     ips: list[str] = []
     for _, name in sorted(interfaces):
         v4 = _ipv4_of(name)
-        ips += ([v4] if v4 else []) + v6.get(name, [])
+        # link-local last, as Go's netlink listing has them (/proc/net/if_inet6 may not)
+        ips += ([v4] if v4 else []) + sorted(v6.get(name, []), key=lambda ip: ip.startswith("fe80:"))
     return ips
 
 
