@@ -242,3 +242,16 @@ def test_ports_file_dir_missing(tmp_path: Path) -> None:
             [re.sub(r"_\d+\.ports", "_PID.ports", re.sub(r"^.*\[ERR\] ", "", x)) for x in lines if "[ERR]" in x]
         )
     assert errors[0] == errors[1] and len(errors[0]) == 2
+
+
+@pytest.mark.parametrize("spelling", ["0{:o}", "0x{:x}", "+{}", "{:_}"])
+def test_port_in_go_integer_spellings(spelling: str) -> None:
+    """``-p`` read as Go's ``ParseInt(s, 0, 64)``: a leading 0 is octal, 0x hex, + and _ allowed."""
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    args = ["-a", "127.0.0.1", "-p", spelling.format(port)]
+    real, emu = real_outcome(args, {port: "P"}), stand_in_outcome(args, {port: "P"})
+    assert emu == real and real.info["port"] == "P"
