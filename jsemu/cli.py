@@ -12,6 +12,7 @@ import argparse
 import asyncio
 import gc
 import hashlib
+import json
 import logging
 import os
 import re
@@ -25,20 +26,24 @@ from typing import NoReturn, TextIO
 
 from .app import Server
 from .config.cluster import ClusterConfigError, add_cluster_flags, apply_cluster_flags
+from .config.digest import config_digest
 from .config.server_config import ConfigError, load_config
 from .config.startup_errors import StartupError, check_store_dir, listen_error, monitor_error
 from .config.tls import check_files
 from .conformance import command as conformance_command
+from .go_flags import FlagError, FlagKind, GoFlagSet
 from .jetstream.limits.storage import accounts_fit
+from .nats_server_help import TLS_HELP, USAGE
 from .pipeline import command as pipeline_command
 from .process_signals import SIGNAL_NAMES, process_signal
 from .server.auth import Auth, User
+from .server.interfaces import interface_ips
 from .server.options import SYSTEM_JETSTREAM, ServerOptions
 from .server.reload import ReloadRefused, apply_options, diff_options
 from .server.tls import TlsOptions
 from .version import NATS_VERSION, __version__
 
-__all__ = ["add_server_flags", "build_parser", "main", "serve_options", "stand_in_options"]
+__all__ = ["add_server_flags", "build_parser", "main", "parse_stand_in", "serve_options", "stand_in_options"]
 
 #: nats-server's client port, which ``-p 0`` also means (``setBaselineOptions``).
 DEFAULT_PORT = 4222
@@ -49,10 +54,19 @@ _log_path: str | None = None
 _log_file: TextIO | None = None
 
 
+#: ``-T``/``--logtime`` (time stamps, nats-server's default) and ``--logtime_utc``.
+_log_time = True
+_log_utc = False
+
+
 def _log(level: str, text: str) -> None:
-    now = time.time()
-    stamp = time.strftime("%Y/%m/%d %H:%M:%S", time.localtime(now)) + f".{int(now % 1 * 1e6):06d}"
-    line = f"[{os.getpid()}] {stamp} [{level}] {text}"
+    if _log_time:
+        now = time.time()
+        clock = time.gmtime(now) if _log_utc else time.localtime(now)
+        stamp = time.strftime("%Y/%m/%d %H:%M:%S", clock) + f".{int(now % 1 * 1e6):06d} "
+    else:
+        stamp = ""
+    line = f"[{os.getpid()}] {stamp}[{level}] {text}"
     if _log_file is not None:
         _log_file.write(line + "\n")
         _log_file.flush()
@@ -143,8 +157,45 @@ class _GoFlagParser(_Parser):
 
     def error(self, message: str) -> NoReturn:
         print(go_flag_message(message), file=sys.stderr)
-        self.print_help(sys.stdout)
+        sys.stdout.write(USAGE)
         self.exit(0)
+
+
+def _go_flag_set(parser: argparse.ArgumentParser) -> GoFlagSet:
+    """The stand-in's flags (``add_server_flags``) as Go's ``FlagSet`` defines them."""
+    flags = GoFlagSet()
+    for action in parser._actions:
+        if isinstance(action, (argparse._StoreTrueAction, argparse._HelpAction)) or action.const is True:
+            kind = FlagKind.BOOL
+        elif action.type is int:
+            kind = FlagKind.INT
+        else:
+            kind = FlagKind.STRING
+        for option in action.option_strings:
+            flags.define(option.lstrip("-"), kind, "help" if isinstance(action, argparse._HelpAction) else action.dest)
+    return flags
+
+
+def parse_stand_in(argv: Sequence[str]) -> argparse.Namespace:
+    """``jsemu nats-server ARGV`` read as nats-server reads it (Go's ``flag``, see
+    :mod:`jsemu.go_flags`) into the namespace ``serve`` uses; a refused command line exits as
+    nats-server's (Go's line on stderr, the usage on stdout, status 0)."""
+    parser = build_parser()
+    commands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    stand_in: argparse.ArgumentParser = commands.choices["nats-server"]
+    args = argparse.Namespace()
+    stand_in.parse_args([], args)
+    try:
+        values, visited, rest = _go_flag_set(stand_in).parse(argv)
+    except FlagError as exc:
+        stand_in.error(str(exc))
+    for dest, value in values.items():
+        setattr(args, dest, value)
+    args.help = values.get("help", False)
+    args.subcommand = rest
+    args.flags_given = visited
+    args.command = "nats-server"
+    return args
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -255,6 +306,7 @@ def add_server_flags(serve: argparse.ArgumentParser, stand_in: bool) -> None:
         help="send a signal to a running server (ldm, stop, quit, term, reopen, reload) and exit",
     )
     serve.add_argument("-P", "--pid", "-pid", dest="pid_file", metavar="FILE", help="file to store the process id")
+    _add_nats_server_flags(serve)
     serve.add_argument(
         "-v",
         "--version",
@@ -263,6 +315,75 @@ def add_server_flags(serve: argparse.ArgumentParser, stand_in: bool) -> None:
         action="store_true",
         help="print nats-server's version line (stdout) and jsemu's (stderr), then exit",
     )
+
+
+def _bool_flag(text: str) -> bool:
+    """A bool flag's ``=VALUE`` (Go's ``strconv.ParseBool``), for ``serve``'s argparse."""
+    if text in ("1", "t", "T", "TRUE", "true", "True"):
+        return True
+    if text in ("0", "f", "F", "FALSE", "false", "False"):
+        return False
+    raise argparse.ArgumentTypeError(f"invalid boolean value {text!r}")
+
+
+def _add_nats_server_flags(serve: argparse.ArgumentParser) -> None:
+    """nats-server's remaining flags: the ones jsemu honours, and the ones it refuses at
+    start-up with one line (``_refused_flags``) rather than ignore."""
+    serve.add_argument("-t", dest="check_config", action="store_true", help="test the configuration file and exit")
+    serve.add_argument(
+        "--ports_file_dir",
+        "-ports_file_dir",
+        dest="ports_file_dir",
+        metavar="DIR",
+        help="write DIR/nats-server_<pid>.ports (the listeners' URLs as JSON) once listening; removed at exit",
+    )
+    serve.add_argument(
+        "-ms", "--https_port", "-https_port", dest="https_port", type=int, help="HTTPS monitoring port (not supported)"
+    )
+    serve.add_argument(
+        "--client_advertise", "-client_advertise", dest="client_advertise", help="client URL to advertise (refused)"
+    )
+    logging = serve.add_argument_group("nats-server log format flags")
+    for flags, dest, what in (
+        (("-T", "--logtime", "-logtime"), "logtime", "time stamps on log lines (default true; -T=false: none)"),
+        (("--logtime_utc", "-logtime_utc"), "logtime_utc", "time stamps in UTC"),
+        (("-s", "--syslog", "-syslog"), "syslog", "log to syslog (refused: jsemu logs to stderr or -l only)"),
+    ):
+        logging.add_argument(*flags, dest=dest, nargs="?", const=True, type=_bool_flag, default=None, help=what)
+    logging.add_argument(
+        "-r", "--remote_syslog", "-remote_syslog", dest="remote_syslog", help="remote syslog (refused)"
+    )
+    logging.add_argument(
+        "--log_size_limit", "-log_size_limit", dest="log_size_limit", type=int, help="log file rotation size (refused)"
+    )
+    logging.add_argument(
+        "--max_traced_msg_len",
+        "-max_traced_msg_len",
+        dest="max_traced_msg_len",
+        type=int,
+        help="accepted: jsemu has no protocol trace to shorten",
+    )
+    serve.add_argument("--profile", "-profile", dest="profile", type=int, help="profiling HTTP port (refused)")
+    serve.add_argument("--help_tls", "-help_tls", dest="help_tls", action="store_true", help="nats-server's TLS help")
+
+
+#: Flags jsemu cannot honour: (dest, flag, why); given (not their zero value), start-up stops.
+_REFUSED_FLAGS = (
+    ("syslog", "syslog", "jsemu logs to stderr or the -l file"),
+    ("remote_syslog", "remote_syslog", "jsemu logs to stderr or the -l file"),
+    ("profile", "profile", "no Go profiler to serve"),
+    ("client_advertise", "client_advertise", "connect_urls are the listeners' addresses"),
+    ("cluster_advertise", "cluster_advertise", "routes gossip the cluster listener's address"),
+)
+
+
+def _refused_flags(args: argparse.Namespace) -> None:
+    """:class:`StartupError` for the first flag jsemu refuses (see ``_REFUSED_FLAGS``)."""
+    for dest, flag, why in _REFUSED_FLAGS:
+        if getattr(args, dest, None):
+            raise StartupError(f"--{flag}: not supported by jsemu ({why})", fatal=False)
+    if getattr(args, "log_size_limit", None) and args.log:
+        raise StartupError("--log_size_limit: not supported by jsemu (the -l file is not rotated)", fatal=False)
 
 
 def reload_config(server: Server, config: str | None, read: Callable[[], ServerOptions]) -> str | None:
@@ -316,8 +437,7 @@ def _write_pid_file(path: str) -> None:
     try:
         Path(path).write_text(str(os.getpid()))
     except OSError as exc:
-        reason = _ERRNO_TEXT.get(exc.errno or 0, (exc.strerror or str(exc)).lower())
-        raise StartupError(f"Could not write pidfile: open {path}: {reason}") from None
+        raise StartupError(f"Could not write pidfile: open {path}: {_os_reason(exc)}") from None
 
 
 #: Go's ``syscall.Errno`` texts for a file that cannot be written.
@@ -352,6 +472,7 @@ async def serve(
     config: str | None = None,
     pid_file: str | None = None,
     read: Callable[[], ServerOptions] | None = None,
+    ports_file: Path | None = None,
 ) -> None:
     _log_to_stderr()
     server = await _start(options)
@@ -383,6 +504,8 @@ async def serve(
         loop.add_signal_handler(sig, _on_signal, sig, server, stop, config, read or (lambda: options))
     signal.signal(signal.SIGQUIT, _quit)
     _log("INF", "Server is ready")
+    if ports_file is not None:
+        _write_ports_file(ports_file, server, options)
     stopped = asyncio.ensure_future(stop.wait())
     lame_duck_over = asyncio.ensure_future(server.lame_duck_done.wait())
     await asyncio.wait({stopped, lame_duck_over}, return_when=asyncio.FIRST_COMPLETED)
@@ -390,7 +513,45 @@ async def serve(
     lame_duck_over.cancel()
     _log("INF", "Initiating Shutdown...")
     await server.stop()
+    if ports_file is not None:
+        try:
+            ports_file.unlink()
+        except OSError as exc:
+            _log("ERR", f"Error cleaning up ports file {ports_file}: remove {ports_file}: {_os_reason(exc)}")
     _log("INF", "Server Exiting..")
+
+
+def _ports_file_path(directory: str | None, command: str) -> Path | None:
+    """``--ports_file_dir``: ``DIR/<executable>_<pid>.ports``; the stand-in's executable is the
+    ``nats-server`` script (the shim execs Python, so the pid is the script's), serve's ``jsemu``."""
+    if not directory:
+        return None
+    return Path(directory) / f"{'nats-server' if command == 'nats-server' else 'jsemu'}_{os.getpid()}.ports"
+
+
+def _listener_urls(scheme: str, host: str, port: int) -> list[str]:
+    """nats-server's ``formatURL``: a wildcard listener as every interface address."""
+    hosts = interface_ips() if host in ("0.0.0.0", "::", "") else [host]
+    return [f"{scheme}://[{h}]:{port}" if ":" in h else f"{scheme}://{h}:{port}" for h in hosts]
+
+
+def _write_ports_file(path: Path, server: Server, options: ServerOptions) -> None:
+    """nats-server's ``logPorts``: the listeners' URLs as compact JSON (no newline), written
+    once the server listens; a failure is an ``[ERR]`` line, the server goes on."""
+    ports: dict[str, list[str]] = {"nats": _listener_urls("tls" if options.tls else "nats", options.host, server.port)}
+    if server.monitor is not None:
+        ports["monitoring"] = _listener_urls("http", options.host, server.monitor.port)
+    cluster = getattr(server, "cluster", None)
+    if cluster is not None and options.cluster is not None:
+        ports["cluster"] = _listener_urls("nats", options.cluster.host, cluster.port)
+    try:
+        path.write_text(json.dumps(ports, separators=(",", ":")))
+    except OSError as exc:
+        _log("ERR", f"Error writing ports file ({path}): open {path}: {_os_reason(exc)}")
+
+
+def _os_reason(exc: OSError) -> str:
+    return _ERRNO_TEXT.get(exc.errno or 0, (exc.strerror or str(exc)).lower())
 
 
 def write_shim(directory: Path) -> Path:
@@ -410,6 +571,9 @@ def write_shim(directory: Path) -> Path:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv[:1] == ["nats-server"]:
+        return _run_stand_in(parse_stand_in(argv[1:]))
     parser = build_parser()
     args, extras = parser.parse_known_args(argv)
     if extras:  # the sub-command's usage, not the top level's
@@ -421,8 +585,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "shim":
         print(write_shim(Path(args.directory)))
         return 0
-    if args.command == "nats-server":
-        return _run_stand_in(args)
     if args.command != "serve":
         parser.print_help()
         return 2
@@ -442,28 +604,48 @@ def _run_stand_in(args: argparse.Namespace) -> int:
 
 
 def _stand_in_command(args: argparse.Namespace) -> int | None:
-    """``-v``, or a word after the flags (a command: ``version``, ``help``, or refused): the
-    exit status; None to serve."""
+    """What nats-server's ``ConfigureOptions`` and ``main`` do before a server exists: ``-v``,
+    ``-h``, ``--help_tls``, a word after the flags (a command: ``version``, ``help``, or
+    refused), ``-t``: the exit status; None to serve."""
     command = args.subcommand[0].lower() if args.subcommand else ""
     if args.version or command == "version":
         print(f"nats-server: v{NATS_VERSION}")
         return 0
-    if command == "help":
-        args.command_parser.print_help(sys.stdout)
+    if args.help or command == "help":
+        sys.stdout.write(USAGE)
+        return 0
+    if args.help_tls:
+        sys.stdout.write(TLS_HELP)
         return 0
     if command:
         print(f'nats-server: unrecognized command: "{args.subcommand[0]}"', file=sys.stderr)
         return 1
+    if args.check_config:
+        return _check_config(args)
     return None
+
+
+def _check_config(args: argparse.Namespace) -> int:
+    """``-t``: the file parsed and checked (not the flags over it), nats-server's verdict."""
+    if args.signal:
+        return 0 if _send_signal(args.signal) else 1
+    if not args.config:
+        print("nats-server: must specify [-c, --config] option to check configuration file syntax", file=sys.stderr)
+        return 1
+    try:
+        load_config(args.config, ServerOptions(host="0.0.0.0", port=DEFAULT_PORT, jetstream=False))
+        digest = config_digest(args.config)
+    except ConfigError as exc:
+        print(f"nats-server: {exc}", file=sys.stderr)
+        return 1
+    print(f"nats-server: configuration file {args.config} is valid ({digest})", file=sys.stderr)
+    return 0
 
 
 def stand_in_options(argv: Sequence[str]) -> ServerOptions:
     """The options ``jsemu nats-server ARGV`` would serve with; ``SystemExit`` (its status, its
     lines written) where it would not start. For tests, which start the server themselves."""
-    parser = build_parser()
-    args, extras = parser.parse_known_args(["nats-server", *argv])
-    if extras:
-        args.command_parser.error(f"unrecognized arguments: {' '.join(extras)}")
+    args = parse_stand_in(argv)
     code = _stand_in_command(args)
     if code is not None:
         raise SystemExit(code)
@@ -484,19 +666,29 @@ def _report(exc: StartupError) -> None:
 def _serve(args: argparse.Namespace, resolve: Callable[[], ServerOptions]) -> int:
     """Serve (or, with ``--signal``, signal a running server) as nats-server's ``main``."""
     if args.signal:
-        error = process_signal(args.signal)
-        if error is not None:
-            print(f"nats-server: {error}", file=sys.stderr)
-            return 1
-        return 0
+        return 0 if _send_signal(args.signal) else 1
+    global _log_time, _log_utc
     try:
+        _refused_flags(args)
         options = resolve()
+        _log_time = args.logtime is not False
+        _log_utc = bool(args.logtime_utc)
         _open_log(args.log)
-        asyncio.run(serve(options, args.config, args.pid_file, resolve))
+        ports_file = _ports_file_path(args.ports_file_dir, args.command)
+        asyncio.run(serve(options, args.config, args.pid_file, resolve, ports_file))
     except StartupError as exc:
         _report(exc)
         return 1
     return 0
+
+
+def _send_signal(command: str) -> bool:
+    """``--signal``: sent, or nats-server's line on stderr and False."""
+    error = process_signal(command)
+    if error is not None:
+        print(f"nats-server: {error}", file=sys.stderr)
+        return False
+    return True
 
 
 def serve_options(args: argparse.Namespace, stand_in: bool = False) -> ServerOptions:
@@ -516,6 +708,7 @@ def serve_options(args: argparse.Namespace, stand_in: bool = False) -> ServerOpt
     _flags_over_file(args, options)
     if not options.host:
         options.host = "0.0.0.0"  # setBaselineOptions
+    _https_monitor(args, options)
     try:
         apply_cluster_flags(args, options)
     except ClusterConfigError as exc:
@@ -536,6 +729,20 @@ def serve_options(args: argparse.Namespace, stand_in: bool = False) -> ServerOpt
                 f"{no_room.description} ({no_room.err_code})"
             )
     return options
+
+
+def _https_monitor(args: argparse.Namespace, options: ServerOptions) -> None:
+    """``-ms``: nats-server's refusals (``StartMonitoring``); with TLS, jsemu's (no HTTPS monitor)."""
+    https_port = getattr(args, "https_port", None)
+    if not https_port:
+        return
+    if options.http_port:
+        raise StartupError(
+            f"Can't start monitoring: can't specify both HTTP ({options.http_port}) and HTTPs ({https_port}) ports"
+        )
+    if options.tls is None:
+        raise StartupError("Can't start monitoring: TLS cert and key required for HTTPS")
+    raise StartupError("--https_port: not supported by jsemu (no HTTPS monitor)", fatal=False)
 
 
 def _flags_over_file(args: argparse.Namespace, options: ServerOptions) -> None:

@@ -108,6 +108,13 @@ def add_cluster_flags(parser: argparse.ArgumentParser) -> None:
         help="do not advertise known cluster information to clients",
     )
     group.add_argument(
+        "--cluster_advertise",
+        "-cluster_advertise",
+        dest="cluster_advertise",
+        metavar="URL",
+        help="route URL to advertise (refused: routes gossip the cluster listener's address)",
+    )
+    group.add_argument(
         "--connect_retries", "-connect_retries", dest="connect_retries", type=int, help="retries for implicit routes"
     )
     group.add_argument(

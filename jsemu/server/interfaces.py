@@ -13,7 +13,7 @@ import ipaddress
 import socket
 import struct
 
-__all__ = ["global_unicast_ips"]
+__all__ = ["global_unicast_ips", "interface_ips"]
 
 _SIOCGIFADDR = 0x8915
 
@@ -51,20 +51,30 @@ def _is_global_unicast(text: str) -> bool:
     return not (ip.is_loopback or ip.is_link_local or ip.is_multicast or ip.is_unspecified or text == "255.255.255.255")
 
 
-def global_unicast_ips() -> list[str]:
-    """Every global unicast address of the machine, in Go's order (see the module docstring)."""
-    ips: list[str] = []
+def interface_ips() -> list[str]:
+    """Every address of every interface, loopback and link-local too, in Go's order: what
+    nats-server's ports file lists for a listener on the wildcard host (``resolveHostPorts``)."""
     try:
         interfaces = socket.if_nameindex()
     except OSError:
         interfaces = []
     v6 = _ipv6_by_interface()
+    ips: list[str] = []
     for _, name in sorted(interfaces):
         v4 = _ipv4_of(name)
-        for ip in ([v4] if v4 else []) + v6.get(name, []):
-            if _is_global_unicast(ip) and ip not in ips:
-                ips.append(ip)
-    if not ips and not interfaces:
+        # link-local last, as Go's netlink listing has them (/proc/net/if_inet6 may not)
+        ips += ([v4] if v4 else []) + sorted(v6.get(name, []), key=lambda ip: ip.startswith("fe80:"))
+    return ips
+
+
+def global_unicast_ips() -> list[str]:
+    """Every global unicast address of the machine, in Go's order (see the module docstring)."""
+    ips: list[str] = []
+    listed = interface_ips()
+    for ip in listed:
+        if _is_global_unicast(ip) and ip not in ips:
+            ips.append(ip)
+    if not ips and not listed:
         try:
             infos = socket.getaddrinfo(socket.gethostname(), None, proto=socket.IPPROTO_TCP)
         except OSError:
