@@ -11,7 +11,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import gc
-import hashlib
 import json
 import logging
 import os
@@ -413,8 +412,8 @@ def _on_signal(
     elif sig == signal.SIGHUP:
         error = reload_config(server, config, read)
         if error is None:
-            digest = hashlib.sha256(Path(config or "").read_bytes()).hexdigest() if config else ""
-            _log("INF", f"Reloaded server configuration (sha256:{digest})")
+            digest = config_digest(config) if config else "sha256:"
+            _log("INF", f"Reloaded server configuration ({digest})")
         else:
             _log("ERR", f"Failed to reload server configuration: {error}")
 
