@@ -1773,4 +1773,13 @@ MUTATIONS: list[Mutation] = [
         ("tests/config/test_config_lexer.py::test_lexer_error_path_as_nats_server",),
         "an integer with an unknown suffix (1kbb) sets its key: nats-server sets nothing",
     ),
+    Mutation(
+        "reload_digest_of_bytes",
+        "cli",
+        "jsemu/cli.py",
+        'digest = config_digest(config) if config else "sha256:"',
+        'digest = "sha256:" + hashlib.sha256(Path(config).read_bytes()).hexdigest() if config else "sha256:"',
+        ("tests/app/test_lame_duck_process.py::test_reload_as_nats_server",),
+        "the reload line's digest is of the file's bytes, not of the parsed configuration as nats-server's",
+    ),
 ]
