@@ -23,24 +23,24 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import NoReturn, TextIO
 
-from .app import Server
-from .config.cluster import ClusterConfigError, add_cluster_flags, apply_cluster_flags
-from .config.digest import config_digest
-from .config.server_config import ConfigError, load_config
-from .config.startup_errors import StartupError, check_store_dir, listen_error, monitor_error
-from .config.tls import check_files
-from .conformance import command as conformance_command
+from ..app import Server
+from ..config.cluster import ClusterConfigError, add_cluster_flags, apply_cluster_flags
+from ..config.digest import config_digest
+from ..config.server_config import ConfigError, load_config
+from ..config.startup_errors import StartupError, check_store_dir, listen_error, monitor_error
+from ..config.tls import check_files
+from ..conformance import command as conformance_command
+from ..jetstream.limits.storage import accounts_fit
+from ..pipeline import command as pipeline_command
+from ..server.auth import Auth, User
+from ..server.interfaces import interface_ips
+from ..server.options import SYSTEM_JETSTREAM, ServerOptions
+from ..server.reload import ReloadRefused, apply_options, diff_options
+from ..server.tls import TlsOptions
+from ..version import NATS_VERSION, __version__
 from .go_flags import FlagError, FlagKind, GoFlagSet
-from .jetstream.limits.storage import accounts_fit
 from .nats_server_help import TLS_HELP, USAGE
-from .pipeline import command as pipeline_command
 from .process_signals import SIGNAL_NAMES, process_signal
-from .server.auth import Auth, User
-from .server.interfaces import interface_ips
-from .server.options import SYSTEM_JETSTREAM, ServerOptions
-from .server.reload import ReloadRefused, apply_options, diff_options
-from .server.tls import TlsOptions
-from .version import NATS_VERSION, __version__
 
 __all__ = ["add_server_flags", "build_parser", "main", "parse_stand_in", "serve_options", "stand_in_options"]
 
