@@ -1,2 +1,2 @@
 """Tests of the assembled server (``jsemu/app.py``, ``threaded.py``) and its command line
-(``cli.py``: ``jsemu serve``, ``jsemu shim``)."""
+(``cli/``: ``jsemu serve``, ``jsemu nats-server``, ``jsemu shim``)."""

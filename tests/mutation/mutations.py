@@ -1055,7 +1055,7 @@ MUTATIONS: list[Mutation] = [
     Mutation(
         "signal_lost_with_stderr",
         "config",
-        "jsemu/cli.py",
+        "jsemu/cli/log.py",
         "    except BrokenPipeError:\n        _die_of_sigpipe()\n",
         "    except BrokenPipeError:\n        raise\n",
         ("tests/app/test_signals.py",),
@@ -1139,7 +1139,7 @@ MUTATIONS: list[Mutation] = [
     Mutation(
         "lame_duck_sigterm_stops",
         "app",
-        "jsemu/cli.py",
+        "jsemu/cli/serve.py",
         "sig == signal.SIGINT or (sig == signal.SIGTERM and not server.lame_duck)",
         "sig in (signal.SIGINT, signal.SIGTERM)",
         ("tests/app/test_lame_duck_process.py::test_sigterm_in_lame_duck_mode",),
@@ -1148,7 +1148,7 @@ MUTATIONS: list[Mutation] = [
     Mutation(
         "signal_extra_parameters_accepted",
         "app",
-        "jsemu/process_signals.py",
+        "jsemu/cli/process_signals.py",
         "    if len(rest) > 1:\n",
         "    if len(rest) > 2:\n",
         ("tests/app/test_lame_duck_process.py::test_signal_command_errors_as_nats_server",),
@@ -1275,7 +1275,7 @@ MUTATIONS: list[Mutation] = [
     Mutation(
         "serve_node_lines_look_like_listening",
         "app",
-        "jsemu/cli.py",
+        "jsemu/cli/serve.py",
         'f"  Node {node.name} ({node.server_id}) takes clients on {options.host}:{node.port}"',
         'f"Listening for client connections on {options.host}:{node.port}"',
         ("tests/app/test_serve_cluster_nodes.py",),
@@ -1294,7 +1294,7 @@ MUTATIONS: list[Mutation] = [
     Mutation(
         "stand_in_jetstream_on_by_default",
         "app",
-        "jsemu/cli.py",
+        "jsemu/cli/options.py",
         'options = ServerOptions(host="0.0.0.0", port=DEFAULT_PORT, jetstream=not stand_in)',
         'options = ServerOptions(host="0.0.0.0", port=DEFAULT_PORT, jetstream=True)',
         ("tests/config/test_stand_in.py", "tests/app/test_shim.py"),
@@ -1303,7 +1303,7 @@ MUTATIONS: list[Mutation] = [
     Mutation(
         "stand_in_empty_name_flag_ignored",
         "app",
-        "jsemu/cli.py",
+        "jsemu/cli/options.py",
         "    if args.server_name is not None:",
         "    if args.server_name:",
         ("tests/config/test_stand_in.py",),
@@ -1312,7 +1312,7 @@ MUTATIONS: list[Mutation] = [
     Mutation(
         "stand_in_store_dir_no_duplicate",
         "app",
-        "jsemu/cli.py",
+        "jsemu/cli/options.py",
         "        options.store_dir = args.store_dir or None\n        try:",
         "        options.store_dir = None\n        try:",
         ("tests/config/test_stand_in.py",),
@@ -1321,7 +1321,7 @@ MUTATIONS: list[Mutation] = [
     Mutation(
         "stand_in_pass_alone_requires_auth",
         "app",
-        "jsemu/cli.py",
+        "jsemu/cli/options.py",
         "        auth.user = User(name, password) if name else None",
         "        auth.user = User(name, password)",
         ("tests/config/test_stand_in.py",),
@@ -1330,7 +1330,7 @@ MUTATIONS: list[Mutation] = [
     Mutation(
         "stand_in_flag_error_exit_2",
         "app",
-        "jsemu/cli.py",
+        "jsemu/cli/parser.py",
         "        sys.stdout.write(USAGE)\n        self.exit(0)",
         "        sys.stdout.write(USAGE)\n        self.exit(2)",
         ("tests/config/test_stand_in.py",),
@@ -1339,7 +1339,7 @@ MUTATIONS: list[Mutation] = [
     Mutation(
         "go_flag_bool_takes_next_word",
         "app",
-        "jsemu/go_flags.py",
+        "jsemu/cli/go_flags.py",
         "            if flag.kind is FlagKind.BOOL:\n                if not has_value:",
         "            if flag.kind is FlagKind.BOOL and has_value:\n                if not has_value:",
         ("tests/config/test_stand_in_flags.py",),
@@ -1348,7 +1348,7 @@ MUTATIONS: list[Mutation] = [
     Mutation(
         "go_flag_leading_zero_decimal",
         "app",
-        "jsemu/go_flags.py",
+        "jsemu/cli/go_flags.py",
         '        base = 8 if body.startswith("0") else 10',
         "        base = 10",
         ("tests/config/test_stand_in_flags.py",),
@@ -1357,7 +1357,7 @@ MUTATIONS: list[Mutation] = [
     Mutation(
         "go_flag_no_stop_at_double_dash",
         "app",
-        "jsemu/go_flags.py",
+        "jsemu/cli/go_flags.py",
         '            if word == "--":\n                rest.pop(0)\n                break',
         '            if word == "--":\n                rest.pop(0)\n                continue',
         ("tests/config/test_stand_in_flags.py",),
@@ -1366,7 +1366,7 @@ MUTATIONS: list[Mutation] = [
     Mutation(
         "stand_in_help_tls_ignored",
         "app",
-        "jsemu/cli.py",
+        "jsemu/cli/stand_in.py",
         "    if args.help_tls:\n        sys.stdout.write(TLS_HELP)",
         "    if False:\n        sys.stdout.write(TLS_HELP)",
         ("tests/config/test_stand_in_flags.py",),
@@ -1384,7 +1384,7 @@ MUTATIONS: list[Mutation] = [
     Mutation(
         "check_config_serves",
         "app",
-        "jsemu/cli.py",
+        "jsemu/cli/stand_in.py",
         "    if args.check_config:\n        return _check_config(args)",
         "    if False:\n        return _check_config(args)",
         ("tests/config/test_stand_in_flags.py",),
@@ -1393,7 +1393,7 @@ MUTATIONS: list[Mutation] = [
     Mutation(
         "ports_file_not_removed",
         "app",
-        "jsemu/cli.py",
+        "jsemu/cli/serve.py",
         "            ports_file.unlink()",
         "            pass",
         ("tests/config/test_stand_in_flags.py",),
@@ -1402,7 +1402,7 @@ MUTATIONS: list[Mutation] = [
     Mutation(
         "logtime_false_ignored",
         "app",
-        "jsemu/cli.py",
+        "jsemu/cli/serve.py",
         "        _log_time = args.logtime is not False",
         "        _log_time = True",
         ("tests/config/test_stand_in_flags.py",),
@@ -1411,7 +1411,7 @@ MUTATIONS: list[Mutation] = [
     Mutation(
         "https_port_without_tls_serves",
         "app",
-        "jsemu/cli.py",
+        "jsemu/cli/options.py",
         "    if not https_port:\n        return",
         "    if True:\n        return",
         ("tests/config/test_stand_in_flags.py",),
@@ -1420,7 +1420,7 @@ MUTATIONS: list[Mutation] = [
     Mutation(
         "syslog_flag_ignored",
         "app",
-        "jsemu/cli.py",
+        "jsemu/cli/options.py",
         '    ("syslog", "syslog", "jsemu logs to stderr or the -l file"),\n',
         "",
         ("tests/config/test_stand_in_flags.py",),
@@ -1429,7 +1429,7 @@ MUTATIONS: list[Mutation] = [
     Mutation(
         "stand_in_unknown_command_accepted",
         "app",
-        "jsemu/cli.py",
+        "jsemu/cli/stand_in.py",
         "    if command:\n        print(",
         "    if False:\n        print(",
         ("tests/config/test_stand_in.py",),
@@ -1438,7 +1438,7 @@ MUTATIONS: list[Mutation] = [
     Mutation(
         "shim_runs_serve",
         "app",
-        "jsemu/cli.py",
+        "jsemu/cli/stand_in.py",
         '-m jsemu nats-server "$@"',
         '-m jsemu serve "$@"',
         ("tests/app/test_shim.py",),
@@ -1776,7 +1776,7 @@ MUTATIONS: list[Mutation] = [
     Mutation(
         "reload_digest_of_bytes",
         "cli",
-        "jsemu/cli.py",
+        "jsemu/cli/serve.py",
         'digest = config_digest(config) if config else "sha256:"',
         'digest = "sha256:" + hashlib.sha256(Path(config).read_bytes()).hexdigest() if config else "sha256:"',
         ("tests/app/test_lame_duck_process.py::test_reload_as_nats_server",),
