@@ -46,7 +46,7 @@ from urllib.parse import urlsplit
 
 from ..protocol.encoder import encode_info
 from ..protocol.route_ops import encode_rs_minus, encode_rs_plus, js_ack_deliver_index
-from ..version import NATS_VERSION, __version__
+from ..version import NATS_VERSION
 from .ack_lane import ACK_PREFIX
 from .nkeys import new_nonce
 from .options import ClusterOptions
@@ -365,12 +365,14 @@ class Cluster:
         self.connections.discard(route)
         if self.routes.get(route.remote_id) is route:
             del self.routes[route.remote_id]
+            name = route.remote_info.get("server_name")  # nats-server's remoteName: the INFO's, never a fallback
             log.info(
-                "%s:%d - rid:%d - Router connection closed: %s",
+                "%s:%d - rid:%d - Router connection closed: %s%s",
                 route.ip,
                 route.port,
                 route.rid,
                 route.close_reason or "Client Closed",
+                f" - Remote: {name}" if name else "",
             )
             if self.meta is not None:
                 self.meta.peers_changed()
@@ -403,24 +405,29 @@ class Cluster:
     # --- INFO and CONNECT ---------------------------------------------------------------
 
     def route_info(self, nonce: bool = False, ldm: bool = False) -> dict[str, Any]:
-        """The INFO this server sends on a route (no ``route_pool_size``: one connection,
-        the account in every op, as nats-server speaks with servers without pooling);
-        ``ldm`` right after ``connect_urls``, where nats-server's ``Info`` has it."""
+        """The INFO this server sends on a route, its fields in the order of nats-server's
+        ``Info`` (no ``git_commit``: nats-server's route INFO has none). Left out on purpose,
+        since they would change what a nats-server peer does: ``route_pool_size`` (one
+        connection, the account in every op, as nats-server speaks with servers without
+        pooling), ``compression`` (none to negotiate) and ``lnoc``/``lnocu`` (no leaf nodes,
+        so no ``LS+``/``LS-`` understood). ``jsemu_js`` is jsemu's own (``meta_leader.py``);
+        nats-server ignores fields it does not know."""
         server = self.server
         info: dict[str, Any] = {
             "server_id": server.server_id,
             "server_name": server.server_name,
             "version": NATS_VERSION,
             "proto": ROUTE_PROTO,
-            "git_commit": f"jsemu-{__version__}",
             "go": f"python{sys.version_info.major}.{sys.version_info.minor}.{sys.version_info.micro}",
             "host": self.options.host,
             "port": self.port,
             "headers": True,
-            "max_payload": server.options.max_payload,
         }
         if self.options.user is not None:
             info["auth_required"] = True
+        info["max_payload"] = server.options.max_payload
+        if server.options.jetstream:
+            info["jetstream"] = True
         if nonce:
             info["nonce"] = new_nonce()
         info["cluster"] = self.name
@@ -430,8 +437,6 @@ class Cluster:
             info["connect_urls"] = server.own_connect_urls()
         if ldm:
             info["ldm"] = True
-        if server.options.jetstream:
-            info["jetstream"] = True
         if self.meta is not None:
             info["jsemu_js"] = self.meta.announce()  # nats-server ignores fields it does not know
         return info

@@ -19,6 +19,13 @@ the server's output batching, one write per read like a client connection. A mes
 the route goes to local subscribers only (``deliver_from_route``), never to another route:
 the cluster is a full mesh. When a route goes, its subscriptions go with it; nothing else
 (no client, no stored message) depends on it.
+
+Liveness: once the remote's INFO has arrived, this server PINGs the route on its clock
+(``server.timers``), as nats-server does a route: the first PING after min(interval, 1 s)
+plus up to a fifth more, then one every interval (the cluster's ``ping_interval`` or the
+server's, at most 30 s) whatever else arrives; a PONG clears the count. The timer that
+would send PING number ``ping_max + 1`` sends ``-ERR 'Stale Connection'`` and closes the
+route instead, so a frozen or half-open peer loses its interest and its client URLs.
 """
 
 from __future__ import annotations
@@ -26,12 +33,14 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import random
 import time
 from typing import TYPE_CHECKING, Any
 
 from ..protocol.encoder import PONG, encode_err, encode_info
 from ..protocol.route_ops import (
     PING_OP,
+    PONG_OP,
     RouteConnect,
     RouteErr,
     RouteError,
@@ -44,9 +53,10 @@ from ..protocol.route_ops import (
     encode_rmsg_head,
     split_js_deliver,
 )
-from ..protocol.texts import ERR_AUTHORIZATION_VIOLATION
+from ..protocol.texts import ERR_AUTHORIZATION_VIOLATION, ERR_STALE_CONNECTION
 from .ack_lane import ACK_PREFIX
 from .sublist import Subscription
+from .timers import Cancellable
 
 if TYPE_CHECKING:
     from .cluster import Cluster
@@ -60,6 +70,9 @@ _ROUTE_SID = b"route"
 #: Shadows kept for one remote queue group: a hostile weight must not cost memory without bound.
 MAX_QUEUE_WEIGHT = 1024
 _PING = b"PING\r\n"
+#: nats-server's ``firstPingInterval`` and ``routeMaxPingInterval``.
+FIRST_PING_MAX = 1.0
+ROUTE_MAX_PING_INTERVAL = 30.0
 
 
 def deliver_from_route(
@@ -134,6 +147,8 @@ class RouteConnection(asyncio.Protocol):
         self.start_ns = time.time_ns()
         self.in_msgs = self.in_bytes = self.out_msgs = self.out_bytes = 0
         self.auth_timer: asyncio.TimerHandle | None = None
+        self.ping_timer: Cancellable | None = None
+        self.pings_out = 0
         self.done: asyncio.Future[None] = self.server.loop.create_future()
 
     def __repr__(self) -> str:
@@ -193,6 +208,8 @@ class RouteConnection(asyncio.Protocol):
             self.close(None, "Route Error")
         elif op is PING_OP:
             self.send(PONG)
+        elif op is PONG_OP:
+            self.pings_out = 0
 
     def _auth_timeout(self) -> None:
         self.auth_timer = None
@@ -260,6 +277,7 @@ class RouteConnection(asyncio.Protocol):
             return
         self.remote_info = info
         self.remote_id = remote_id
+        self._arm_ping(min(self._ping_interval(), FIRST_PING_MAX), spread=True)
         self.remote_name = str(info.get("server_name") or info.get("name") or remote_id)
         if self.solicited:
             self.headers = bool(info.get("headers"))
@@ -376,6 +394,9 @@ class RouteConnection(asyncio.Protocol):
         if self.auth_timer is not None:
             self.auth_timer.cancel()
             self.auth_timer = None
+        if self.ping_timer is not None:
+            self.ping_timer.cancel()
+            self.ping_timer = None
         for (router, _subject, _queue), subs in self.remote_subs.items():
             for sub in subs:
                 sub.closed = True
@@ -387,6 +408,35 @@ class RouteConnection(asyncio.Protocol):
 
     def ping(self) -> None:
         self.send(_PING)
+
+    # --- liveness -----------------------------------------------------------------------
+
+    def _ping_interval(self) -> float:
+        interval = self.cluster.options.ping_interval
+        if not interval or interval <= 0:
+            interval = self.server.options.ping_interval
+        return min(interval, ROUTE_MAX_PING_INTERVAL)
+
+    def _arm_ping(self, delay: float, spread: bool = False) -> None:
+        if spread:
+            delay += random.random() * delay / 5
+        server = self.server
+        self.ping_timer = server.timers.at(server.clock.now_ns() + round(delay * 1e9), self._ping_due)
+
+    def _ping_due(self) -> None:
+        """``processPingTimer`` for a route: a PING every time, no delay for recent traffic."""
+        self.ping_timer = None
+        if self.closed:
+            return
+        max_out = self.cluster.options.ping_max
+        if not max_out or max_out <= 0:
+            max_out = self.server.options.max_pings_out
+        if self.pings_out + 1 > max_out:
+            self.close(ERR_STALE_CONNECTION, ERR_STALE_CONNECTION)
+            return
+        self.pings_out += 1
+        self.send(_PING)
+        self._arm_ping(self._ping_interval())
 
 
 def go_str(value: object) -> str:
