@@ -313,6 +313,17 @@ class Cluster:
             if url not in old:
                 self._dial(url, explicit=True)
 
+    def reload_settings(self, options: ClusterOptions) -> None:
+        """A reload changed the block (``clusterOption.Apply``): the new settings in force, a
+        new name as ``setClusterName`` (logged; the routes stay, clients are not told)."""
+        options.port = self.options.port
+        self.options = options
+        if options.name and options.name != self.name:
+            self.name = options.name
+            self.dynamic = False
+            self.server.info_cluster = options.name
+            log.info("Cluster name updated to %s", options.name)
+
     def learn_peer(self, info: dict[str, Any]) -> None:
         """Gossip: a route told us of a server of the cluster; dial it unless a route to it exists."""
         remote_id = str(info.get("server_id") or "")

@@ -1684,4 +1684,22 @@ MUTATIONS: list[Mutation] = [
         ("tests/server/test_route_pings.py::test_route_info_with_jetstream",),
         "the route INFO's jetstream after connect_urls instead of right after max_payload",
     ),
+    Mutation(
+        "route_reload_name_kept",
+        "server",
+        "jsemu/server/cluster.py",
+        "            self.name = options.name\n            self.dynamic = False\n",
+        "            self.dynamic = False\n",
+        ("tests/app/test_route_reload.py::test_cluster_settings_reload_as_nats_server",),
+        "a reloaded cluster name is logged but new routes are still told the old one",
+    ),
+    Mutation(
+        "route_reload_settings_not_applied",
+        "server",
+        "jsemu/server/reload.py",
+        "        elif line == CLUSTER_LINE and server.cluster is not None and new.cluster is not None:\n            server.cluster.reload_settings(new.cluster)\n",
+        "",
+        ("tests/app/test_route_reload.py::test_cluster_settings_reload_as_nats_server",),
+        "'Reloaded: cluster' logged but the new name is not applied",
+    ),
 ]
