@@ -1702,4 +1702,25 @@ MUTATIONS: list[Mutation] = [
         ("tests/app/test_route_reload.py::test_cluster_settings_reload_as_nats_server",),
         "'Reloaded: cluster' logged but the new name is not applied",
     ),
+    Mutation(
+        "js_shut_down_keeps_consumers",
+        "jetstream",
+        "jsemu/jetstream/service.py",
+        "        for cs in self._consumer_sets.values():\n            cs.unsubscribe()\n",
+        "",
+        (
+            "tests/app/test_lame_duck_process.py::test_lame_duck_stops_consumers",
+            "tests/app/test_elected_jetstream.py",
+        ),
+        "a stopped JetStream keeps its consumers' pull and ack subscriptions (their interest stays on the routes)",
+    ),
+    Mutation(
+        "js_resume_without_consumers",
+        "jetstream",
+        "jsemu/jetstream/service.py",
+        "        for cs in self._consumer_sets.values():\n            cs.resubscribe()\n",
+        "",
+        ("tests/app/test_elected_jetstream.py",),
+        "a server that leads JetStream again serves its streams but not its consumers (pulls hear no responders)",
+    ),
 ]
