@@ -444,6 +444,8 @@ class Cluster:
         info["cluster"] = self.name
         if self.dynamic:
             info["cluster_dynamic"] = True
+        if server.options.jetstream and server.options.domain:
+            info["domain"] = server.options.domain
         if not self.options.no_advertise:
             info["connect_urls"] = server.own_connect_urls()
         if ldm:

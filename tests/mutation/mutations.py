@@ -1723,4 +1723,13 @@ MUTATIONS: list[Mutation] = [
         ("tests/app/test_elected_jetstream.py",),
         "a server that leads JetStream again serves its streams but not its consumers (pulls hear no responders)",
     ),
+    Mutation(
+        "route_info_without_domain",
+        "server",
+        "jsemu/server/cluster.py",
+        '            info["domain"] = server.options.domain\n',
+        "            pass\n",
+        ("tests/server/test_route_pings.py::test_route_info_with_jetstream",),
+        "the route INFO of a server in a JetStream domain does not name it",
+    ),
 ]

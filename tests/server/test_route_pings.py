@@ -16,6 +16,7 @@ import json
 import tempfile
 import time
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from support.cluster import Node, free_port, start_node
@@ -175,9 +176,12 @@ def test_closed_route_log_names_the_remote(node: Node) -> None:
 
 @pytest.mark.parametrize("kind", KINDS)
 def test_route_info_with_jetstream(kind: str) -> None:
-    """``jetstream`` right after ``max_payload``, where nats-server's ``Info`` has it."""
+    """``jetstream`` right after ``max_payload`` and ``domain`` right after ``cluster``, where
+    nats-server's ``Info`` has them."""
     sd = tempfile.mkdtemp(prefix="rinfo-")
-    extra = ["-js", "-sd", sd, "-n", "x"]
+    conf = Path(sd) / "d.conf"
+    conf.write_text("jetstream { domain: X }\n")
+    extra = ["-c", str(conf), "-js", "-sd", sd, "-n", "x"]
     if kind == "real":  # a JetStream cluster needs routes: its own port will do to start
         port = free_port()
         extra += [
@@ -198,4 +202,5 @@ def test_route_info_with_jetstream(kind: str) -> None:
     finally:
         n.stop()
     assert keys[keys.index("max_payload") + 1] == "jetstream"
+    assert keys[keys.index("cluster") + 1 : keys.index("cluster") + 3] == ["domain", "connect_urls"]
     assert "git_commit" not in keys
