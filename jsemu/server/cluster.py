@@ -73,6 +73,19 @@ LOCAL_ONLY = (b"$JS.API.", b"$JSEMU.", b"$JSC.", b"$NRG.")
 _JS_API = b"$JS.API."
 
 
+_NO_QUEUES: list[bytes] = []
+_ACCOUNT_BYTES: dict[str, bytes] = {}
+
+
+def _account_bytes(router: Router) -> bytes:
+    """The account's name as the route ops carry it (encoded once)."""
+    name = router.name
+    found = _ACCOUNT_BYTES.get(name)
+    if found is None:
+        found = _ACCOUNT_BYTES[name] = name.encode()
+    return found
+
+
 def route_local(router: Router, producer: object, subject: bytes, reply: bytes | None, hdr: int, msg: bytes) -> bool:
     """``Router.route`` in a cluster: local subscribers as there, and each route with
     interest once, with the names of the remote queue groups that take the message."""
@@ -80,6 +93,11 @@ def route_local(router: Router, producer: object, subject: bytes, reply: bytes |
         return True
     router.origin = producer
     result = router.sublist.match(subject)
+    psubs = result.psubs
+    if len(psubs) == 1 and not result.qsubs:  # one subscriber: often a route alone
+        client = psubs[0].client
+        if client.__class__ is RouteConnection:
+            return client.send_msg(_account_bytes(router), subject, reply, hdr, msg, _NO_QUEUES)
     delivered = False
     no_echo = producer is not None and not getattr(producer, "echo", True)
     targets: dict[RouteConnection, list[bytes]] | None = None
@@ -111,7 +129,7 @@ def route_local(router: Router, producer: object, subject: bytes, reply: bytes |
                 delivered = True
                 break
     if targets:
-        account = router.name.encode()
+        account = _account_bytes(router)
         for route, queues in targets.items():
             if route.send_msg(account, subject, reply, hdr, msg, queues):
                 delivered = True

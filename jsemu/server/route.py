@@ -148,6 +148,9 @@ class RouteConnection(asyncio.Protocol):
         self.in_msgs = self.in_bytes = self.out_msgs = self.out_bytes = 0
         self.auth_timer: asyncio.TimerHandle | None = None
         self.ping_timer: Cancellable | None = None
+        #: The last RMSG's account and its router (None: not one of this server's).
+        self._account = b""
+        self._account_router: Router | None = None
         self.pings_out = 0
         self.done: asyncio.Future[None] = self.server.loop.create_future()
 
@@ -169,11 +172,30 @@ class RouteConnection(asyncio.Protocol):
     def data_received(self, data: bytes) -> None:
         if self.closed:
             return
-        for op in self.parser.feed(data):
-            self._handle(op)
-            if self.closed:
-                break
+        self.parser.feed_to(data, self._on_msg, self._on_op)
         self.server.stall = 0.0
+
+    def _on_op(self, op: RouteOp) -> bool:
+        self._handle(op)
+        return self.closed
+
+    def _on_msg(self, account: bytes, subject: bytes, reply: bytes | None, msg: bytes) -> bool:
+        """The common ``RMSG`` (no queues, no headers), straight from the parser."""
+        if not self.registered:
+            return False
+        self.in_msgs += 1
+        self.in_bytes += len(msg)
+        if account == self._account:  # the account of the last message, most often
+            router = self._account_router
+        else:
+            router = self._account_router = self.cluster.router(account)
+            self._account = account
+        if router is not None:
+            try:
+                deliver_from_route(router, self, subject, reply, -1, msg, ())
+            except Exception:  # an internal subscriber's fault is not the route's
+                log.exception("delivering a routed message on %r failed", subject)
+        return False
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._teardown()

@@ -1732,4 +1732,22 @@ MUTATIONS: list[Mutation] = [
         ("tests/server/test_route_pings.py::test_route_info_with_jetstream",),
         "the route INFO of a server in a JetStream domain does not name it",
     ),
+    Mutation(
+        "route_fast_rmsg_drops_reply",
+        "protocol",
+        "jsemu/protocol/route_ops.py",
+        "                if on_msg(m[1], m[2], m[3], bytes(buf[start : start + size])):\n",
+        "                if on_msg(m[1], m[2], None, bytes(buf[start : start + size])):\n",
+        ("tests/server/test_routes.py::test_messages_from_the_route", "tests/protocol/test_route_ops.py"),
+        "the receiving hot path loses a routed message's reply subject",
+    ),
+    Mutation(
+        "route_fast_path_skips_local_subscriber",
+        "server",
+        "jsemu/server/cluster.py",
+        "    if len(psubs) == 1 and not result.qsubs:  # one subscriber: often a route alone\n",
+        "    if psubs and not result.qsubs:  # one subscriber: often a route alone\n        psubs = [p for p in psubs if p.client.__class__ is RouteConnection] or psubs\n",
+        ("tests/server/test_routes.py::test_message_to_the_route_and_a_local_subscriber",),
+        "a publish that a route and a local client both want reaches only the route",
+    ),
 ]
