@@ -20,7 +20,10 @@ the route goes to local subscribers only (``deliver_from_route``), never to anot
 the cluster is a full mesh. When a route goes, its subscriptions go with it; nothing else
 (no client, no stored message) depends on it.
 
-Liveness: once the remote's INFO has arrived, this server PINGs the route on its clock
+Liveness: until the remote's INFO arrives no PING is sent, but a route that has not sent
+it within (``ping_max`` + 1) intervals is closed as stale (nats-server's
+``watchForStaleConnection``, ahead of the authentication timeout when that is longer). Once
+the INFO has arrived, this server PINGs the route on its clock
 (``server.timers``), as nats-server does a route: the first PING after min(interval, 1 s)
 plus up to a fifth more, then one every interval (the cluster's ``ping_interval`` or the
 server's, at most 30 s) whatever else arrives; a PONG clears the count. The timer that
@@ -35,6 +38,7 @@ import json
 import logging
 import random
 import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ..protocol.encoder import PONG, encode_err, encode_info
@@ -164,6 +168,9 @@ class RouteConnection(asyncio.Protocol):
         self.transport = transport
         peer = transport.get_extra_info("peername") or ("", 0)
         self.ip, self.port = str(peer[0]), int(peer[1])
+        # Until the remote's INFO (``watchForStaleConnection``): no PING yet, but a route that
+        # never completes its handshake goes as stale after (ping_max + 1) intervals.
+        self._arm_ping(self._ping_interval() * (self._max_pings_out() + 1), then=self._never_joined)
         if not self.solicited:
             self.send(encode_info(self.cluster.route_info(nonce=True)))
             timeout = self.cluster.options.auth_timeout
@@ -439,21 +446,31 @@ class RouteConnection(asyncio.Protocol):
             interval = self.server.options.ping_interval
         return min(interval, ROUTE_MAX_PING_INTERVAL)
 
-    def _arm_ping(self, delay: float, spread: bool = False) -> None:
+    def _max_pings_out(self) -> int:
+        max_out = self.cluster.options.ping_max
+        if not max_out or max_out <= 0:
+            max_out = self.server.options.max_pings_out
+        return max_out
+
+    def _arm_ping(self, delay: float, spread: bool = False, then: Callable[[], None] | None = None) -> None:
         if spread:
             delay += random.random() * delay / 5
+        if self.ping_timer is not None:
+            self.ping_timer.cancel()
         server = self.server
-        self.ping_timer = server.timers.at(server.clock.now_ns() + round(delay * 1e9), self._ping_due)
+        self.ping_timer = server.timers.at(server.clock.now_ns() + round(delay * 1e9), then or self._ping_due)
+
+    def _never_joined(self) -> None:
+        self.ping_timer = None
+        if not self.closed:
+            self.close(ERR_STALE_CONNECTION, ERR_STALE_CONNECTION)
 
     def _ping_due(self) -> None:
         """``processPingTimer`` for a route: a PING every time, no delay for recent traffic."""
         self.ping_timer = None
         if self.closed:
             return
-        max_out = self.cluster.options.ping_max
-        if not max_out or max_out <= 0:
-            max_out = self.server.options.max_pings_out
-        if self.pings_out + 1 > max_out:
+        if self.pings_out + 1 > self._max_pings_out():
             self.close(ERR_STALE_CONNECTION, ERR_STALE_CONNECTION)
             return
         self.pings_out += 1

@@ -1750,4 +1750,13 @@ MUTATIONS: list[Mutation] = [
         ("tests/server/test_routes.py::test_message_to_the_route_and_a_local_subscriber",),
         "a publish that a route and a local client both want reaches only the route",
     ),
+    Mutation(
+        "route_without_info_never_stale",
+        "server",
+        "jsemu/server/route.py",
+        "        self._arm_ping(self._ping_interval() * (self._max_pings_out() + 1), then=self._never_joined)\n",
+        "",
+        ("tests/server/test_route_pings.py::test_route_without_info_goes_stale",),
+        "a route that sends CONNECT but never its INFO stays open for ever",
+    ),
 ]

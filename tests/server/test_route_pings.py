@@ -204,3 +204,22 @@ def test_route_info_with_jetstream(kind: str) -> None:
     assert keys[keys.index("max_payload") + 1] == "jetstream"
     assert keys[keys.index("cluster") + 1 : keys.index("cluster") + 3] == ["domain", "connect_urls"]
     assert "git_commit" not in keys
+
+
+@pytest.mark.parametrize("send_connect", [True, False], ids=["connect-only", "silent"])
+def test_route_without_info_goes_stale(node: Node, send_connect: bool) -> None:
+    """No INFO from the remote, so no PING, but after (ping_max + 1) intervals the route is
+    closed as stale (``watchForStaleConnection``), before the 2 s authentication timeout."""
+    w = Wire(node.route_port)
+    try:
+        w.until(b"\r\n")
+        t0 = time.monotonic()
+        if send_connect:
+            w.send(b"CONNECT " + json.dumps(FAKE_CONNECT).encode() + b"\r\n")
+        data, closed = w.rest(wait=2.0)
+        took = time.monotonic() - t0
+        assert closed
+        assert _frames(data) == [b"-ERR 'Stale Connection'"]
+        assert 0.2 <= took < 1.0  # 3 x 100 ms
+    finally:
+        w.close()
