@@ -70,11 +70,14 @@ class Row:
     unit: str
     higher_is_better: bool
     values: dict[str, float] = field(default_factory=dict)
+    #: False for a figure about the measurement itself (a spread of rounds): shown per
+    #: server, no ratio (a wider spread on one server is no target to meet).
+    compared: bool = True
 
     @property
     def ratio(self) -> float | None:
         real, emu = self.values.get("real"), self.values.get("jsemu")
-        if not real or not emu:
+        if not self.compared or not real or not emu:
             return None
         return emu / real if self.higher_is_better else real / emu
 

@@ -13,6 +13,7 @@ import argparse
 import re
 from typing import Any
 
+from ..protocol.go_duration import parse_duration
 from ..server.options import ClusterOptions, ServerOptions
 
 __all__ = [
@@ -39,6 +40,8 @@ CLUSTER_KEYS = frozenset(
         "no_advertise",
         "connect_retries",
         "authorization",
+        "ping_interval",
+        "ping_max",
     }
 )
 
@@ -53,8 +56,6 @@ CLUSTER_NOT_YET = frozenset(
         "tls",
         "permissions",
         "accounts",
-        "ping_interval",
-        "ping_max",
         "write_deadline",
         "write_timeout",
     }
@@ -168,9 +169,7 @@ def cluster_block(block: Any) -> ClusterOptions:
     if "port" in block:
         port = block["port"]
         if not isinstance(port, int) or isinstance(port, bool):
-            raise ClusterConfigError(
-                f"interface conversion: interface {{}} is {type(port).__name__}, not int64", ("port",)
-            )
+            raise ClusterConfigError(f"interface conversion: interface {{}} is {_go_type(port)}, not int64", ("port",))
         cluster.port = 0 if port == -1 else port
         cluster.listen_set = True
     if "name" in block:
@@ -185,6 +184,15 @@ def cluster_block(block: Any) -> ClusterOptions:
         cluster.no_advertise = bool(block["no_advertise"])
     if "connect_retries" in block:
         cluster.connect_retries = int(block["connect_retries"])
+    if "ping_interval" in block:
+        cluster.ping_interval = _duration("ping_interval", block["ping_interval"])
+    if "ping_max" in block:
+        ping_max = block["ping_max"]
+        if not isinstance(ping_max, int) or isinstance(ping_max, bool):
+            raise ClusterConfigError(
+                f"interface conversion: interface {{}} is {_go_type(ping_max)}, not int64", ("ping_max",)
+            )
+        cluster.ping_max = ping_max
     auth = block.get("authorization")
     if auth is not None:
         if not isinstance(auth, dict):
@@ -197,3 +205,28 @@ def cluster_block(block: Any) -> ClusterOptions:
         if "timeout" in auth:
             cluster.auth_timeout = float(auth["timeout"])
     return cluster
+
+
+def _duration(field: str, value: Any) -> float:
+    """A Go duration string or a number of seconds, as nats-server's ``parseDuration``."""
+    if isinstance(value, str):
+        try:
+            return parse_duration(value) / 1e9
+        except ValueError as exc:
+            raise ClusterConfigError(f"error parsing {field}: {exc}", (field,)) from None
+    if isinstance(value, int) and not isinstance(value, bool):
+        return float(value)
+    raise ClusterConfigError(f'invalid use of field "{field}": {field} should be converted to a duration', (field,))
+
+
+def _go_type(value: Any) -> str:
+    """The Go type nats-server's configuration parser gives ``value`` (for its conversion errors)."""
+    if isinstance(value, bool):
+        return "bool"
+    if isinstance(value, float):
+        return "float64"
+    if isinstance(value, list):
+        return "[]interface {}"
+    if isinstance(value, dict):
+        return "map[string]interface {}"
+    return "string"

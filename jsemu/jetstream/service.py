@@ -474,14 +474,19 @@ class JetStream:
             if stream.name not in self._stream_subs:
                 self._subscribe(stream)
             self.sync_responders(stream)
+        for cs in self._consumer_sets.values():
+            cs.resubscribe()
 
     def shut_down(self) -> None:
         """Lame duck mode's ``shutdownJetStream``: the streams stop taking publishes (a
-        request then hears no responders) and Direct Gets; the data stays where it is."""
+        request then hears no responders), Direct Gets and consumers (pull requests and acks
+        hear no responders either); the data and the consumers' state stay where they are."""
         for stream in self.streams.values():
             self._unsubscribe(stream)
             for peer in stream.replicas.peers:
                 _leave(peer)
+        for cs in self._consumer_sets.values():
+            cs.unsubscribe()
 
     def _update_sources(self, stream: Stream) -> None:
         """Keep the consumers of sources that stay (by their index name), start new ones."""

@@ -31,6 +31,7 @@ text (nats-server closes those routes silently); nothing after a ``RouteError`` 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import NamedTuple
 
 from .texts import ERR_UNKNOWN_OP
@@ -166,70 +167,105 @@ class RouteParser:
         self.max_payload = max_payload
 
     def feed(self, data: bytes) -> list[RouteOp]:
+        """The ops complete in what has arrived so far, in order."""
+        ops: list[RouteOp] = []
+        add = ops.append
+
+        def on_msg(account: bytes, subject: bytes, reply: bytes | None, msg: bytes) -> bool:
+            add(RouteMsg(account, subject, reply, (), -1, msg))
+            return False
+
+        def on_op(op: RouteOp) -> bool:
+            add(op)
+            return False
+
+        self.feed_to(data, on_msg, on_op)
+        return ops
+
+    def feed_to(
+        self,
+        data: bytes,
+        on_msg: Callable[[bytes, bytes, bytes | None, bytes], object],
+        on_op: Callable[[RouteOp], object],
+    ) -> None:
+        """:meth:`feed` without the list, for the receiving hot path: the common ``RMSG``
+        (no queues, no headers) goes to ``on_msg(account, subject, reply, payload)`` with no
+        op built, every other op to ``on_op``, in the order they came. A callback that
+        returns true stops the parse (its connection closed)."""
         if self._failed:
-            return []
+            return
         buf = self._buf
         buf += data
-        ops: list[RouteOp] = []
         pos = 0
         n = len(buf)
         fast = _FAST_RMSG
+        max_payload = self.max_payload
         while pos < n:
             m = fast(buf, pos)
             if m is not None:  # the common op: RMSG without queues or headers (one regex call)
                 size = int(m[4])
                 start = m.end()
-                if size > self.max_payload:
-                    return self._fail(ops, None)
+                if size > max_payload:
+                    self._fail(on_op, None)
+                    return
                 if n < start + size + 2:
                     break
                 if buf[start + size : start + size + 2] != b"\r\n":
-                    return self._fail(ops, None)
-                ops.append(RouteMsg(m[1], m[2], m[3], (), -1, bytes(buf[start : start + size])))
+                    self._fail(on_op, None)
+                    return
                 pos = start + size + 2
+                if on_msg(m[1], m[2], m[3], bytes(buf[start : start + size])):
+                    break
                 continue
             end = buf.find(b"\n", pos)
             if end < 0:
                 if n - pos > self.max_control_line:
-                    return self._fail(ops, ERR_UNKNOWN_OP)
+                    self._fail(on_op, ERR_UNKNOWN_OP)
+                    return
                 break
             line = bytes(buf[pos:end]).rstrip(b"\r")
             if len(line) > self.max_control_line:
-                return self._fail(ops, ERR_UNKNOWN_OP)
+                self._fail(on_op, ERR_UNKNOWN_OP)
+                return
             keyword, _, rest = line.partition(b" ")
             kw = keyword.upper()
             if kw in (b"RMSG", b"HMSG"):
                 try:
                     account, subject, reply, queues, hdr, size = _msg_args(rest.split(), kw == b"HMSG")
                 except (ValueError, IndexError):
-                    return self._fail(ops, None)
-                if size > self.max_payload:
-                    return self._fail(ops, None)
+                    self._fail(on_op, None)
+                    return
+                if size > max_payload:
+                    self._fail(on_op, None)
+                    return
                 start = end + 1
                 if n < start + size + 2:
                     break  # the payload has not all arrived: keep the control line too
                 if buf[start + size : start + size + 2] != b"\r\n":
-                    return self._fail(ops, None)
-                ops.append(RouteMsg(account, subject, reply, queues, hdr, bytes(buf[start : start + size])))
+                    self._fail(on_op, None)
+                    return
                 pos = start + size + 2
+                if on_op(RouteMsg(account, subject, reply, queues, hdr, bytes(buf[start : start + size]))):
+                    break
                 continue
             pos = end + 1
             op = self._control(kw, rest)
             if op is None:
-                return self._fail(ops, ERR_UNKNOWN_OP)
-            ops.append(op)
+                self._fail(on_op, ERR_UNKNOWN_OP)
+                return
             if isinstance(op, RouteError):
                 self._failed = True
                 buf.clear()
-                return ops
+                on_op(op)
+                return
+            if on_op(op):
+                break
         del buf[:pos]
-        return ops
 
-    def _fail(self, ops: list[RouteOp], text: str | None) -> list[RouteOp]:
+    def _fail(self, on_op: Callable[[RouteOp], object], text: str | None) -> None:
         self._failed = True
         self._buf.clear()
-        ops.append(RouteError(text))
-        return ops
+        on_op(RouteError(text))
 
     @staticmethod
     def _control(kw: bytes, rest: bytes) -> RouteOp | None:

@@ -46,7 +46,7 @@ from urllib.parse import urlsplit
 
 from ..protocol.encoder import encode_info
 from ..protocol.route_ops import encode_rs_minus, encode_rs_plus, js_ack_deliver_index
-from ..version import NATS_VERSION, __version__
+from ..version import NATS_VERSION
 from .ack_lane import ACK_PREFIX
 from .nkeys import new_nonce
 from .options import ClusterOptions
@@ -73,6 +73,19 @@ LOCAL_ONLY = (b"$JS.API.", b"$JSEMU.", b"$JSC.", b"$NRG.")
 _JS_API = b"$JS.API."
 
 
+_NO_QUEUES: list[bytes] = []
+_ACCOUNT_BYTES: dict[str, bytes] = {}
+
+
+def _account_bytes(router: Router) -> bytes:
+    """The account's name as the route ops carry it (encoded once)."""
+    name = router.name
+    found = _ACCOUNT_BYTES.get(name)
+    if found is None:
+        found = _ACCOUNT_BYTES[name] = name.encode()
+    return found
+
+
 def route_local(router: Router, producer: object, subject: bytes, reply: bytes | None, hdr: int, msg: bytes) -> bool:
     """``Router.route`` in a cluster: local subscribers as there, and each route with
     interest once, with the names of the remote queue groups that take the message."""
@@ -80,6 +93,11 @@ def route_local(router: Router, producer: object, subject: bytes, reply: bytes |
         return True
     router.origin = producer
     result = router.sublist.match(subject)
+    psubs = result.psubs
+    if len(psubs) == 1 and not result.qsubs:  # one subscriber: often a route alone
+        client = psubs[0].client
+        if client.__class__ is RouteConnection:
+            return client.send_msg(_account_bytes(router), subject, reply, hdr, msg, _NO_QUEUES)
     delivered = False
     no_echo = producer is not None and not getattr(producer, "echo", True)
     targets: dict[RouteConnection, list[bytes]] | None = None
@@ -111,7 +129,7 @@ def route_local(router: Router, producer: object, subject: bytes, reply: bytes |
                 delivered = True
                 break
     if targets:
-        account = router.name.encode()
+        account = _account_bytes(router)
         for route, queues in targets.items():
             if route.send_msg(account, subject, reply, hdr, msg, queues):
                 delivered = True
@@ -313,6 +331,17 @@ class Cluster:
             if url not in old:
                 self._dial(url, explicit=True)
 
+    def reload_settings(self, options: ClusterOptions) -> None:
+        """A reload changed the block (``clusterOption.Apply``): the new settings in force, a
+        new name as ``setClusterName`` (logged; the routes stay, clients are not told)."""
+        options.port = self.options.port
+        self.options = options
+        if options.name and options.name != self.name:
+            self.name = options.name
+            self.dynamic = False
+            self.server.info_cluster = options.name
+            log.info("Cluster name updated to %s", options.name)
+
     def learn_peer(self, info: dict[str, Any]) -> None:
         """Gossip: a route told us of a server of the cluster; dial it unless a route to it exists."""
         remote_id = str(info.get("server_id") or "")
@@ -365,12 +394,14 @@ class Cluster:
         self.connections.discard(route)
         if self.routes.get(route.remote_id) is route:
             del self.routes[route.remote_id]
+            name = route.remote_info.get("server_name")  # nats-server's remoteName: the INFO's, never a fallback
             log.info(
-                "%s:%d - rid:%d - Router connection closed: %s",
+                "%s:%d - rid:%d - Router connection closed: %s%s",
                 route.ip,
                 route.port,
                 route.rid,
                 route.close_reason or "Client Closed",
+                f" - Remote: {name}" if name else "",
             )
             if self.meta is not None:
                 self.meta.peers_changed()
@@ -403,35 +434,40 @@ class Cluster:
     # --- INFO and CONNECT ---------------------------------------------------------------
 
     def route_info(self, nonce: bool = False, ldm: bool = False) -> dict[str, Any]:
-        """The INFO this server sends on a route (no ``route_pool_size``: one connection,
-        the account in every op, as nats-server speaks with servers without pooling);
-        ``ldm`` right after ``connect_urls``, where nats-server's ``Info`` has it."""
+        """The INFO this server sends on a route, its fields in the order of nats-server's
+        ``Info`` (no ``git_commit``: nats-server's route INFO has none). Left out on purpose,
+        since they would change what a nats-server peer does: ``route_pool_size`` (one
+        connection, the account in every op, as nats-server speaks with servers without
+        pooling), ``compression`` (none to negotiate) and ``lnoc``/``lnocu`` (no leaf nodes,
+        so no ``LS+``/``LS-`` understood). ``jsemu_js`` is jsemu's own (``meta_leader.py``);
+        nats-server ignores fields it does not know."""
         server = self.server
         info: dict[str, Any] = {
             "server_id": server.server_id,
             "server_name": server.server_name,
             "version": NATS_VERSION,
             "proto": ROUTE_PROTO,
-            "git_commit": f"jsemu-{__version__}",
             "go": f"python{sys.version_info.major}.{sys.version_info.minor}.{sys.version_info.micro}",
             "host": self.options.host,
             "port": self.port,
             "headers": True,
-            "max_payload": server.options.max_payload,
         }
         if self.options.user is not None:
             info["auth_required"] = True
+        info["max_payload"] = server.options.max_payload
+        if server.options.jetstream:
+            info["jetstream"] = True
         if nonce:
             info["nonce"] = new_nonce()
         info["cluster"] = self.name
         if self.dynamic:
             info["cluster_dynamic"] = True
+        if server.options.jetstream and server.options.domain:
+            info["domain"] = server.options.domain
         if not self.options.no_advertise:
             info["connect_urls"] = server.own_connect_urls()
         if ldm:
             info["ldm"] = True
-        if server.options.jetstream:
-            info["jetstream"] = True
         if self.meta is not None:
             info["jsemu_js"] = self.meta.announce()  # nats-server ignores fields it does not know
         return info

@@ -43,6 +43,10 @@ class ClusterOptions:
     user: str | None = None
     password: str | None = None
     auth_timeout: float = 2.0
+    #: ``ping_interval`` / ``ping_max`` of the block (None: the server's ``ping_interval`` and
+    #: ``ping_max``); routes PING every min(interval, 30 s) however long it is.
+    ping_interval: float | None = None
+    ping_max: int | None = None
     #: Whether a listen address was given (``--cluster``, ``listen``, ``port``): without one,
     #: a cluster name alone makes no cluster.
     listen_set: bool = False

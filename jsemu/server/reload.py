@@ -18,8 +18,11 @@ listed are closed (``Route Removed``, each followed by ``Removed route <url>``) 
 ``cluster routes`` line, as nats-server applies an option before it logs its line. The
 cluster's host and port cannot change (nats-server's ``cluster host``/``cluster port``
 messages; a random port compares as 0 against the port in use, so nats-server refuses any
-reload of a server started with ``--cluster ...:-1``: so does jsemu); the cluster's other
-settings nats-server can change, jsemu does not yet, and says so.
+reload of a server started with ``--cluster ...:-1``: so does jsemu). Any other change of
+the block (``clusterOption``) is applied and logged as ``Reloaded: cluster``: a new name as
+``Cluster name updated to <name>`` just before it (routes stay up, clients are not told; new
+clients and routes get the new name), ``no_advertise`` in the route INFO new routes get (the
+client URLs already learnt stay), the ping settings at each route's next PING.
 """
 
 from __future__ import annotations
@@ -35,7 +38,7 @@ from .options import ServerOptions
 if TYPE_CHECKING:
     from .server import Server
 
-__all__ = ["ROUTES_LINE", "ReloadRefused", "apply_options", "diff_options"]
+__all__ = ["CLUSTER_LINE", "ROUTES_LINE", "ReloadRefused", "apply_options", "diff_options"]
 
 log = logging.getLogger("jsemu.server")
 _INF = {"nats_level": "INF"}
@@ -43,6 +46,8 @@ _ERR = {"nats_level": "ERR"}
 
 #: The line of a change of the routes list (the routes change just before it is logged).
 ROUTES_LINE = "cluster routes"
+#: The line of any other change of the ``cluster`` block (applied just before it is logged).
+CLUSTER_LINE = "cluster"
 
 
 class ReloadRefused(Exception):
@@ -116,8 +121,8 @@ def diff_options(old: ServerOptions, new: ServerOptions) -> list[str]:
             lines.append(f.line(after))
         if f.attr == "max_subscriptions":  # Nkeys, Users, Accounts, Username, Password, Authorization
             lines += auth_lines
-        elif f.attr == "max_pending":  # then Cluster
-            _diff_cluster(old, new)
+        elif f.attr == "max_pending" and _diff_cluster(old, new):  # then Cluster
+            lines.append(CLUSTER_LINE)
         elif f.attr == "domain" and _route_urls(old) != _route_urls(new):  # ... then Routes
             lines.append(ROUTES_LINE)
     if old.store_dir != new.store_dir:
@@ -140,8 +145,9 @@ def _route_urls(options: ServerOptions) -> list[str]:
     return list(options.cluster.routes) if options.cluster is not None else []
 
 
-def _diff_cluster(old: ServerOptions, new: ServerOptions) -> None:
-    """``validateClusterOpts``: host and port stay; jsemu changes nothing else of a cluster yet."""
+def _diff_cluster(old: ServerOptions, new: ServerOptions) -> bool:
+    """``validateClusterOpts``: host and port stay; whether anything else of the block (not
+    its routes, a separate option) changed."""
     (old_host, old_port), (new_host, new_port) = _cluster_view(old), _cluster_view(new)
     if old_host != new_host:
         raise ReloadRefused(f"config reload not supported for cluster host: old={old_host}, new={new_host}")
@@ -150,8 +156,8 @@ def _diff_cluster(old: ServerOptions, new: ServerOptions) -> None:
     if old.cluster is not None and new.cluster is not None:
         before = replace(old.cluster, routes=[], port=0, listen_set=False)
         after = replace(new.cluster, routes=[], port=0, listen_set=False)
-        if before != after:
-            raise ReloadRefused("config reload not supported for cluster by jsemu yet (only its routes)")
+        return before != after
+    return False
 
 
 def apply_options(
@@ -163,6 +169,8 @@ def apply_options(
     for line in lines:
         if line == ROUTES_LINE and server.cluster is not None:
             server.cluster.reload_routes(_route_urls(old), _route_urls(new))
+        elif line == CLUSTER_LINE and server.cluster is not None and new.cluster is not None:
+            server.cluster.reload_settings(new.cluster)
         if say is not None:
             say(line)
     new.port = old.port

@@ -19,6 +19,16 @@ the server's output batching, one write per read like a client connection. A mes
 the route goes to local subscribers only (``deliver_from_route``), never to another route:
 the cluster is a full mesh. When a route goes, its subscriptions go with it; nothing else
 (no client, no stored message) depends on it.
+
+Liveness: until the remote's INFO arrives no PING is sent, but a route that has not sent
+it within (``ping_max`` + 1) intervals is closed as stale (nats-server's
+``watchForStaleConnection``, ahead of the authentication timeout when that is longer). Once
+the INFO has arrived, this server PINGs the route on its clock
+(``server.timers``), as nats-server does a route: the first PING after min(interval, 1 s)
+plus up to a fifth more, then one every interval (the cluster's ``ping_interval`` or the
+server's, at most 30 s) whatever else arrives; a PONG clears the count. The timer that
+would send PING number ``ping_max + 1`` sends ``-ERR 'Stale Connection'`` and closes the
+route instead, so a frozen or half-open peer loses its interest and its client URLs.
 """
 
 from __future__ import annotations
@@ -26,12 +36,15 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import random
 import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ..protocol.encoder import PONG, encode_err, encode_info
 from ..protocol.route_ops import (
     PING_OP,
+    PONG_OP,
     RouteConnect,
     RouteErr,
     RouteError,
@@ -44,9 +57,10 @@ from ..protocol.route_ops import (
     encode_rmsg_head,
     split_js_deliver,
 )
-from ..protocol.texts import ERR_AUTHORIZATION_VIOLATION
+from ..protocol.texts import ERR_AUTHORIZATION_VIOLATION, ERR_STALE_CONNECTION
 from .ack_lane import ACK_PREFIX
 from .sublist import Subscription
+from .timers import Cancellable
 
 if TYPE_CHECKING:
     from .cluster import Cluster
@@ -60,6 +74,9 @@ _ROUTE_SID = b"route"
 #: Shadows kept for one remote queue group: a hostile weight must not cost memory without bound.
 MAX_QUEUE_WEIGHT = 1024
 _PING = b"PING\r\n"
+#: nats-server's ``firstPingInterval`` and ``routeMaxPingInterval``.
+FIRST_PING_MAX = 1.0
+ROUTE_MAX_PING_INTERVAL = 30.0
 
 
 def deliver_from_route(
@@ -134,6 +151,11 @@ class RouteConnection(asyncio.Protocol):
         self.start_ns = time.time_ns()
         self.in_msgs = self.in_bytes = self.out_msgs = self.out_bytes = 0
         self.auth_timer: asyncio.TimerHandle | None = None
+        self.ping_timer: Cancellable | None = None
+        #: The last RMSG's account and its router (None: not one of this server's).
+        self._account = b""
+        self._account_router: Router | None = None
+        self.pings_out = 0
         self.done: asyncio.Future[None] = self.server.loop.create_future()
 
     def __repr__(self) -> str:
@@ -146,6 +168,9 @@ class RouteConnection(asyncio.Protocol):
         self.transport = transport
         peer = transport.get_extra_info("peername") or ("", 0)
         self.ip, self.port = str(peer[0]), int(peer[1])
+        # Until the remote's INFO (``watchForStaleConnection``): no PING yet, but a route that
+        # never completes its handshake goes as stale after (ping_max + 1) intervals.
+        self._arm_ping(self._ping_interval() * (self._max_pings_out() + 1), then=self._never_joined)
         if not self.solicited:
             self.send(encode_info(self.cluster.route_info(nonce=True)))
             timeout = self.cluster.options.auth_timeout
@@ -154,11 +179,30 @@ class RouteConnection(asyncio.Protocol):
     def data_received(self, data: bytes) -> None:
         if self.closed:
             return
-        for op in self.parser.feed(data):
-            self._handle(op)
-            if self.closed:
-                break
+        self.parser.feed_to(data, self._on_msg, self._on_op)
         self.server.stall = 0.0
+
+    def _on_op(self, op: RouteOp) -> bool:
+        self._handle(op)
+        return self.closed
+
+    def _on_msg(self, account: bytes, subject: bytes, reply: bytes | None, msg: bytes) -> bool:
+        """The common ``RMSG`` (no queues, no headers), straight from the parser."""
+        if not self.registered:
+            return False
+        self.in_msgs += 1
+        self.in_bytes += len(msg)
+        if account == self._account:  # the account of the last message, most often
+            router = self._account_router
+        else:
+            router = self._account_router = self.cluster.router(account)
+            self._account = account
+        if router is not None:
+            try:
+                deliver_from_route(router, self, subject, reply, -1, msg, ())
+            except Exception:  # an internal subscriber's fault is not the route's
+                log.exception("delivering a routed message on %r failed", subject)
+        return False
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._teardown()
@@ -193,6 +237,8 @@ class RouteConnection(asyncio.Protocol):
             self.close(None, "Route Error")
         elif op is PING_OP:
             self.send(PONG)
+        elif op is PONG_OP:
+            self.pings_out = 0
 
     def _auth_timeout(self) -> None:
         self.auth_timer = None
@@ -260,6 +306,7 @@ class RouteConnection(asyncio.Protocol):
             return
         self.remote_info = info
         self.remote_id = remote_id
+        self._arm_ping(min(self._ping_interval(), FIRST_PING_MAX), spread=True)
         self.remote_name = str(info.get("server_name") or info.get("name") or remote_id)
         if self.solicited:
             self.headers = bool(info.get("headers"))
@@ -376,6 +423,9 @@ class RouteConnection(asyncio.Protocol):
         if self.auth_timer is not None:
             self.auth_timer.cancel()
             self.auth_timer = None
+        if self.ping_timer is not None:
+            self.ping_timer.cancel()
+            self.ping_timer = None
         for (router, _subject, _queue), subs in self.remote_subs.items():
             for sub in subs:
                 sub.closed = True
@@ -387,6 +437,45 @@ class RouteConnection(asyncio.Protocol):
 
     def ping(self) -> None:
         self.send(_PING)
+
+    # --- liveness -----------------------------------------------------------------------
+
+    def _ping_interval(self) -> float:
+        interval = self.cluster.options.ping_interval
+        if not interval or interval <= 0:
+            interval = self.server.options.ping_interval
+        return min(interval, ROUTE_MAX_PING_INTERVAL)
+
+    def _max_pings_out(self) -> int:
+        max_out = self.cluster.options.ping_max
+        if not max_out or max_out <= 0:
+            max_out = self.server.options.max_pings_out
+        return max_out
+
+    def _arm_ping(self, delay: float, spread: bool = False, then: Callable[[], None] | None = None) -> None:
+        if spread:
+            delay += random.random() * delay / 5
+        if self.ping_timer is not None:
+            self.ping_timer.cancel()
+        server = self.server
+        self.ping_timer = server.timers.at(server.clock.now_ns() + round(delay * 1e9), then or self._ping_due)
+
+    def _never_joined(self) -> None:
+        self.ping_timer = None
+        if not self.closed:
+            self.close(ERR_STALE_CONNECTION, ERR_STALE_CONNECTION)
+
+    def _ping_due(self) -> None:
+        """``processPingTimer`` for a route: a PING every time, no delay for recent traffic."""
+        self.ping_timer = None
+        if self.closed:
+            return
+        if self.pings_out + 1 > self._max_pings_out():
+            self.close(ERR_STALE_CONNECTION, ERR_STALE_CONNECTION)
+            return
+        self.pings_out += 1
+        self.send(_PING)
+        self._arm_ping(self._ping_interval())
 
 
 def go_str(value: object) -> str:

@@ -339,3 +339,50 @@ def test_sigterm_in_lame_duck_mode(tmp_path: Path, procs: list[Proc]) -> None:
     got = {kind: _sigterm_run(kind, tmp_path, procs) for kind in PROGRAMS}
     assert got["jsemu"] == got["real"]
     assert got["real"][:3] == (True, b"", 0)
+
+
+def _consumer_after_lame_duck(kind: str, tmp: Path, procs: list[Proc]) -> list[bytes]:
+    conf = tmp / f"{kind}-c.conf"
+    conf.write_text('lame_duck_duration: "30s"\nlame_duck_grace_period: "5s"\n')
+    proc = Proc(kind, ["-c", str(conf), "-js", "-sd", str(tmp / f"{kind}-cjs")])
+    procs.append(proc)
+    c = _client(proc.port, {"verbose": False, "headers": True, "no_responders": True, "protocol": 1})
+    c.sendall(b"SUB in.> 1\r\n")
+
+    def answer(subject: bytes, body: bytes, reply: bytes) -> bytes:
+        """The one message (``MSG`` or ``HMSG``) that comes to ``reply``."""
+        c.sendall(b"PUB %b %b %d\r\n%b\r\n" % (subject, reply, len(body), body))
+        c.settimeout(5)
+        data = b""
+        while True:
+            m = re.search(rb"(?:^|\n)(H?MSG %b 1 (?:(\d+) )?(\d+)\r\n)" % re.escape(reply), data)
+            if m and len(data) >= m.end() + int(m.group(3)) + 2:
+                return data[m.start(1) : m.end() + int(m.group(3)) + 2]
+            chunk = c.recv(65536)
+            assert chunk, data
+            data += chunk
+
+    stream = json.dumps({"name": "S", "subjects": ["s"]}).encode()
+    consumer = json.dumps({"stream_name": "S", "config": {"durable_name": "D", "ack_policy": "explicit"}}).encode()
+    c.sendall(b"PUB $JS.API.STREAM.CREATE.S in.s %d\r\n%b\r\n" % (len(stream), stream))
+    _read(c, until=b"stream_create_response")
+    c.sendall(b"PUB $JS.API.CONSUMER.DURABLE.CREATE.S.D in.c %d\r\n%b\r\n" % (len(consumer), consumer))
+    _read(c, until=b"consumer_create_response")
+    proc.proc.send_signal(signal.SIGUSR2)
+    _wait_line(proc, "JetStream Shutdown")
+    next_req = b'{"batch":1,"expires":300000000}'
+    return [
+        answer(b"$JS.API.CONSUMER.MSG.NEXT.S.D", next_req, b"in.n"),
+        answer(b"$JS.ACK.S.D.1.1.1.1.0", b"", b"in.a"),
+    ]
+
+
+def test_lame_duck_stops_consumers(tmp_path: Path, procs: list[Proc]) -> None:
+    """nats-server's ``shutdownJetStream`` stops every consumer: a pull request or an ack with a
+    reply then hears no responders, like a publish to the stream."""
+    got = {kind: _consumer_after_lame_duck(kind, tmp_path, procs) for kind in PROGRAMS}
+    assert got["jsemu"] == got["real"]
+    assert got["real"] == [
+        b"HMSG in.n 1 61 61\r\nNATS/1.0 503\r\nNats-Subject: $JS.API.CONSUMER.MSG.NEXT.S.D\r\n\r\n\r\n",
+        b"HMSG in.a 1 53 53\r\nNATS/1.0 503\r\nNats-Subject: $JS.ACK.S.D.1.1.1.1.0\r\n\r\n\r\n",
+    ]

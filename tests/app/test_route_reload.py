@@ -5,12 +5,16 @@ then the route comes up); a URL no longer listed has its route closed (``Router 
 closed: Route Removed``, ``Removed route <url>``, then ``Reloaded: cluster routes``); the
 cluster's host or port cannot change (``config reload not supported for cluster port:
 old=<in use>, new=<file>``), and a server started with ``--cluster ...:-1`` cannot reload at
-all (the file's port, 0, is not the one in use). jsemu refuses the cluster's other changes
-with its own message where nats-server applies them (``Reloaded: cluster``).
+all (the file's port, 0, is not the one in use). The block's other changes are applied
+(``Reloaded: cluster``): a new ``name`` logs ``Cluster name updated to <name>`` first, the
+routes stay up, no client is sent an INFO, and new clients and routes get the new name;
+``no_advertise`` takes ``connect_urls`` out of the route INFO new routes get (the client
+URLs already learnt from peers stay in the client INFO).
 """
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import signal
@@ -120,3 +124,88 @@ def test_a_random_cluster_port_cannot_reload(kind: str, tmp_path: Path) -> None:
         )
     finally:
         n.stop()
+
+
+def _info(port: int) -> dict[str, object]:
+    with socket.create_connection(("127.0.0.1", port), timeout=2) as s:
+        buf = b""
+        while b"\r\n" not in buf:
+            buf += s.recv(65536)
+    info = json.loads(buf.split(b"\r\n")[0][5:])
+    return {k: info.get(k) for k in ("cluster", "connect_urls")}
+
+
+def _async_infos(sock: socket.socket) -> int:
+    """How many INFOs a client got since the last call (the server's PINGs aside)."""
+    sock.settimeout(0.3)
+    data = b""
+    try:
+        while chunk := sock.recv(65536):
+            data += chunk
+    except TimeoutError:
+        pass
+    return data.count(b"INFO ")
+
+
+def _settings_run(kind: str, tmp: Path) -> list[object]:
+    port = _free_port()
+    conf = tmp / kind / "a.conf"
+    conf.parent.mkdir()
+
+    def write(name: str, no_advertise: bool) -> None:
+        flag = "true" if no_advertise else "false"
+        conf.write_text(f'cluster {{\n  name: {name}\n  listen: "127.0.0.1:{port}"\n  no_advertise: {flag}\n}}\n')
+
+    write("c", False)
+    a = start_node(kind, extra=["-c", str(conf)], flags=False)
+    b = start_node(kind, [a.route_url])
+    try:
+        wait_routes([a, b])
+        clients = []
+        for n in (a, b):
+            s = socket.create_connection(("127.0.0.1", n.port), timeout=2)
+            s.sendall(b'CONNECT {"verbose":false,"protocol":1}\r\nPING\r\n')
+            clients.append(s)
+        for s in clients:
+            _async_infos(s)
+        out: list[object] = []
+        for name, no_advertise in (("d", False), ("d", True), ("d", False)):
+            write(name, no_advertise)
+            lines = _reload(a, "Reloaded server configuration")
+            out.append([x for x in lines if "Reloaded:" in x or "Cluster name" in x])
+            out.append([_async_infos(s) for s in clients])
+            out.append((a.peers(), b.peers()))
+            out.append(_info(a.route_port))
+            client_info = _info(a.port)
+            out.append((client_info["cluster"], len(client_info["connect_urls"])))  # type: ignore[arg-type]
+        for s in clients:
+            s.close()
+        out.append(str(a.get("varz")["cluster"]["name"]))  # type: ignore[index]
+        return [json.loads(json.dumps(x).replace(str(a.port), "A")) for x in out]
+    finally:
+        a.stop()
+        b.stop()
+
+
+def test_cluster_settings_reload_as_nats_server(tmp_path: Path) -> None:
+    got = {kind: _settings_run("jsemu" if kind == "jsemu" else "real", tmp_path) for kind in KINDS}
+    auth = ["[INF] Reloaded: authorization users", "[INF] Reloaded: accounts"]
+    for kind, out in got.items():
+        assert out == [
+            [*auth, "[INF] Cluster name updated to d", "[INF] Reloaded: cluster"],
+            [0, 0],
+            [1, 1],
+            {"cluster": "d", "connect_urls": ["127.0.0.1:A"]},
+            ["d", 2],
+            [*auth, "[INF] Reloaded: cluster"],  # no_advertise on
+            [0, 0],
+            [1, 1],
+            {"cluster": "d", "connect_urls": None},
+            ["d", 2],
+            [*auth, "[INF] Reloaded: cluster"],  # and off again
+            [0, 0],
+            [1, 1],
+            {"cluster": "d", "connect_urls": ["127.0.0.1:A"]},
+            ["d", 2],
+            "d",
+        ], kind

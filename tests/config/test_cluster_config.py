@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -53,3 +54,29 @@ def test_cluster_block(tmp_path: Path) -> None:
     conf.write_text("cluster {\n  port: 6222\n  pools: 3\n}\n")
     with pytest.raises(ConfigError, match='s.conf:3:3: unknown field "pools"'):
         load_config(conf, ServerOptions())
+
+
+@pytest.mark.parametrize(
+    ("line", "error"),
+    [
+        ('ping_interval: "abc"', 'error parsing ping_interval: time: invalid duration "abc"'),
+        ("ping_interval: 1.5", 'invalid use of field "ping_interval": ping_interval should be converted to a duration'),
+        ('ping_max: "x"', "interface conversion: interface {} is string, not int64"),
+        ('port: "x"', "interface conversion: interface {} is string, not int64"),
+    ],
+)
+def test_cluster_ping_settings_refused_as_nats_server(tmp_path: Path, line: str, error: str) -> None:
+    conf = tmp_path / "s.conf"
+    conf.write_text(f"cluster {{\n  port: 6222\n  {line}\n}}\n")
+    with pytest.raises(ConfigError, match=f"s.conf:3:3: {re.escape(error)}"):
+        load_config(conf, ServerOptions())
+
+
+def test_cluster_ping_settings(tmp_path: Path) -> None:
+    conf = tmp_path / "s.conf"
+    conf.write_text('cluster {\n  port: 6222\n  ping_interval: "250ms"\n  ping_max: 4\n}\n')
+    cluster = load_config(conf, ServerOptions()).cluster
+    assert cluster is not None and (cluster.ping_interval, cluster.ping_max) == (0.25, 4)
+    conf.write_text("cluster {\n  port: 6222\n  ping_interval: 3\n}\n")  # a number: seconds
+    cluster = load_config(conf, ServerOptions()).cluster
+    assert cluster is not None and (cluster.ping_interval, cluster.ping_max) == (3.0, None)

@@ -391,3 +391,24 @@ def test_no_advertise(kind: str) -> None:
             c.close()
     finally:
         n.stop()
+
+
+def test_message_to_the_route_and_a_local_subscriber(node: Node) -> None:
+    """One publish that a route and a local client both want reaches both, once each."""
+    w = _route(node)
+    sub, pub = _client(node), _client(node)
+    try:
+        _sync(w)
+        w.send(b"RS+ $G both\r\n")
+        _sync(w)
+        sub.send(b"SUB both 1\r\nPING\r\n")
+        sub.until(b"PONG\r\n")
+        pub.send(b"PUB both 2\r\nok\r\nPING\r\n")
+        pub.until(b"PONG\r\n")
+        assert w.until(b"ok\r\n").endswith(b"RMSG $G both 2\r\nok\r\n")
+        sub.send(b"PING\r\n")
+        assert _no_info(sub.until(b"PONG\r\n")) == b"MSG both 1 2\r\nok\r\nPONG\r\n"
+    finally:
+        w.close()
+        sub.close()
+        pub.close()

@@ -172,11 +172,12 @@ def js_ready(node: Node, timeout: float = 15.0) -> None:
     raise RuntimeError(f"JetStream did not answer through {node.url}")
 
 
-def start_js_cluster(kind: str, names: tuple[str, ...] = ("n1", "n2", "n3")) -> list[Node]:
+def start_js_cluster(kind: str, names: tuple[str, ...] = ("n1", "n2", "n3"), extra: list[str] = ()) -> list[Node]:  # type: ignore[assignment]
     """A JetStream cluster of ``len(names)`` processes named ``names`` (cluster ``c``), each
     with its own store directory, ready when every node answers ``$JS.API.INFO``.
     nats-server's JetStream cluster needs every node's routes configured (the first's too), so
-    its nodes get fixed cluster ports and the full list; jsemu's start as ``start_cluster``'s."""
+    its nodes get fixed cluster ports and the full list; jsemu's start as ``start_cluster``'s.
+    ``extra`` goes to every node (``-c FILE`` for a ``jetstream { domain }``, say)."""
     nodes: list[Node] = []
     dirs = [tempfile.mkdtemp(prefix="jsx-") for _ in names]
     try:
@@ -184,12 +185,12 @@ def start_js_cluster(kind: str, names: tuple[str, ...] = ("n1", "n2", "n3")) -> 
             ports = [free_port() for _ in names]
             routes = [f"nats://127.0.0.1:{p}" for p in ports]
             for name, port, sd in zip(names, ports, dirs, strict=True):
-                extra = ["-js", "-sd", sd, "-n", name, "--cluster", f"nats://127.0.0.1:{port}", "--cluster_name", "c"]
-                nodes.append(start_node(kind, routes, extra, flags=False))
+                args = ["-js", "-sd", sd, "-n", name, "--cluster", f"nats://127.0.0.1:{port}", "--cluster_name", "c"]
+                nodes.append(start_node(kind, routes, [*extra, *args], flags=False))
         else:
             for i, (name, sd) in enumerate(zip(names, dirs, strict=True)):
                 routes = [nodes[0].route_url] if i else []
-                nodes.append(start_node(kind, routes, ["-js", "-sd", sd, "-n", name], jetstream=True))
+                nodes.append(start_node(kind, routes, [*extra, "-js", "-sd", sd, "-n", name], jetstream=True))
         wait_routes(nodes)
         for node in nodes:
             js_ready(node)

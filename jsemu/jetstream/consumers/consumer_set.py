@@ -198,6 +198,28 @@ class ConsumerSet:
 
         return on_pull
 
+    def unsubscribe(self) -> None:
+        """JetStream stopped on this server (lame duck mode, or another server of the cluster
+        leads): every consumer's subscriptions (``MSG.NEXT``, acks, flow control) leave the
+        sublist, so their interest leaves the routes and a request here hears no responders,
+        as nats-server's stopped consumers; the consumers keep their state for
+        :meth:`resubscribe`."""
+        account = self.js.account
+        for subs in self._subs.values():
+            for sub in subs:
+                account.ack_lane.remove(sub)
+                account.sublist.remove(sub)
+
+    def resubscribe(self) -> None:
+        """JetStream runs here again: the subscriptions :meth:`unsubscribe` took out."""
+        account = self.js.account
+        for name, subs in self._subs.items():
+            consumer = self.by_name.get(name)
+            self._subs[name] = kept = [sub for sub in subs if account.sublist.insert(sub)]
+            for sub in kept:
+                if sub.sid == b"$JS.ACK" and consumer is not None:
+                    account.ack_lane.add(sub, consumer.process_acks)
+
     def remove(self, consumer: Consumer) -> None:
         consumer.stop()
         if self.by_name.get(consumer.name) is consumer:
