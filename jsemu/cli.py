@@ -35,6 +35,7 @@ from .jetstream.limits.storage import accounts_fit
 from .nats_server_help import TLS_HELP, USAGE
 from .pipeline import command as pipeline_command
 from .process_signals import SIGNAL_NAMES, process_signal
+from .server.advertise import AdvertiseError
 from .server.auth import Auth, User
 from .server.interfaces import interface_ips
 from .server.options import SYSTEM_JETSTREAM, ServerOptions
@@ -340,7 +341,7 @@ def _add_nats_server_flags(serve: argparse.ArgumentParser) -> None:
         "-ms", "--https_port", "-https_port", dest="https_port", type=int, help="HTTPS monitoring port (not supported)"
     )
     serve.add_argument(
-        "--client_advertise", "-client_advertise", dest="client_advertise", help="client URL to advertise (refused)"
+        "--client_advertise", "-client_advertise", dest="client_advertise", help="client URL to advertise"
     )
     logging = serve.add_argument_group("nats-server log format flags")
     for flags, dest, what in (
@@ -371,8 +372,6 @@ _REFUSED_FLAGS = (
     ("syslog", "syslog", "jsemu logs to stderr or the -l file"),
     ("remote_syslog", "remote_syslog", "jsemu logs to stderr or the -l file"),
     ("profile", "profile", "no Go profiler to serve"),
-    ("client_advertise", "client_advertise", "connect_urls are the listeners' addresses"),
-    ("cluster_advertise", "cluster_advertise", "routes gossip the cluster listener's address"),
 )
 
 
@@ -463,6 +462,9 @@ async def _start(options: ServerOptions) -> Server:
             raise listen_error(options.host, options.port, exc) from None
         await server.stop()
         raise monitor_error(options.host, max(options.http_port or 0, 0), exc) from None
+    except AdvertiseError as exc:  # nats-server's [FTL] line for an advertise it cannot read
+        await server.stop()
+        raise StartupError(str(exc)) from None
     return server
 
 
@@ -495,8 +497,10 @@ async def serve(
     if server.monitor is not None:
         _log("INF", f"Starting http monitor on {options.host}:{server.monitor.port}")
     _log("INF", f"Listening for client connections on {options.host}:{server.port}")
-    for node in server.nodes[1:]:  # a simulated cluster's other servers; harnesses read the line above
+    for i, node in enumerate(server.nodes[1:], 1):  # a simulated cluster's other servers
         _log("INF", f"  Node {node.name} ({node.server_id}) takes clients on {options.host}:{node.port}")
+        if i < len(server.monitors):
+            _log("INF", f"  Node {node.name} monitoring on {options.host}:{server.monitors[i].port}")
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in SIGNAL_NAMES:
@@ -760,6 +764,8 @@ def _flags_over_file(args: argparse.Namespace, options: ServerOptions) -> None:
         options.store_dir = args.store_dir or None
     if args.http_port is not None:
         options.http_port = args.http_port
+    if getattr(args, "client_advertise", None):
+        options.client_advertise = args.client_advertise
     if getattr(args, "max_payload", None):
         options.max_payload = args.max_payload
     if getattr(args, "cluster_size", None) is not None:
