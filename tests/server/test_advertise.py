@@ -159,3 +159,13 @@ def test_parse_host_port_never_crashes(value: str) -> None:
         return
     assert isinstance(host, str)
     assert isinstance(port, int)
+
+
+def test_reload_of_client_advertise_is_refused() -> None:
+    """jsemu does not put a new ``client_advertise`` in force on reload, so it refuses it."""
+    from jsemu.server.options import ServerOptions
+    from jsemu.server.reload import ReloadRefused, diff_options
+
+    with pytest.raises(ReloadRefused, match="client_advertise"):
+        diff_options(ServerOptions(), ServerOptions(client_advertise="a:1"))
+    assert diff_options(ServerOptions(client_advertise="a:1"), ServerOptions(client_advertise="a:1")) is not None
