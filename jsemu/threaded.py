@@ -25,6 +25,9 @@ class Runnable(Protocol):
     def urls(self) -> list[str]: ...
 
     @property
+    def monitor_urls(self) -> list[str]: ...
+
+    @property
     def control(self) -> Any: ...
 
     async def start(self) -> Any: ...
@@ -93,6 +96,11 @@ class ThreadedServer(Generic[S]):
     def urls(self) -> list[str]:
         """Every node's client URL (a simulated cluster's nodes; one for a standalone server)."""
         return self.server.urls
+
+    @property
+    def monitor_urls(self) -> list[str]:
+        """Every node's monitoring URL (``http_port`` set; empty otherwise)."""
+        return self.server.monitor_urls
 
     def call(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
         """Run ``fn`` on the server's loop thread and return its result (or raise its error):

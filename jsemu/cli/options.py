@@ -44,8 +44,6 @@ _REFUSED_FLAGS = (
     ("syslog", "syslog", "jsemu logs to stderr or the -l file"),
     ("remote_syslog", "remote_syslog", "jsemu logs to stderr or the -l file"),
     ("profile", "profile", "no Go profiler to serve"),
-    ("client_advertise", "client_advertise", "connect_urls are the listeners' addresses"),
-    ("cluster_advertise", "cluster_advertise", "routes gossip the cluster listener's address"),
 )
 
 
@@ -128,6 +126,8 @@ def _flags_over_file(args: argparse.Namespace, options: ServerOptions) -> None:
         options.store_dir = args.store_dir or None
     if args.http_port is not None:
         options.http_port = args.http_port
+    if getattr(args, "client_advertise", None):
+        options.client_advertise = args.client_advertise
     if getattr(args, "max_payload", None):
         options.max_payload = args.max_payload
     if getattr(args, "cluster_size", None) is not None:

@@ -201,7 +201,7 @@ def _add_nats_server_flags(serve: argparse.ArgumentParser) -> None:
         "-ms", "--https_port", "-https_port", dest="https_port", type=int, help="HTTPS monitoring port (not supported)"
     )
     serve.add_argument(
-        "--client_advertise", "-client_advertise", dest="client_advertise", help="client URL to advertise (refused)"
+        "--client_advertise", "-client_advertise", dest="client_advertise", help="client URL to advertise"
     )
     logging = serve.add_argument_group("nats-server log format flags")
     for flags, dest, what in (

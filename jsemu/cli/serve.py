@@ -33,6 +33,7 @@ from pathlib import Path
 from ..app import Server
 from ..config.digest import config_digest
 from ..config.startup_errors import StartupError, listen_error, monitor_error
+from ..server.advertise import AdvertiseError
 from ..server.interfaces import interface_ips
 from ..server.options import ServerOptions
 from ..server.reload import ReloadRefused, apply_options, diff_options
@@ -122,6 +123,9 @@ async def _start(options: ServerOptions) -> Server:
             raise listen_error(options.host, options.port, exc) from None
         await server.stop()
         raise monitor_error(options.host, max(options.http_port or 0, 0), exc) from None
+    except AdvertiseError as exc:  # nats-server's [FTL] line for an advertise it cannot read
+        await server.stop()
+        raise StartupError(str(exc)) from None
     return server
 
 
@@ -154,8 +158,10 @@ async def serve(
     if server.monitor is not None:
         log_line("INF", f"Starting http monitor on {options.host}:{server.monitor.port}")
     log_line("INF", f"Listening for client connections on {options.host}:{server.port}")
-    for node in server.nodes[1:]:  # a simulated cluster's other servers; harnesses read the line above
+    for i, node in enumerate(server.nodes[1:], 1):  # a simulated cluster's other servers
         log_line("INF", f"  Node {node.name} ({node.server_id}) takes clients on {options.host}:{node.port}")
+        if i < len(server.monitors):
+            log_line("INF", f"  Node {node.name} monitoring on {options.host}:{server.monitors[i].port}")
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in SIGNAL_NAMES:

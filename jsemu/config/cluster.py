@@ -2,8 +2,8 @@
 
 nats-server's flags: ``--cluster URL`` (and ``--cluster_listen URL``) is where routes are
 accepted (``nats://host:port``, port ``-1`` a random one), ``--routes URL[,URL]`` the routes
-to dial, ``--cluster_name``, ``--no_advertise``, ``--connect_retries`` (``--cluster_advertise`` and the
-block's ``advertise`` are not implemented, so refused). The flags win over the file's block. Routes without a cluster port are refused with
+to dial, ``--cluster_name``, ``--no_advertise``, ``--connect_retries``, ``--cluster_advertise`` (the block's ``advertise``: the route URL peers
+are told, ``server/advertise.py``). The flags win over the file's block. Routes without a cluster port are refused with
 nats-server's words.
 """
 
@@ -42,6 +42,8 @@ CLUSTER_KEYS = frozenset(
         "authorization",
         "ping_interval",
         "ping_max",
+        "advertise",
+        "cluster_advertise",
     }
 )
 
@@ -49,8 +51,6 @@ CLUSTER_KEYS = frozenset(
 #: nats-server's other ``cluster`` keys: refused, never ignored.
 CLUSTER_NOT_YET = frozenset(
     {
-        "advertise",
-        "cluster_advertise",
         "pool_size",
         "compression",
         "tls",
@@ -113,7 +113,7 @@ def add_cluster_flags(parser: argparse.ArgumentParser) -> None:
         "-cluster_advertise",
         dest="cluster_advertise",
         metavar="URL",
-        help="route URL to advertise (refused: routes gossip the cluster listener's address)",
+        help="cluster URL to advertise to other servers",
     )
     group.add_argument(
         "--connect_retries", "-connect_retries", dest="connect_retries", type=int, help="retries for implicit routes"
@@ -142,6 +142,8 @@ def apply_cluster_flags(args: argparse.Namespace, options: ServerOptions) -> Non
         cluster.no_advertise = args.no_advertise
     if args.connect_retries is not None:
         cluster.connect_retries = args.connect_retries
+    if args.cluster_advertise:
+        cluster.advertise = args.cluster_advertise
     if cluster.routes and not cluster.listen_set:
         raise ClusterConfigError(ROUTES_NEED_CLUSTER)
     if not cluster.listen_set:
@@ -182,6 +184,9 @@ def cluster_block(block: Any) -> ClusterOptions:
     cluster.routes = [str(r) for r in routes]
     if "no_advertise" in block:
         cluster.no_advertise = bool(block["no_advertise"])
+    for key in ("advertise", "cluster_advertise"):
+        if key in block:
+            cluster.advertise = str(block[key])
     if "connect_retries" in block:
         cluster.connect_retries = int(block["connect_retries"])
     if "ping_interval" in block:

@@ -220,6 +220,7 @@ _TOP_LEVEL: dict[str, tuple[str, Callable[[Any], Any]]] = {
     "lame_duck_grace_period": ("lame_duck_grace_period", _lame_duck_grace_period),
     "http_port": ("http_port", _int),
     "http": ("http_port", _http_port),
+    "client_advertise": ("client_advertise", _str),
 }
 #: jetstream block key -> (ServerOptions attribute, the name nats-server's errors use)
 _STORAGE: dict[str, tuple[str, str]] = {
@@ -266,7 +267,6 @@ _NOT_YET = {
             "remote_syslog",
             "ports_file_dir",
             "prof_port",
-            "client_advertise",
             "connect_error_reports",
             "reconnect_error_reports",
             "no_header_support",

@@ -48,6 +48,7 @@ from ..protocol.encoder import encode_info
 from ..protocol.route_ops import encode_rs_minus, encode_rs_plus, js_ack_deliver_index
 from ..version import NATS_VERSION
 from .ack_lane import ACK_PREFIX
+from .advertise import AdvertiseError, join_host_port, parse_host_port
 from .nkeys import new_nonce
 from .options import ClusterOptions
 from .route import RouteConnection
@@ -202,6 +203,8 @@ class Cluster:
         #: Every open route connection, registered or still in its handshake.
         self.connections: set[RouteConnection] = set()
         self.port = options.port
+        #: The cluster's ``advertise`` as (host, port), read at start; None: the listener's.
+        self.advertise: tuple[str, int] | None = None
         self._listener: asyncio.base_events.Server | None = None
         self._tasks: set[asyncio.Task[None]] = set()
         self._dialling: set[str] = set()
@@ -224,6 +227,14 @@ class Cluster:
             lambda: self._track(RouteConnection(self)), host=opts.host, port=opts.port, reuse_address=True
         )
         self.port = opts.port = self._listener.sockets[0].getsockname()[1]  # as Go's opts, for reload
+        if opts.advertise:  # ``setRouteInfoHostPortAndIP``
+            try:
+                self.advertise = parse_host_port(opts.advertise, self.port)
+            except AdvertiseError as exc:
+                self._listener.close()
+                raise AdvertiseError(
+                    f"Error setting route INFO with Cluster.Advertise value of {opts.advertise}, err={exc}"
+                ) from None
         server.info_cluster = self.name
         for router in server.account_space.by_name.values():
             self._attach(router)
@@ -448,10 +459,12 @@ class Cluster:
             "version": NATS_VERSION,
             "proto": ROUTE_PROTO,
             "go": f"python{sys.version_info.major}.{sys.version_info.minor}.{sys.version_info.micro}",
-            "host": self.options.host,
-            "port": self.port,
+            "host": self.advertise[0] if self.advertise else self.options.host,
+            "port": self.advertise[1] if self.advertise else self.port,
             "headers": True,
         }
+        if self.advertise:  # peers dial (and gossip) this instead of the address they see
+            info["ip"] = f"nats-route://{join_host_port(*self.advertise)}/"
         if self.options.user is not None:
             info["auth_required"] = True
         info["max_payload"] = server.options.max_payload

@@ -12,6 +12,14 @@ request line that is not three words, and writes one response with ``Content-Len
 state machine would be needed for. h11 would be one more runtime dependency for those
 fifteen lines; it becomes the right call if the monitor ever needs keep-alive or request
 bodies.
+
+A simulated cluster (``cluster_size`` N) has a monitor per node, as N processes would: each
+shows its node's id and name, ``/connz`` and ``/varz``'s counts only its node's clients, and
+``node_down`` closes its port (refused, as a stopped process's) until ``node_up`` binds the
+same port again. What the nodes share is shown by each: the subject space (``subscriptions``)
+and JetStream (``/jsz``). Their ``/routez`` lists no routes: the nodes share one process and
+exchange nothing over connections, and a route entry made up of ids, addresses and byte
+counts of connections that do not exist would be false data to whoever reads it.
 """
 
 from __future__ import annotations
@@ -21,6 +29,7 @@ import json
 import os
 import resource
 import shutil
+import socket
 import sys
 import tempfile
 import time
@@ -35,6 +44,7 @@ from ..version import NATS_VERSION, PROTO_VERSION, __version__
 if TYPE_CHECKING:
     from .closed import ClosedClient
     from .connection import ClientConnection
+    from .node import Node
     from .server import Server
 
 __all__ = ["JetStreamReport", "Monitor", "go_duration", "uptime"]
@@ -109,10 +119,12 @@ class JetStreamReport(Protocol):
 
 
 class Monitor:
-    """Serves the monitoring endpoints of one server."""
+    """Serves the monitoring endpoints of one server (one node of a simulated cluster)."""
 
-    def __init__(self, server: Server, jetstream: JetStreamReport | None = None) -> None:
+    def __init__(self, server: Server, jetstream: JetStreamReport | None = None, node: Node | None = None) -> None:
         self.server = server
+        #: The node whose identity and clients this port shows (default: the server's own).
+        self.node = node if node is not None else server.nodes[0]
         #: JetStream's figures; None: JetStream is off.
         self.jetstream = jetstream
         self.requests: dict[str, int] = {}
@@ -124,10 +136,33 @@ class Monitor:
         self.port = self._listener.sockets[0].getsockname()[1]
 
     async def stop(self) -> None:
-        if self._listener is not None:
-            self._listener.close()
-            await self._listener.wait_closed()
-            self._listener = None
+        listener, self._listener = self._listener, None
+        if listener is not None:
+            listener.close()
+            await listener.wait_closed()
+
+    def close(self) -> None:
+        """Stop listening now (its node went down): the port refuses connections."""
+        listener, self._listener = self._listener, None
+        if listener is not None:
+            listener.close()
+
+    def reopen(self, host: str) -> None:
+        """Listen again on the same port (its node came back): bound and listening when this
+        returns, served from the next loop turn."""
+        sock = socket.create_server((host, self.port), reuse_port=False)
+        sock.setblocking(False)
+        task = asyncio.get_running_loop().create_task(asyncio.start_server(self._handle, sock=sock))
+        task.add_done_callback(self._serving)
+
+    def _serving(self, task: asyncio.Task[asyncio.base_events.Server]) -> None:
+        if task.cancelled() or task.exception() is not None:
+            return
+        listener = task.result()
+        if self._listener is None and self.node.up:
+            self._listener = listener
+        else:  # down again before the loop got to it
+            listener.close()
 
     # --- HTTP -------------------------------------------------------------------------
 
@@ -198,6 +233,14 @@ class Monitor:
             "strict": True,
         }
 
+    def _routes(self) -> list[Any]:
+        """The route connections this node has: the server's (``server/cluster.py``), which
+        belong to its first node; a simulated cluster's other nodes have none."""
+        server = self.server
+        if server.cluster is None or self.node is not server.nodes[0]:
+            return []
+        return list(server.cluster.routes)
+
     def _cluster_block(self) -> dict[str, Any]:
         server = self.server
         if server.cluster is not None:
@@ -208,10 +251,10 @@ class Monitor:
     def routez(self, query: dict[str, str]) -> dict[str, Any]:
         """``/routez``: the routes to the other servers of the cluster."""
         server = self.server
-        routes = server.cluster.routez() if server.cluster is not None else []
+        routes = server.cluster.routez() if server.cluster is not None and self._routes() else []
         return {
-            "server_id": server.server_id,
-            "server_name": server.server_name,
+            "server_id": self.node.server_id,
+            "server_name": self.node.name,
             "now": self._now(),
             "num_routes": len(routes),
             "routes": routes,
@@ -219,22 +262,24 @@ class Monitor:
 
     def varz(self, query: dict[str, str]) -> dict[str, Any]:
         server = self.server
+        node = self.node
         opts = server.options
-        conns = list(server.connections.values())
-        closed = server.closed_stats
+        conns = [conn for conn in server.connections.values() if conn.node is node]
+        closed = node.closed_stats
+        host, port = server.advertised(node)
         in_msgs = closed[0] + sum(c.in_msgs for c in conns)
         in_bytes = closed[1] + sum(c.in_bytes for c in conns)
         out_msgs = closed[2] + sum(c.out_msgs for c in conns)
         out_bytes = closed[3] + sum(c.out_bytes for c in conns)
         out: dict[str, Any] = {
-            "server_id": server.server_id,
-            "server_name": server.server_name,
+            "server_id": node.server_id,
+            "server_name": node.name,
             "version": NATS_VERSION,
             "proto": PROTO_VERSION,
             "git_commit": f"jsemu-{__version__}",
             "go": f"python{sys.version_info.major}.{sys.version_info.minor}.{sys.version_info.micro}",
-            "host": opts.host,
-            "port": server.port,
+            "host": host,
+            "port": port,
             "max_connections": opts.max_connections,
             "ping_interval": int(opts.ping_interval * 1e9),
             "ping_max": opts.max_pings_out,
@@ -272,9 +317,9 @@ class Monitor:
                 "gomaxprocs": 1,
                 "cpu": 0,
                 "connections": len(conns),
-                "total_connections": server.total_connections,
-                "routes": len(server.cluster.routes) if server.cluster is not None else 0,
-                "remotes": len(server.cluster.routes) if server.cluster is not None else 0,
+                "total_connections": node.total_connections,
+                "routes": len(self._routes()),
+                "remotes": len(self._routes()),
                 "leafnodes": 0,
                 "in_msgs": in_msgs,
                 "in_bytes": in_bytes,
@@ -303,9 +348,9 @@ class Monitor:
     def jsz(self, query: dict[str, str]) -> dict[str, Any]:
         js = self.jetstream
         if js is None:
-            return {"server_id": self.server.server_id, "now": self._now(), "disabled": True}
+            return {"server_id": self.node.server_id, "now": self._now(), "disabled": True}
         out: dict[str, Any] = js.stats()
-        out["server_id"] = self.server.server_id
+        out["server_id"] = self.node.server_id
         out["now"] = self._now()
         out["config"] = self._jetstream_config()
         out["limits"] = {"default_max_consumers": 1000}
@@ -343,12 +388,13 @@ class Monitor:
 
     def connz(self, query: dict[str, str]) -> dict[str, Any]:
         server = self.server
+        node = self.node
         state = query.get("state", "open").lower()
         entries: list[tuple[ClientConnection, ClosedClient | None]] = []
         if state in ("open", "any", "all"):
-            entries += [(conn, None) for conn in server.connections.values()]
+            entries += [(conn, None) for conn in server.connections.values() if conn.node is node]
         if state in ("closed", "any", "all"):
-            entries += [(closed.conn, closed) for closed in server.closed_clients]
+            entries += [(closed.conn, closed) for closed in server.closed_clients if closed.conn.node is node]
         entries.sort(key=lambda entry: entry[0].cid)
         offset = int(query["offset"]) if query.get("offset", "").isdigit() else 0
         limit = int(query["limit"]) if query.get("limit", "").isdigit() else _CONNZ_LIMIT
@@ -390,7 +436,7 @@ class Monitor:
                 item["subscriptions_list"] = sorted(s.subject.decode("utf-8", "replace") for s in conn.subs.values())
             items.append(item)
         return {
-            "server_id": server.server_id,
+            "server_id": node.server_id,
             "now": format_ns(now),
             "num_connections": len(page),
             "total": len(entries),

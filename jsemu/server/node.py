@@ -35,6 +35,7 @@ class Node:
 
     __slots__ = (
         "addresses",
+        "closed_stats",
         "info_base",
         "info_urls",
         "listeners",
@@ -42,6 +43,7 @@ class Node:
         "peer_urls",
         "port",
         "server_id",
+        "total_connections",
         "up",
         "xkey",
     )
@@ -64,6 +66,10 @@ class Node:
         self.info_urls: list[str] = []
         #: Taking clients (False while the control plane has it down).
         self.up = True
+        #: For this node's ``/varz``: clients it has taken, and the in msgs, in bytes, out msgs
+        #: and out bytes of those that have closed.
+        self.total_connections = 0
+        self.closed_stats = [0, 0, 0, 0]
 
     def __repr__(self) -> str:
         return f"<Node {self.name} port={self.port}{'' if self.up else ' down'}>"

@@ -37,6 +37,9 @@ class ClusterOptions:
     routes: list[str] = field(default_factory=list)
     #: Do not tell clients about the other servers (no ``connect_urls`` from peers).
     no_advertise: bool = False
+    #: ``advertise``: the route URL (``host[:port]``) peers are told and gossip instead of the
+    #: listener's (``server/advertise.py``); empty: the listener's.
+    advertise: str = ""
     #: Retries of a route learned from a peer (implicit); configured routes are retried for ever.
     connect_retries: int = 0
     #: ``authorization { user, password, timeout }`` required of routes connecting here (and sent to routes).
@@ -84,6 +87,9 @@ class ServerOptions:
     max_memory_store: int = -1
     max_file_store: int = -1
     http_port: int | None = None
+    #: ``client_advertise``: the client URL (``host[:port]``) INFO and ``connect_urls`` give
+    #: instead of the listener's (``server/advertise.py``); empty: the listener's.
+    client_advertise: str = ""
     #: Servers in the simulated JetStream cluster; 1 is a standalone server (R1 only, as
     #: nats-server without a cluster). With more, streams may have up to this many replicas.
     cluster_size: int = 1

@@ -129,7 +129,7 @@ def diff_options(old: ServerOptions, new: ServerOptions) -> list[str]:
         raise ReloadRefused("config reload not supported for jetstream storage dir")
     if (old.max_memory_store, old.max_file_store) != (new.max_memory_store, new.max_file_store):
         raise ReloadRefused("config reload not supported for jetstream max memory and max store")
-    for other in ("cluster_size", "cluster_name", "tls", "system_account"):
+    for other in ("cluster_size", "cluster_name", "tls", "system_account", "client_advertise"):
         if getattr(old, other) != getattr(new, other):
             raise ReloadRefused(f"config reload not supported for {other} by jsemu yet")
     return lines

@@ -22,6 +22,7 @@ from ..store.clock import Clock, SystemClock
 from ..version import API_LEVEL, NATS_VERSION, PROTO_VERSION, __version__
 from .accounts import AccountSpace
 from .ack_lane import AckLane
+from .advertise import AdvertiseError, join_host_port, parse_host_port
 from .closed import MAX_CLOSED_CLIENTS, ClosedClient, closed_reason
 from .cluster import Cluster
 from .connection import ClientConnection
@@ -160,8 +161,12 @@ class Server(Router):
         self.services: list[Service] = []
         #: JetStream's figures for the monitoring port (None: it shows JetStream off).
         self.jetstream_report: JetStreamReport | None = None
-        #: The HTTP monitoring port (``http_port``), while running.
+        #: The HTTP monitoring port (``http_port``), while running: the first node's.
         self.monitor: Monitor | None = None
+        #: Every node's monitoring port, in node order (a simulated cluster has one per node).
+        self.monitors: list[Monitor] = []
+        #: ``client_advertise`` as (host, port), read once the port is known; None: the listener's.
+        self.client_advertise: tuple[str, int] | None = None
         #: With a JetStream domain, the prefix of subjects mapped onto the local JetStream API.
         self.domain_api = f"$JS.{options.domain}.API.".encode() if options.jetstream and options.domain else None
         #: The cluster's name in client INFO (``cluster``) while this server is in one.
@@ -210,6 +215,14 @@ class Server(Router):
         except OSError:
             await self._close_listeners()
             raise
+        if opts.client_advertise:
+            try:
+                self.client_advertise = parse_host_port(opts.client_advertise, self.nodes[0].port)
+            except AdvertiseError as exc:
+                await self._close_listeners()
+                raise AdvertiseError(
+                    f"Error setting server INFO with ClientAdvertise value of {opts.client_advertise}, err={exc}"
+                ) from None
         for node in self.nodes:
             node.info_base = self._build_info(node)
         if len(self.nodes) > 1:  # the simulated servers know each other's client URLs
@@ -224,8 +237,14 @@ class Server(Router):
         if self.cluster is not None:
             await self.cluster.start()
         if opts.http_port:  # 0 or None: no monitoring port; -1: a random one
-            self.monitor = Monitor(self, self.jetstream_report)
-            await self.monitor.start(opts.host, opts.http_port)
+            # One per node: the first on ``http_port``, the others (a simulated cluster's) on
+            # random ports, as their client listeners are.
+            for i, node in enumerate(self.nodes):
+                monitor = Monitor(self, self.jetstream_report, node)
+                self.monitors.append(monitor)
+                if i == 0:
+                    self.monitor = monitor
+                await monitor.start(opts.host, opts.http_port if i == 0 else -1)
         return self
 
     def close_listener(self) -> None:
@@ -268,9 +287,10 @@ class Server(Router):
             await self.cluster.stop()
         if self._lame_duck is not None:
             self._lame_duck.cancel()
-        if self.monitor is not None:
-            await self.monitor.stop()
-            self.monitor = None
+        for monitor in self.monitors:
+            await monitor.stop()
+        self.monitors = []
+        self.monitor = None
         closed = [listener for node in self.nodes for listener in node.close()]
         for conn in list(self.connections.values()):
             conn.close_with_error(None)
@@ -318,6 +338,16 @@ class Server(Router):
             host = f"[{host}]"
         return f"{'tls' if self.options.tls is not None else 'nats'}://{host}:{node.port}"
 
+    @property
+    def monitor_urls(self) -> list[str]:
+        """Every node's monitoring URL (``http://host:port``), in node order; empty without ``http_port``."""
+        host = self.options.host
+        if host in ("0.0.0.0", "", "::"):
+            host = "127.0.0.1"
+        elif ":" in host:
+            host = f"[{host}]"
+        return [f"http://{host}:{monitor.port}" for monitor in self.monitors]
+
     def node(self, name: str) -> Node:
         """The node (simulated server) called ``name``; KeyError if there is none."""
         for node in self.nodes:
@@ -334,6 +364,14 @@ class Server(Router):
     def add_connection(self, conn: ClientConnection) -> None:
         self.connections[conn.cid] = conn
         self.total_connections += 1
+        conn.node.total_connections += 1
+
+    def advertised(self, node: Node) -> tuple[str, int]:
+        """The host and port a node's INFO and ``/varz`` give: ``client_advertise``'s for the
+        first node (this server's own), the listener's otherwise."""
+        if self.client_advertise is not None and node is self.nodes[0]:
+            return self.client_advertise
+        return self.options.host, node.port
 
     def remove_connection(self, conn: ClientConnection, error: str | None = None) -> None:
         """Forget a connection that closed (with ``error``, None: the client left), keeping
@@ -345,6 +383,12 @@ class Server(Router):
             closed[1] += conn.in_bytes
             closed[2] += conn.out_msgs
             closed[3] += conn.out_bytes
+            node = conn.node
+            stats = node.closed_stats
+            stats[0] += conn.in_msgs
+            stats[1] += conn.in_bytes
+            stats[2] += conn.out_msgs
+            stats[3] += conn.out_bytes
 
     def request_stall(self, seconds: float) -> None:
         self.stall = max(self.stall, seconds)
@@ -357,6 +401,7 @@ class Server(Router):
 
     def _build_info(self, node: Node) -> dict[str, Any]:
         opts = self.options
+        host, port = self.advertised(node)
         info: dict[str, Any] = {
             "server_id": node.server_id,
             "server_name": node.name,
@@ -364,8 +409,8 @@ class Server(Router):
             "proto": PROTO_VERSION,
             "git_commit": f"jsemu-{__version__}",
             "go": f"python{sys.version_info.major}.{sys.version_info.minor}.{sys.version_info.micro}",
-            "host": opts.host,
-            "port": node.port,
+            "host": host,
+            "port": port,
             "headers": True,
         }
         if opts.auth is not None and not opts.auth.no_auth_user:  # nats-server leaves it out then
@@ -419,9 +464,12 @@ class Server(Router):
 
     def own_connect_urls(self, node: Node | None = None) -> list[str]:
         """A node's (default: the first's) client URLs as ``host:port``
-        (``getClientConnectURLs``): the wildcard host stands for each non-loopback address of
-        the machine."""
-        port = (node or self.nodes[0]).port
+        (``getClientConnectURLs``): ``client_advertise`` alone if set, else the wildcard host
+        stands for each non-loopback address of the machine."""
+        node = node or self.nodes[0]
+        if self.client_advertise is not None and node is self.nodes[0]:
+            return [join_host_port(*self.client_advertise)]
+        port = node.port
         host = self.options.host
         if host in ("0.0.0.0", "::", ""):
             hosts = global_unicast_ips()
@@ -485,6 +533,9 @@ class Server(Router):
         if not node.up:
             return node
         node.close()
+        for monitor in self.monitors:
+            if monitor.node is node:
+                monitor.close()
         for conn in list(self.connections.values()):
             if conn.node is node:
                 conn.close_with_error(None)
@@ -498,6 +549,9 @@ class Server(Router):
         if node.up:
             return node
         node.reopen(self.loop, partial(ClientConnection, self, node), listen_backlog())
+        for monitor in self.monitors:
+            if monitor.node is node:
+                monitor.reopen(self.options.host)
         self.add_connect_urls(self.own_connect_urls(node), [n for n in self.nodes if n is not node])
         self.flush()
         return node

@@ -8,6 +8,7 @@ tests run in parallel under pytest-xdist):
 * ``jsemu_url``: that server's ``nats://`` URL;
 * a server's ``urls``: every node's URL (``cluster_size=3``: three listeners, ``n1``..``n3``,
   each with its own server id in INFO; ``server.control.node_down("n1")`` takes one away);
+  with ``http_port=-1``, ``monitor_urls``: every node's monitoring port;
 * ``jsemu_thread_server``: a :class:`jsemu.ThreadedServer` for synchronous tests (its
   ``control`` runs each call on the server's thread);
 * ``jsemu_factory``: ``await jsemu_factory(streams=[...], kv=[...], frozen_clock=ns,

@@ -80,3 +80,18 @@ def test_cluster_ping_settings(tmp_path: Path) -> None:
     conf.write_text("cluster {\n  port: 6222\n  ping_interval: 3\n}\n")  # a number: seconds
     cluster = load_config(conf, ServerOptions()).cluster
     assert cluster is not None and (cluster.ping_interval, cluster.ping_max) == (3.0, None)
+
+
+def test_advertise_flags_and_keys(tmp_path: Path) -> None:
+    """``--client_advertise``/``client_advertise`` and ``--cluster_advertise``/the block's
+    ``advertise`` (or ``cluster_advertise``) are read, the flags over the file."""
+    opts = _options("--client_advertise", "a:1", "--cluster", "nats://127.0.0.1:-1", "--cluster_advertise", "b:2")
+    assert opts.client_advertise == "a:1"
+    assert opts.cluster is not None and opts.cluster.advertise == "b:2"
+    conf = tmp_path / "s.conf"
+    for key in ("advertise", "cluster_advertise"):
+        conf.write_text(f'client_advertise: "c:3"\ncluster {{\n  listen: "127.0.0.1:-1"\n  {key}: "d:4"\n}}\n')
+        opts = load_config(conf, ServerOptions())
+        assert opts.client_advertise == "c:3"
+        assert opts.cluster is not None and opts.cluster.advertise == "d:4"
+    assert _options("--cluster_advertise", "b:2").cluster is None  # no listener: no cluster, as nats-server

@@ -2,7 +2,7 @@
 binary: Go's flag spellings (``-js=false``, ``-p=4222``, ``--``, parsing stopping at the first
 word that is not a flag), ``-h`` and ``--help_tls`` verbatim, ``-t``, ``--ports_file_dir``'s
 file, ``-T``/``--logtime_utc``'s log lines, ``-ms`` without TLS; the flags jsemu cannot honour
-(syslog, profile, advertise) refused with one line, never ignored."""
+(syslog, profile) refused with one line, never ignored."""
 
 from __future__ import annotations
 
