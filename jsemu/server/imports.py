@@ -18,7 +18,7 @@ import subscription leaves the fast lane because the forwarder has no ``fast_bat
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
@@ -172,7 +172,7 @@ class ServiceForwarder:
         return delivered
 
 
-def wire_imports(routers: dict[str, Router], imports: dict[str, Sequence[Import]]) -> Wiring:
+def wire_imports(routers: dict[str, Router], imports: Mapping[str, Sequence[Import]]) -> Wiring:
     """Subscribe the forwarders of every account's imports (``imports``: by importing account);
     the subscriptions made, for :func:`unwire_imports`."""
     wiring: Wiring = []

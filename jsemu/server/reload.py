@@ -42,7 +42,7 @@ from .options import ServerOptions
 
 if TYPE_CHECKING:
     from .auth import Auth
-    from .connection import Connection
+    from .connection import ClientConnection
     from .server import Server
 
 __all__ = ["ROUTES_LINE", "ReloadRefused", "apply_options", "diff_options"]
@@ -234,7 +234,7 @@ def _reauthorize(server: Server, new: ServerOptions) -> None:
     server.flush()
 
 
-def _has_moved(conn: Connection, auth: Auth | None) -> bool:
+def _has_moved(conn: ClientConnection, auth: Auth | None) -> bool:
     """nats-server's ``clientHasMovedToDifferentAccount`` (its ``opts.Username`` is the
     ``no_auth_user``'s name for a client that logged in as it)."""
     opts = conn.opts
