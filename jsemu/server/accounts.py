@@ -10,9 +10,10 @@ fault rules and trace. The user -> account mapping is the ``account`` of each
 
 A configuration reload (:meth:`AccountSpace.reload`, nats-server's ``configureAccounts(true)``)
 keeps the :class:`Account` of every name still configured (its sublist, so its clients'
-subscriptions stay as they are), adds the new accounts, drops the removed ones (their users are
-gone, so the reload closes their clients) and, when the imports changed, replaces every import
-subscription: a stream or service import starts or stops working for clients already connected.
+subscriptions stay as they are), adds the new accounts (joined to the cluster, if any), drops
+the removed ones (their users are gone, so the reload closes their clients) and, when the
+imports changed, replaces every import subscription: a stream or service import starts or
+stops working for clients already connected.
 """
 
 from __future__ import annotations
@@ -91,6 +92,8 @@ class AccountSpace:
                 account.config = config
             else:
                 account = Account(self.server, config)
+                if self.server.cluster is not None:
+                    self.server.cluster.attach_account(account)
             kept[config.name] = account
         self.by_name = kept
         self.configured = bool(configs)

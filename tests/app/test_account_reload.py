@@ -14,6 +14,8 @@ working for connected clients (a request gets no responders), one added starts. 
 ``no_auth_user`` cannot change (``config reload not supported for NoAuthUser: old=, new=a1``).
 Clients of the accounts left alone keep their connection and subscriptions.
 
+On routed servers, an account a reload adds is routed at once (its messages cross the routes).
+
 nats-server also enables, disables and re-limits an account's JetStream on reload; jsemu
 refuses that (``... the JetStream of accounts by jsemu yet``), checked on jsemu alone.
 """
@@ -21,12 +23,16 @@ refuses that (``... the JetStream of accounts by jsemu yet``), checked on jsemu 
 from __future__ import annotations
 
 import json
+import os
 import re
 import signal
 import socket
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+
+import pytest
+from support.cluster import start_node, wait_routes
 
 from app.test_lame_duck_process import PROGRAMS, Proc, _client, _read, procs
 
@@ -220,3 +226,49 @@ def test_account_jetstream_change_refused(tmp_path: Path, procs: list[Proc]) -> 
     for text in (_accounts() + js, _accounts(a_extra=", jetstream: {max_mem: 1M}") + js):
         refused = "config reload not supported for the JetStream of accounts by jsemu yet"
         assert _reload(proc, conf, text)[1:] == [f"[ERR] Failed to reload server configuration: {refused}"]
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.mark.parametrize("kind", PROGRAMS)
+def test_account_added_by_reload_is_routed(kind: str, tmp_path: Path) -> None:
+    """Two routed servers each reload a new account C: a message published in C on one
+    reaches C's subscriber on the other (nats-server: at once; jsemu: C joins the cluster)."""
+    ports = [_free_port(), _free_port()]
+
+    def write(i: int, extra: str) -> Path:
+        conf = tmp_path / f"{i}.conf"
+        route = f"nats://127.0.0.1:{ports[1 - i]}"
+        conf.write_text(
+            f'cluster {{ name: c, listen: "127.0.0.1:{ports[i]}", routes: ["{route}"] }}\n'
+            f"accounts {{\n  A: {{users: [{{user: a, password: a}}]}}\n  {extra}\n}}\n"
+        )
+        return conf
+
+    nodes = [start_node(kind, extra=["-c", str(write(i, ""))], flags=False) for i in (0, 1)]
+    try:
+        wait_routes(nodes)
+        for i, node in enumerate(nodes):
+            write(i, "C: {users: [{user: c, password: c}]}")
+            mark = len(node.lines)
+            os.kill(node.proc.pid, signal.SIGHUP)
+            deadline = time.monotonic() + 5
+            while time.monotonic() < deadline and not any("Reloaded server" in x for x in node.lines[mark:]):
+                time.sleep(0.02)
+        sub = _user(nodes[0].port, "c")
+        _ask(sub, b"SUB x 1\r\n")
+        pub = _user(nodes[1].port, "c")
+        deadline = time.monotonic() + 5
+        got = b""
+        while b"MSG" not in got and time.monotonic() < deadline:  # until the interest has crossed
+            _ask(pub, b"PUB x 2\r\nhi\r\n")
+            time.sleep(0.05)
+            got += _ask(sub)
+        assert b"MSG x 1 2\r\nhi\r\n" in got, got
+    finally:
+        for node in nodes:
+            node.stop()

@@ -1237,6 +1237,15 @@ MUTATIONS: list[Mutation] = [
         "a reload that leaves (or makes) a server without users keeps the clients that sent a user name",
     ),
     Mutation(
+        "account_reload_new_account_not_routed",
+        "server",
+        "jsemu/server/accounts.py",
+        "                if self.server.cluster is not None:\n",
+        "                if False:\n",
+        ("tests/app/test_account_reload.py::test_account_added_by_reload_is_routed",),
+        "an account a reload adds stays off the cluster: its messages never cross a route",
+    ),
+    Mutation(
         "account_reload_accepts_account_jetstream",
         "server",
         "jsemu/server/reload.py",
