@@ -7,6 +7,13 @@ land there) and each configured account is an :class:`Account`: a :class:`Router
 its own sublist, learned routes and outbound path, sharing the server's queue policies,
 fault rules and trace. The user -> account mapping is the ``account`` of each
 ``auth.User``; the connection asks :meth:`AccountSpace.router_for` once per CONNECT.
+
+A configuration reload (:meth:`AccountSpace.reload`, nats-server's ``configureAccounts(true)``)
+keeps the :class:`Account` of every name still configured (its sublist, so its clients'
+subscriptions stay as they are), adds the new accounts (joined to the cluster, if any), drops
+the removed ones (their users are gone, so the reload closes their clients) and, when the
+imports changed, replaces every import subscription: a stream or service import starts or
+stops working for clients already connected.
 """
 
 from __future__ import annotations
@@ -15,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from .ack_lane import AckLane
-from .imports import Export, Import, wire_imports
+from .imports import Export, Import, unwire_imports, wire_imports
 from .js_limits import UNLIMITED, JetStreamLimits
 from .outbound import Outbound
 from .routing import GLOBAL_ACCOUNT, Router
@@ -73,7 +80,27 @@ class AccountSpace:
         #: Whether accounts are configured: JetStream is then only for the accounts that
         #: enable it, and not for ``$G`` (nats-server's ``enableJetStream``).
         self.configured = bool(configs)
-        wire_imports(self.by_name, {c.name: c.imports for c in configs if c.imports})
+        self.wiring = wire_imports(self.by_name, _imports(configs))
+
+    def reload(self, configs: list[AccountConfig]) -> None:
+        """Put a reloaded ``accounts`` block in force (see the module's docstring)."""
+        old_imports = _imports([a.config for a in self.accounts()])
+        kept: dict[str, Router] = {GLOBAL_ACCOUNT: self.server}
+        for config in configs:
+            account = self.by_name.get(config.name)
+            if isinstance(account, Account):
+                account.config = config
+            else:
+                account = Account(self.server, config)
+                if self.server.cluster is not None:
+                    self.server.cluster.attach_account(account)
+            kept[config.name] = account
+        self.by_name = kept
+        self.configured = bool(configs)
+        new_imports = _imports(configs)
+        if new_imports != old_imports:
+            unwire_imports(self.wiring)
+            self.wiring = wire_imports(self.by_name, new_imports)
 
     def router_for(self, account: str) -> Router:
         """The router of the account a user belongs to (``$G`` when not configured)."""
@@ -105,3 +132,7 @@ class AccountSpace:
         """A server-wide change (fault rules, queue policies): every account's routes go."""
         for router in self.by_name.values():
             router.sublist.invalidate(change)
+
+
+def _imports(configs: list[AccountConfig]) -> dict[str, tuple[Import, ...]]:
+    return {c.name: c.imports for c in configs if c.imports}

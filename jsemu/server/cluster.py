@@ -259,6 +259,10 @@ class Cluster:
             await self._listener.wait_closed()
             self._listener = None
 
+    def attach_account(self, router: Router) -> None:
+        """An account a configuration reload added: routed like those configured at start."""
+        self._attach(router)
+
     def _attach(self, router: Router) -> None:
         """Route the account's messages through the cluster and follow its interest."""
         interest = self._interest[router] = _Interest()

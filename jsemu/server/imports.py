@@ -18,7 +18,7 @@ import subscription leaves the fast lane because the forwarder has no ``fast_bat
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
@@ -31,7 +31,10 @@ from .sublist import Subscription
 if TYPE_CHECKING:
     from .routing import Router
 
-__all__ = ["Export", "Import", "wire_imports"]
+__all__ = ["Export", "Import", "Wiring", "unwire_imports", "wire_imports"]
+
+#: The subscriptions one wiring of imports made: each with the router whose sublist holds it.
+Wiring = list[tuple["Router", Subscription]]
 
 #: Requests waiting for their response, per (importer, exporter), before the oldest is forgotten.
 _PENDING_MAX = 100_000
@@ -169,8 +172,10 @@ class ServiceForwarder:
         return delivered
 
 
-def wire_imports(routers: dict[str, Router], imports: dict[str, Sequence[Import]]) -> None:
-    """Subscribe the forwarders of every account's imports (``imports``: by importing account)."""
+def wire_imports(routers: dict[str, Router], imports: Mapping[str, Sequence[Import]]) -> Wiring:
+    """Subscribe the forwarders of every account's imports (``imports``: by importing account);
+    the subscriptions made, for :func:`unwire_imports`."""
+    wiring: Wiring = []
     for name, entries in imports.items():
         importer = routers[name]
         responses: dict[str, Responses] = {}
@@ -179,12 +184,24 @@ def wire_imports(routers: dict[str, Router], imports: dict[str, Sequence[Import]
             if imp.kind == "stream":
                 sub = Subscription(StreamForwarder(importer, imp), imp.subject.encode(), None, b"$IMPORT")
                 exporter.sublist.insert(sub)
+                wiring.append((exporter, sub))
                 continue
             answers = responses.get(imp.account)
             if answers is None:
                 answers = responses[imp.account] = Responses(importer)
-                exporter.sublist.insert(Subscription(answers, answers.prefix + b"*", None, b"$IMPORT"))
+                sub = Subscription(answers, answers.prefix + b"*", None, b"$IMPORT")
+                exporter.sublist.insert(sub)
+                wiring.append((exporter, sub))
             local = (imp.to or imp.subject).encode()
-            importer.sublist.insert(
-                Subscription(ServiceForwarder(importer, exporter, imp, answers), local, None, b"$IMPORT")
-            )
+            sub = Subscription(ServiceForwarder(importer, exporter, imp, answers), local, None, b"$IMPORT")
+            importer.sublist.insert(sub)
+            wiring.append((importer, sub))
+    return wiring
+
+
+def unwire_imports(wiring: Wiring) -> None:
+    """Remove what :func:`wire_imports` subscribed (a reload's imports replace them all, as
+    nats-server's ``configureAccounts`` replaces an account's service imports)."""
+    for router, sub in wiring:
+        sub.closed = True
+        router.sublist.remove(sub)

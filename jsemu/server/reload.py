@@ -12,6 +12,14 @@ user is gone is closed silently, one whose credentials no longer pass gets ``-ER
 subscriptions those no longer allow (``Removed sub ...``, ``-ERR 'Permissions Violation for
 Subscription to ...'``).
 
+Accounts (``accountsOption``, applied in ``reloadAuthorization``): users, accounts, imports
+and exports change at run time with no line of their own (``Reloaded: accounts`` comes with
+every reload). The accounts still configured keep their subject space and their clients'
+subscriptions (:meth:`AccountSpace.reload`); a client whose user is gone or now in another
+account is closed silently, before the others are checked again; a changed ``no_auth_user``
+is refused as nats-server refuses it. An account's JetStream nats-server changes too; jsemu
+refuses that, and says so.
+
 Routes (``reloadRoutes``/``routesOption``): the ``routes`` list is the one part of a cluster
 that changes at run time. New URLs are dialled as configured routes, routes to URLs no longer
 listed are closed (``Route Removed``, each followed by ``Removed route <url>``) before the
@@ -36,6 +44,8 @@ from ..protocol.go_duration import format_duration
 from .options import ServerOptions
 
 if TYPE_CHECKING:
+    from .auth import Auth
+    from .connection import ClientConnection
     from .server import Server
 
 __all__ = ["CLUSTER_LINE", "ROUTES_LINE", "ReloadRefused", "apply_options", "diff_options"]
@@ -101,8 +111,6 @@ def diff_options(old: ServerOptions, new: ServerOptions) -> list[str]:
     if (old_auth.nkeys if old_auth else {}) != (new_auth.nkeys if new_auth else {}):
         auth_lines.append("authorization nkey users")
     auth_lines += ["authorization users", "accounts"]  # always, as nats-server's (never DeepEqual)
-    if old.accounts != new.accounts:
-        raise ReloadRefused("config reload not supported for Accounts by jsemu yet")
     old_user = old_auth.user if old_auth else None
     new_user = new_auth.user if new_auth else None
     if (old_user.name if old_user else "") != (new_user.name if new_user else ""):
@@ -119,7 +127,11 @@ def diff_options(old: ServerOptions, new: ServerOptions) -> list[str]:
                     f"config reload not supported for {f.go_name}: old={f.show(before)}, new={f.show(after)}"
                 )
             lines.append(f.line(after))
-        if f.attr == "max_subscriptions":  # Nkeys, Users, Accounts, Username, Password, Authorization
+        if f.attr == "max_subscriptions":  # Nkeys, Users, Accounts, NoAuthUser, Username, ...
+            old_nau = old_auth.no_auth_user if old_auth else ""
+            new_nau = new_auth.no_auth_user if new_auth else ""
+            if old_nau != new_nau:
+                raise ReloadRefused(f"config reload not supported for NoAuthUser: old={old_nau}, new={new_nau}")
             lines += auth_lines
         elif f.attr == "max_pending" and _diff_cluster(old, new):  # then Cluster
             lines.append(CLUSTER_LINE)
@@ -132,7 +144,23 @@ def diff_options(old: ServerOptions, new: ServerOptions) -> list[str]:
     for other in ("cluster_size", "cluster_name", "tls", "system_account", "client_advertise"):
         if getattr(old, other) != getattr(new, other):
             raise ReloadRefused(f"config reload not supported for {other} by jsemu yet")
+    _diff_accounts(old, new)
     return lines
+
+
+def _diff_accounts(old: ServerOptions, new: ServerOptions) -> None:
+    """What of the ``accounts`` block jsemu cannot change at run time, though nats-server
+    can: an account's JetStream (enabled, its limits: nats-server enables or disables it and
+    applies new limits) and the system account's existence."""
+    if old.jetstream:
+        before = [(a.name, a.jetstream, a.limits) for a in old.accounts if a.jetstream]
+        after = [(a.name, a.jetstream, a.limits) for a in new.accounts if a.jetstream]
+        if sorted(before, key=repr) != sorted(after, key=repr) or bool(old.accounts) != bool(new.accounts):
+            raise ReloadRefused("config reload not supported for the JetStream of accounts by jsemu yet")
+    was = {a.name for a in old.accounts}
+    now = {a.name for a in new.accounts}
+    if old.system_account in was and old.system_account not in now:
+        raise ReloadRefused("config reload not supported for removing the system account by jsemu yet")
 
 
 def _cluster_view(options: ServerOptions) -> tuple[str, int]:
@@ -183,23 +211,27 @@ def apply_options(
     for conn in server.connections.values():  # as each client's ``mpay`` and ``mcl``
         conn.parser.max_payload = new.max_payload
         conn.parser.max_control_line = new.max_control_line
-    if old.auth != new.auth or new.auth is not None:
-        _reauthorize(server, new)
+    if old.accounts != new.accounts:
+        server.account_space.reload(new.accounts)
+    _reauthorize(server, new)
 
 
 def _reauthorize(server: Server, new: ServerOptions) -> None:
-    """``reloadAuthorization``: every client checked against the new settings."""
+    """``reloadAuthorization``: every client checked against the new settings. A client that
+    named a user (or logged in as the ``no_auth_user``) whose new entry is gone or in another
+    account is closed silently first (``clientHasMovedToDifferentAccount``; nats-server looks
+    only in ``users`` and ``nkeys``, so a client of a single ``user``/``password`` or one that
+    sent a name the server never asked for is closed too); the others are checked again."""
     auth = new.auth
     for conn in list(server.connections.values()):
         if conn.closed or not conn.connect_received:
             continue
+        if _has_moved(conn, auth):
+            conn.close_quietly("Client Closed")
+            continue
         if auth is None:
             conn.user = None
             conn.set_permissions(None)
-            continue
-        old_user = conn.user
-        if old_user is not None and old_user.name and not _still_defined(new, old_user.name):
-            conn.close_quietly("Client Closed")
             continue
         user = auth.authenticate(conn.opts, conn.nonce)
         if user is None:
@@ -210,10 +242,25 @@ def _reauthorize(server: Server, new: ServerOptions) -> None:
     server.flush()
 
 
-def _still_defined(options: ServerOptions, name: str) -> bool:
-    auth = options.auth
-    if auth is None:
+def _has_moved(conn: ClientConnection, auth: Auth | None) -> bool:
+    """nats-server's ``clientHasMovedToDifferentAccount`` (its ``opts.Username`` is the
+    ``no_auth_user``'s name for a client that logged in as it)."""
+    opts = conn.opts
+    nkey = opts.get("nkey") or ""
+    name = opts.get("user") or ""
+    if not nkey and not name and conn.user is not None and _anonymous(opts):
+        if auth is not None and conn.user.name in auth.nkeys:
+            nkey = conn.user.name
+        else:
+            name = conn.user.name
+    if nkey:
+        user = auth.nkeys.get(nkey) if auth is not None else None
+    elif name:
+        user = auth.users.get(name) if auth is not None else None
+    else:
         return False
-    if name in auth.users or name in auth.nkeys:
-        return True
-    return auth.user is not None and auth.user.name == name
+    return user is None or user.account != conn.account.name
+
+
+def _anonymous(opts: dict[str, Any]) -> bool:
+    return not any(opts.get(key) for key in ("user", "pass", "auth_token", "nkey"))
