@@ -1,0 +1,243 @@
+// cluster_check.mjs <mode> <nats-url>...
+//
+// nats.js v3 (@nats-io/transport-node, @nats-io/jetstream, @nats-io/kv) against a 3-node
+// cluster of server processes. Prints ONE JSON object of comparable results on stdout (ports,
+// subjects, payloads, sequences, counts; never timestamps or server ids);
+// tests/clients/test_cluster_nats_js.py runs it against a cluster of nats-server processes and
+// one of `jsemu serve` processes and asserts the same outcome on both.
+//
+//   core <url1> <url2> <url3>       discovery (the pool learns the other nodes from connect_urls),
+//                                   publish/subscribe with headers, a queue group and
+//                                   request/reply (and no responders) across nodes
+//   failover <victim-url> <other-url>
+//                                   connects to the victim, prints "ready" on stderr; the test
+//                                   kills the victim; a publish made while disconnected is sent
+//                                   from the reconnect buffer, the subscription keeps receiving
+//   js <url1> <url2> <url3> <tag>   a KV bucket (R1) put through node 1, got and watched through
+//                                   node 3; a stream created through node 1, published to through
+//                                   node 2, a durable pull consumer fetched on node 3 and consumed
+//                                   on node 2 with acks, its info through node 1; an ordered
+//                                   consumer through node 3
+//
+// Exit status: 0 after printing; 2 (message on stderr) when a step fails or nothing is finished
+// after 30 s.
+
+import { connect, headers } from "@nats-io/transport-node";
+import { AckPolicy, jetstream, jetstreamManager } from "@nats-io/jetstream";
+import { Kvm } from "@nats-io/kv";
+
+const [mode, ...args] = process.argv.slice(2);
+const TD = new TextDecoder();
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const port = (hostport) => Number(new URL(`nats://${hostport}`).port);
+const sortedNums = (xs) => [...xs].sort((a, b) => a - b);
+
+const watchdog = setTimeout(() => {
+  console.error(`cluster_check ${mode}: not finished after 30 s`);
+  process.exit(2);
+}, 30000);
+
+/** Waits (up to `ms`) for `pred()` to hold. */
+async function until(pred, ms = 5000) {
+  const deadline = Date.now() + ms;
+  while (!pred()) {
+    if (Date.now() > deadline) throw new Error("timed out waiting");
+    await sleep(10);
+  }
+}
+
+/** Interest crosses a route asynchronously: flush, then give the RS+ a moment. */
+async function settle(...conns) {
+  for (const nc of conns) await nc.flush();
+  await sleep(150);
+}
+
+async function core([u1, u2, u3]) {
+  const out = {};
+  const [n1, n2, n3] = await Promise.all([u1, u2, u3].map((u) => connect({ servers: u })));
+  const conns = [n1, n2, n3];
+  try {
+    await n1.flush();
+    await sleep(100);
+    const pool = n1.getServers();
+    out.discovery = {
+      cluster: n1.info?.cluster ?? null,
+      connectUrls: sortedNums((n1.info?.connect_urls ?? []).map(port)),
+      pool: sortedNums(pool.map((s) => s.port)),
+      gossiped: sortedNums(pool.filter((s) => s.gossiped).map((s) => s.port)),
+    };
+
+    const got = [];
+    for (const subject of ["orders.*", "orders.>"]) {
+      n3.subscribe(subject, {
+        callback: (_err, m) => got.push([m.subject, m.string(), m.headers?.get("K") ?? null]),
+      });
+    }
+    await settle(n3);
+    const h = headers();
+    h.set("K", "v");
+    n1.publish("orders.1", "one");
+    n1.publish("orders.2", "", { headers: h });
+    await n1.flush();
+    await until(() => got.length >= 4);
+    await sleep(100);
+    out.pubsub = got.map((g) => JSON.stringify(g)).sort();
+
+    const members = [await connect({ servers: u2 }), await connect({ servers: u2 }), await connect({ servers: u3 })];
+    conns.push(...members);
+    const counts = [0, 0, 0];
+    members.forEach((nc, i) => nc.subscribe("work", { queue: "q", callback: () => counts[i]++ }));
+    await settle(...members);
+    for (let i = 0; i < 200; i++) n1.publish("work", String(i));
+    await n1.flush();
+    await until(() => counts.reduce((a, b) => a + b) >= 200).catch(() => {});
+    await sleep(100);
+    out.queue = { total: counts.reduce((a, b) => a + b), everyMember: counts.every((c) => c > 0) };
+
+    n3.subscribe("svc.echo", { callback: (_err, m) => m.respond(`re:${m.string()}`) });
+    await settle(n3);
+    out.reply = (await n2.request("svc.echo", "ping", { timeout: 2000 })).string();
+    try {
+      await n2.request("svc.nobody", "x", { timeout: 2000 });
+      out.noResponders = "answered";
+    } catch (err) {
+      out.noResponders = [err?.name ?? String(err), err?.cause?.name ?? null];
+    }
+  } finally {
+    for (const nc of conns) await nc.close();
+  }
+  return out;
+}
+
+async function failover([victim, otherUrl]) {
+  const out = { events: [] };
+  const nc = await connect({ servers: victim, reconnectTimeWait: 100, maxReconnectAttempts: -1 });
+  const other = await connect({ servers: otherUrl });
+  try {
+    const seen = { disconnect: false, reconnect: false };
+    (async () => {
+      for await (const s of nc.status()) {
+        if (!(s.type in seen)) continue;
+        out.events.push(s.type);
+        seen[s.type] = true;
+      }
+    })();
+    await nc.flush();
+    await sleep(100);
+    out.discovered = nc.getServers().filter((s) => s.gossiped).length;
+    const received = [];
+    nc.subscribe("after", { callback: (_err, m) => received.push(m.string()) });
+    await nc.flush();
+    console.error("ready");
+    await until(() => seen.disconnect, 10000);
+    nc.publish("after", "buffered"); // kept in the reconnect buffer
+    await until(() => seen.reconnect, 10000);
+    out.reconnectedToVictim = port(nc.getServer()) === port(new URL(victim).host);
+    await until(() => received.length >= 1, 2000).catch(() => {});
+    await settle(nc);
+    other.publish("after", "from-other");
+    await other.flush();
+    await until(() => received.length >= 2, 2000).catch(() => {});
+    await sleep(100);
+    out.received = received;
+  } finally {
+    await nc.close();
+    await other.close();
+  }
+  return out;
+}
+
+async function js([u1, u2, u3, tag]) {
+  const out = {};
+  const [n1, n2, n3] = await Promise.all([u1, u2, u3].map((u) => connect({ servers: u })));
+  try {
+    const entry = (e) => e && { key: e.key, value: TD.decode(e.value), revision: e.revision, operation: e.operation };
+    const bucket = `kv_${tag}`;
+    const kv1 = await new Kvm(n1).create(bucket, { replicas: 1 });
+    await kv1.put("k", "v1");
+    const kv3 = await new Kvm(n3).open(bucket);
+    out.kvGet = entry(await kv3.get("k"));
+    const watched = [];
+    const iter = await kv3.watch({ key: "k" });
+    const watching = (async () => {
+      for await (const e of iter) {
+        watched.push(entry(e));
+        if (watched.length === 1) await kv1.put("k", "v2");
+        if (watched.length === 2) break;
+      }
+    })();
+    await watching;
+    out.kvWatch = watched;
+    await kv1.destroy();
+
+    const stream = `S_${tag}`;
+    const subj = `s${tag}`;
+    const jsm1 = await jetstreamManager(n1);
+    await jsm1.streams.add({ name: stream, subjects: [`${subj}.>`] });
+    const js2 = jetstream(n2);
+    out.acks = [];
+    for (let i = 0; i < 4; i++) {
+      const ack = await js2.publish(`${subj}.${i}`, `m${i}`);
+      out.acks.push([ack.stream === stream, ack.seq]);
+    }
+    const info = await (await jetstreamManager(n3)).streams.info(stream);
+    out.streamInfo = {
+      messages: info.state.messages,
+      clusterKeys: Object.keys(info.cluster ?? {}).sort(),
+      clusterName: info.cluster?.name ?? null,
+      leader: info.cluster?.leader ?? null,
+    };
+
+    await jsm1.consumers.add(stream, { durable_name: "work", ack_policy: AckPolicy.Explicit });
+    const msg = (m) => [m.subject.split(".")[1], m.string(), m.seq];
+    out.fetched = [];
+    const c3 = await jetstream(n3).consumers.get(stream, "work");
+    for await (const m of await c3.fetch({ max_messages: 2, expires: 2000 })) {
+      out.fetched.push([...msg(m), await m.ackAck()]);
+    }
+    out.consumed = [];
+    const c2 = await js2.consumers.get(stream, "work");
+    const msgs = await c2.consume({ max_messages: 2 });
+    for await (const m of msgs) {
+      out.consumed.push([...msg(m), await m.ackAck()]);
+      if (out.consumed.length === 2) break;
+    }
+    const ci = await jsm1.consumers.info(stream, "work");
+    out.consumerInfo = {
+      delivered: ci.delivered.stream_seq,
+      ackFloor: ci.ack_floor.stream_seq,
+      ackPending: ci.num_ack_pending,
+      pending: ci.num_pending,
+      clusterName: ci.cluster?.name ?? null,
+      leader: ci.cluster?.leader ?? null,
+    };
+
+    out.ordered = [];
+    const oc = await jetstream(n3).consumers.get(stream);
+    for await (const m of await oc.consume()) {
+      out.ordered.push(msg(m));
+      if (out.ordered.length === 2) await js2.publish(`${subj}.late`, "late");
+      if (out.ordered.length === 5) break;
+    }
+    out.orderedFetched = [];
+    const of = await jetstream(n2).consumers.get(stream);
+    for await (const m of await of.fetch({ max_messages: 5, expires: 2000 })) out.orderedFetched.push(msg(m));
+    await jsm1.streams.delete(stream);
+  } finally {
+    for (const nc of [n1, n2, n3]) await nc.close();
+  }
+  return out;
+}
+
+const modes = { core, failover, js };
+if (!(mode in modes)) {
+  console.error("usage: node cluster_check.mjs core|failover|js <nats-url>...");
+  process.exit(64);
+}
+try {
+  console.log(JSON.stringify(await modes[mode](args)));
+} catch (err) {
+  console.error(`cluster_check ${mode} failed: ${err?.stack ?? err}`);
+  process.exit(2);
+}
+clearTimeout(watchdog);
