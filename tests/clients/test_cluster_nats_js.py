@@ -92,7 +92,7 @@ async def test_failover_to_another_node(node: str, kind: str) -> None:
                 await proc.wait()
         assert proc.returncode == 0, err
         assert json.loads(out) == {
-            "events": ["disconnect", "reconnect"],
+            "events": ["disconnect", "reconnecting", "reconnect"],
             "discovered": 2,
             "reconnectedToVictim": False,
             "received": ["buffered", "from-other"],

@@ -11,8 +11,9 @@
 //                                   request/reply (and no responders) across nodes
 //   failover <victim-url> <other-url>
 //                                   connects to the victim, prints "ready" on stderr; the test
-//                                   kills the victim; a publish made while disconnected is sent
-//                                   from the reconnect buffer, the subscription keeps receiving
+//                                   kills the victim; the client reconnects to the other node,
+//                                   a publish made while reconnecting is sent from the reconnect
+//                                   buffer, the subscription keeps receiving
 //   js <url1> <url2> <url3> <tag>   a KV bucket (R1) put through node 1, got and watched through
 //                                   node 3; a stream created through node 1, published to through
 //                                   node 2, a durable pull consumer fetched on node 3 and consumed
@@ -111,13 +112,23 @@ async function core([u1, u2, u3]) {
 
 async function failover([victim, otherUrl]) {
   const out = { events: [] };
-  const nc = await connect({ servers: victim, reconnectTimeWait: 100, maxReconnectAttempts: -1 });
+  // nats.js empties its outbound buffer at each dial attempt (ProtocolHandler.prepare), so what
+  // is published before the attempt that succeeds is lost: reconnect straight to the other
+  // node (its URL comes from connect_urls) and publish once that attempt has begun.
+  const otherPort = port(new URL(otherUrl).host);
+  const nc = await connect({
+    servers: victim,
+    reconnectTimeWait: 100,
+    maxReconnectAttempts: -1,
+    reconnectToServer: (pool, info) => (info ? (pool.find((s) => s.port === otherPort) ?? null) : null),
+  });
   const other = await connect({ servers: otherUrl });
   try {
-    const seen = { disconnect: false, reconnect: false };
+    const seen = { disconnect: false, reconnecting: false, reconnect: false };
     (async () => {
       for await (const s of nc.status()) {
         if (!(s.type in seen)) continue;
+        if (s.type === "reconnecting" && !seen.reconnecting) nc.publish("after", "buffered"); // kept in the buffer
         out.events.push(s.type);
         seen[s.type] = true;
       }
@@ -129,8 +140,6 @@ async function failover([victim, otherUrl]) {
     nc.subscribe("after", { callback: (_err, m) => received.push(m.string()) });
     await nc.flush();
     console.error("ready");
-    await until(() => seen.disconnect, 10000);
-    nc.publish("after", "buffered"); // kept in the reconnect buffer
     await until(() => seen.reconnect, 10000);
     out.reconnectedToVictim = port(nc.getServer()) === port(new URL(victim).host);
     await until(() => received.length >= 1, 2000).catch(() => {});
