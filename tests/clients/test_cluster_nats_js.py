@@ -120,4 +120,10 @@ async def test_kv_stream_pull_and_ordered_consumers_across_nodes(node: str, js_c
         "consumerInfo": {"delivered": 4, "ackFloor": 4, "ackPending": 0, "pending": 0, "clusterName": "c"},
         "ordered": [*messages, ["late", "late", 5]],
         "orderedFetched": [*messages, ["late", "late", 5]],
+        "late": [["late", "late", 5, True]],
+        "emptyFetch": [],
+        "emptyNext": None,
+        "idleStatuses": [["heartbeat", True], ["heartbeats_missed", False]],
+        "nak": [["nak", "again", 6], 1, ["nak", "again", 6], 2, True, True],
+        "nakInfo": {"ackFloor": 6, "ackPending": 0, "redelivered": 0},
     }

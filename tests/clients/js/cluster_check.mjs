@@ -17,8 +17,10 @@
 //   js <url1> <url2> <url3> <tag>   a KV bucket (R1) put through node 1, got and watched through
 //                                   node 3; a stream created through node 1, published to through
 //                                   node 2, a durable pull consumer fetched on node 3 and consumed
-//                                   on node 2 with acks, its info through node 1; an ordered
-//                                   consumer through node 3
+//                                   on node 2 with acks, its info through node 1; ordered
+//                                   consumers through nodes 3 and 2; an empty fetch (408) and
+//                                   idle heartbeats through node 3; a nak on node 3 redelivered
+//                                   to a pull on node 1
 //
 // Exit status: 0 after printing; 2 (message on stderr) when a step fails or nothing is finished
 // after 30 s.
@@ -186,7 +188,9 @@ async function js([u1, u2, u3, tag]) {
     const js2 = jetstream(n2);
     out.acks = [];
     for (let i = 0; i < 4; i++) {
-      const ack = await js2.publish(`${subj}.${i}`, `m${i}`);
+      // a real cluster's stream may be on another node than the publisher's, its interest
+      // not there yet: nats.js retries a publish that found no responders
+      const ack = await js2.publish(`${subj}.${i}`, `m${i}`, { retries: 10 });
       out.acks.push([ack.stream === stream, ack.seq]);
     }
     const info = await (await jetstreamManager(n3)).streams.info(stream);
@@ -231,6 +235,42 @@ async function js([u1, u2, u3, tag]) {
     out.orderedFetched = [];
     const of = await jetstream(n2).consumers.get(stream);
     for await (const m of await of.fetch({ max_messages: 5, expires: 2000 })) out.orderedFetched.push(msg(m));
+
+    // what the server sends a pull request on another node crosses the route: 408 at expiry,
+    // idle heartbeats, and a nak'd message redelivered to a pull on a third node
+    out.late = [];
+    for await (const m of await c3.fetch({ max_messages: 1, expires: 1000 })) out.late.push([...msg(m), await m.ackAck()]);
+    out.emptyFetch = [];
+    for await (const m of await c3.fetch({ max_messages: 1, expires: 1000 })) out.emptyFetch.push(msg(m));
+    out.emptyNext = await c3.next({ expires: 1000 });
+    const statuses = new Set();
+    const idle = await c3.consume({ max_messages: 1, expires: 2000, idle_heartbeat: 300 });
+    (async () => {
+      for await (const st of idle.status()) statuses.add(st.type);
+    })();
+    const idling = (async () => {
+      for await (const m of idle) statuses.add(`msg ${m.seq}`);
+    })();
+    await sleep(1500);
+    await idle.close();
+    await idling;
+    out.idleStatuses = ["heartbeat", "heartbeats_missed"].map((t) => [t, statuses.has(t)]);
+    // a consumer of its own: the closed consume()'s last pull request stays on the server
+    // until it expires, and would take the message
+    await jsm1.consumers.add(stream, {
+      durable_name: "nak",
+      ack_policy: AckPolicy.Explicit,
+      filter_subject: `${subj}.nak`,
+    });
+    await js2.publish(`${subj}.nak`, "again");
+    const first = await (await jetstream(n3).consumers.get(stream, "nak")).next({ expires: 2000 });
+    out.nak = [msg(first), first.info.deliveryCount];
+    first.nak();
+    await n3.flush();
+    const again = await (await jetstream(n1).consumers.get(stream, "nak")).next({ expires: 2000 });
+    out.nak.push(msg(again), again.info.deliveryCount, again.info.redelivered, await again.ackAck());
+    const ni = await jsm1.consumers.info(stream, "nak");
+    out.nakInfo = { ackFloor: ni.ack_floor.stream_seq, ackPending: ni.num_ack_pending, redelivered: ni.num_redelivered };
     await jsm1.streams.delete(stream);
   } finally {
     for (const nc of [n1, n2, n3]) await nc.close();
