@@ -96,6 +96,9 @@ async def test_failover_to_another_node(node: str, kind: str) -> None:
             "discovered": 2,
             "reconnectedToVictim": False,
             "received": ["buffered", "from-other"],
+            "pool": sorted(n.port for n in nodes),  # the URL it was given stays, gossiped or not
+            "gossiped": sorted(n.port for n in nodes if n is not victim),
+            "connectUrls": sorted(n.port for n in nodes if n is not victim),
         }
     finally:
         stop_cluster(nodes)

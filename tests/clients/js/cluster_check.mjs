@@ -151,6 +151,10 @@ async function failover([victim, otherUrl]) {
     await until(() => received.length >= 2, 2000).catch(() => {});
     await sleep(100);
     out.received = received;
+    const pool = nc.getServers();
+    out.pool = sortedNums(pool.map((s) => s.port));
+    out.gossiped = sortedNums(pool.filter((s) => s.gossiped).map((s) => s.port));
+    out.connectUrls = sortedNums((nc.info?.connect_urls ?? []).map(port));
   } finally {
     await nc.close();
     await other.close();
