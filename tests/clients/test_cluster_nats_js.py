@@ -69,29 +69,8 @@ async def test_failover_to_another_node(node: str, kind: str) -> None:
     nodes = start_cluster([_kind(kind)] * 3)
     try:
         victim, other = nodes[1], nodes[0]
-        proc = await asyncio.create_subprocess_exec(
-            node,
-            str(kv_nats_js.JS_DIR / SCRIPT),
-            "failover",
-            victim.url,
-            other.url,
-            cwd=kv_nats_js.JS_DIR,
-            stdin=asyncio.subprocess.DEVNULL,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.PIPE,
-        )
-        try:
-            assert proc.stderr is not None
-            line = await asyncio.wait_for(proc.stderr.readline(), 15)
-            assert line == b"ready\n", line + await proc.stderr.read()
-            victim.stop(kill=True)
-            out, err = await asyncio.wait_for(proc.communicate(), 20)
-        finally:
-            if proc.returncode is None:
-                proc.kill()
-                await proc.wait()
-        assert proc.returncode == 0, err
-        assert json.loads(out) == {
+        out = await _run_until_ready(node, nodes, "failover", victim.url, other.url)
+        assert out == {
             "events": ["disconnect", "reconnecting", "reconnect"],
             "discovered": 2,
             "reconnectedToVictim": False,
@@ -102,6 +81,53 @@ async def test_failover_to_another_node(node: str, kind: str) -> None:
         }
     finally:
         stop_cluster(nodes)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+async def test_pull_consume_carries_on_after_its_node_is_killed(node: str, kind: str) -> None:
+    """A client consuming from a node that leads neither the metadata (jsemu's JetStream is its
+    metadata leader's) nor the stream is moved to another node by the node's death; its
+    ``consume()`` pulls again there and gets what is published after."""
+    nodes = start_js_cluster(_kind(kind), NAMES)
+    try:
+        meta = nodes[0].get("jsz").get("meta_cluster") if kind != "jsemu" else {"leader": "n1"}
+        urls = [n.url for n in nodes]
+        out = await _run_until_ready(node, nodes, "jsfailover", *urls, meta["leader"], "x")  # type: ignore[index]
+        assert out == {
+            "events": ["disconnect", "reconnect"],
+            "received": [[str(i), f"m{i}", i, True] for i in (1, 2, 3, 4)],
+            "consumerInfo": {"delivered": 4, "ackFloor": 4, "ackPending": 0},
+        }
+    finally:
+        stop_cluster(nodes)
+
+
+async def _run_until_ready(node: str, nodes: list[Node], *args: str) -> dict[str, Any]:
+    """Run the script with ``args``; kill the node it names when it says ``ready <port>``; its
+    JSON result."""
+    proc = await asyncio.create_subprocess_exec(
+        node,
+        str(kv_nats_js.JS_DIR / SCRIPT),
+        *args,
+        cwd=kv_nats_js.JS_DIR,
+        stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    try:
+        assert proc.stderr is not None
+        line = await asyncio.wait_for(proc.stderr.readline(), 15)
+        assert line.startswith(b"ready "), line + await proc.stderr.read()
+        victim = next(n for n in nodes if n.port == int(line.split()[1]))
+        victim.stop(kill=True)
+        out, err = await asyncio.wait_for(proc.communicate(), 20)
+    finally:
+        if proc.returncode is None:
+            proc.kill()
+            await proc.wait()
+    assert proc.returncode == 0, err
+    result: dict[str, Any] = json.loads(out)
+    return result
 
 
 async def test_kv_stream_pull_and_ordered_consumers_across_nodes(node: str, js_cluster: list[Node]) -> None:

@@ -10,10 +10,15 @@
 //                                   publish/subscribe with headers, a queue group and
 //                                   request/reply (and no responders) across nodes
 //   failover <victim-url> <other-url>
-//                                   connects to the victim, prints "ready" on stderr; the test
+//                                   connects to the victim, prints "ready <port>" on stderr; the test
 //                                   kills the victim; the client reconnects to the other node,
 //                                   a publish made while reconnecting is sent from the reconnect
 //                                   buffer, the subscription keeps receiving
+//   jsfailover <url1> <url2> <url3> <meta-leader-name> <tag>
+//                                   a pull consume() on the victim of a JetStream cluster (a
+//                                   node that leads neither the metadata nor the stream); after
+//                                   two messages it prints "ready <victim port>", the test kills
+//                                   the victim, and the consume carries on through the meta leader
 //   js <url1> <url2> <url3> <tag>   a KV bucket (R1) put through node 1, got and watched through
 //                                   node 3; a stream created through node 1, published to through
 //                                   node 2, a durable pull consumer fetched on node 3 and consumed
@@ -141,7 +146,7 @@ async function failover([victim, otherUrl]) {
     const received = [];
     nc.subscribe("after", { callback: (_err, m) => received.push(m.string()) });
     await nc.flush();
-    console.error("ready");
+    console.error(`ready ${port(new URL(victim).host)}`);
     await until(() => seen.reconnect, 10000);
     out.reconnectedToVictim = port(nc.getServer()) === port(new URL(victim).host);
     await until(() => received.length >= 1, 2000).catch(() => {});
@@ -282,7 +287,65 @@ async function js([u1, u2, u3, tag]) {
   return out;
 }
 
-const modes = { core, failover, js };
+async function jsfailover([u1, u2, u3, metaLeader, tag]) {
+  const out = { events: [], received: [] };
+  const named = {};
+  for (const u of [u1, u2, u3]) {
+    const probe = await connect({ servers: u });
+    named[probe.info.server_name] = u;
+    await probe.close();
+  }
+  const admin = await connect({ servers: named[metaLeader] });
+  const stream = `F_${tag}`;
+  const subj = `f${tag}`;
+  const jsm = await jetstreamManager(admin);
+  const si = await jsm.streams.add({ name: stream, subjects: [`${subj}.>`] });
+  // the victim leads neither the metadata nor the stream (a real cluster places an R1 stream)
+  const victimName = Object.keys(named)
+    .sort()
+    .find((n) => n !== metaLeader && n !== si.cluster?.leader);
+  const victim = named[victimName];
+  const otherPort = port(new URL(named[metaLeader]).host);
+  const nc = await connect({
+    servers: victim,
+    reconnectTimeWait: 100,
+    maxReconnectAttempts: -1,
+    reconnectToServer: (pool, info) => (info ? (pool.find((s) => s.port === otherPort) ?? null) : null),
+  });
+  try {
+    await jsm.consumers.add(stream, { durable_name: "work", ack_policy: AckPolicy.Explicit });
+    const jsa = jetstream(admin);
+    for (const i of [1, 2]) await jsa.publish(`${subj}.${i}`, `m${i}`, { retries: 10 });
+    const seen = { disconnect: false, reconnect: false };
+    (async () => {
+      for await (const s of nc.status()) {
+        if (!(s.type in seen)) continue;
+        out.events.push(s.type);
+        seen[s.type] = true;
+      }
+    })();
+    const c = await jetstream(nc).consumers.get(stream, "work");
+    const msgs = await c.consume({ max_messages: 10, expires: 1000 });
+    for await (const m of msgs) {
+      out.received.push([m.subject.split(".")[1], m.string(), m.seq, await m.ackAck()]);
+      if (out.received.length === 2) {
+        console.error(`ready ${port(new URL(victim).host)}`);
+        await until(() => seen.reconnect, 10000);
+        for (const i of [3, 4]) await jsa.publish(`${subj}.${i}`, `m${i}`, { retries: 10 });
+      }
+      if (out.received.length === 4) break;
+    }
+    const ci = await jsm.consumers.info(stream, "work");
+    out.consumerInfo = { delivered: ci.delivered.stream_seq, ackFloor: ci.ack_floor.stream_seq, ackPending: ci.num_ack_pending };
+    await jsm.streams.delete(stream);
+  } finally {
+    await nc.close();
+    await admin.close();
+  }
+  return out;
+}
+
+const modes = { core, failover, js, jsfailover };
 if (!(mode in modes)) {
   console.error("usage: node cluster_check.mjs core|failover|js <nats-url>...");
   process.exit(64);
