@@ -174,7 +174,9 @@ async function js([u1, u2, u3, tag]) {
     const entry = (e) => e && { key: e.key, value: TD.decode(e.value), revision: e.revision, operation: e.operation };
     const bucket = `kv_${tag}`;
     const kv1 = await new Kvm(n1).create(bucket, { replicas: 1 });
-    await kv1.put("k", "v1");
+    // kv.put is a publish to $KV.<bucket>.<key>; the first goes through js.publish to retry
+    // while a real cluster's bucket, maybe on another node, has no interest on node 1 yet
+    await jetstream(n1).publish(`$KV.${bucket}.k`, "v1", { retries: 10 });
     const kv3 = await new Kvm(n3).open(bucket);
     out.kvGet = entry(await kv3.get("k"));
     const watched = [];
