@@ -21,19 +21,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 from support.servers import RealServer
 
 
-def run(port: int, messages: int, size: int) -> float:
-    sub = socket.create_connection(("127.0.0.1", port))
-    sub.recv(4096)
-    sub.sendall(b'CONNECT {"verbose":false,"pedantic":false}\r\nSUB bench 1\r\nPING\r\n')
-    buf = b""
-    while b"PONG\r\n" not in buf:
-        buf += sub.recv(4096)
-    pub = socket.create_connection(("127.0.0.1", port))
-    pub.recv(4096)
-    pub.sendall(b'CONNECT {"verbose":false,"pedantic":false}\r\n')
-    frame = b"PUB bench %d\r\n%b\r\n" % (size, b"x" * size)
-    batch = frame * 1000
-    marker = b"MSG bench 1 "
+def pump(pub: socket.socket, sub: socket.socket, batch: bytes, messages: int, marker: bytes) -> float:
+    """Messages per second: ``batch`` (1,000 PUB frames) sent ``messages / 1000`` times on
+    ``pub`` while a thread counts ``marker`` in what ``sub`` receives; both sockets are closed."""
     got = 0
     done = threading.Event()
 
@@ -61,6 +51,22 @@ def run(port: int, messages: int, size: int) -> float:
     if got < messages:
         raise RuntimeError(f"only {got} of {messages} delivered")
     return messages / elapsed
+
+
+def run(port: int, messages: int, size: int) -> float:
+    sub = socket.create_connection(("127.0.0.1", port))
+    sub.recv(4096)
+    sub.sendall(b'CONNECT {"verbose":false,"pedantic":false}\r\nSUB bench 1\r\nPING\r\n')
+    buf = b""
+    while b"PONG\r\n" not in buf:
+        buf += sub.recv(4096)
+    pub = socket.create_connection(("127.0.0.1", port))
+    pub.recv(4096)
+    pub.sendall(b'CONNECT {"verbose":false,"pedantic":false}\r\n')
+    frame = b"PUB bench %d\r\n%b\r\n" % (size, b"x" * size)
+    batch = frame * 1000
+    marker = b"MSG bench 1 "
+    return pump(pub, sub, batch, messages, marker)
 
 
 def main() -> None:

@@ -12,11 +12,12 @@ from __future__ import annotations
 
 import socket
 import statistics
-import threading
 import time
 from typing import TYPE_CHECKING
 
 from support.cluster import start_cluster, stop_cluster
+
+from benchmarks.core_pubsub import pump
 
 if TYPE_CHECKING:
     from benchmarks.suite import Row, Sizes
@@ -69,33 +70,7 @@ def one_round(kind: str, messages: int) -> float:
             pass
         sub.settimeout(60)
         batch = (b"PUB bench %d\r\n%b\r\n" % (SIZE, b"x" * SIZE)) * 1000
-        got = 0
-        done = threading.Event()
-
-        def reader() -> None:
-            nonlocal got
-            tail = b""
-            while got < messages:
-                data = sub.recv(1 << 20)
-                if not data:
-                    break
-                chunk = tail + data
-                got += chunk.count(MARKER)
-                tail = chunk[-(len(MARKER) - 1) :]
-            done.set()
-
-        thread = threading.Thread(target=reader, daemon=True)
-        start = time.perf_counter()
-        thread.start()
-        for _ in range(messages // 1000):
-            pub.sendall(batch)
-        done.wait(120)
-        elapsed = time.perf_counter() - start
-        pub.close()
-        sub.close()
-        if got < messages:
-            raise RuntimeError(f"only {got} of {messages} delivered across the route")
-        return messages / elapsed
+        return pump(pub, sub, batch, messages, MARKER)
     finally:
         stop_cluster(nodes)
 
