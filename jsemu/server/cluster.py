@@ -52,7 +52,7 @@ from .advertise import AdvertiseError, join_host_port, parse_host_port
 from .nkeys import new_nonce
 from .options import ClusterOptions
 from .route import RouteConnection
-from .sublist import Subscription
+from .sublist import MatchResult, Subscription
 
 if TYPE_CHECKING:
     from .meta_leader import MetaLeader
@@ -99,6 +99,45 @@ def route_local(router: Router, producer: object, subject: bytes, reply: bytes |
         client = psubs[0].client
         if client.__class__ is RouteConnection:
             return client.send_msg(_account_bytes(router), subject, reply, hdr, msg, _NO_QUEUES)
+    delivered, targets = _local_then_routes(router, result, subject, subject, reply, hdr, msg, producer)
+    if targets:
+        account = _account_bytes(router)
+        for route, queues in targets.items():
+            if route.send_msg(account, subject, reply, hdr, msg, queues):
+                delivered = True
+    return delivered
+
+
+def route_shown_local(router: Router, subject: bytes, shown: bytes, reply: bytes | None, hdr: int, msg: bytes) -> bool:
+    """``Router.route_shown`` in a cluster: local subscribers as there; a route with interest
+    in ``subject`` gets the message once, shown subject after an ``@`` in the reply
+    (``processMsgResults``: only when there is a reply, and not twice)."""
+    result = router.sublist.match(subject)
+    delivered, targets = _local_then_routes(router, result, subject, shown, reply, hdr, msg, None)
+    if targets:
+        account = _account_bytes(router)
+        if reply and js_ack_deliver_index(reply) < 0:
+            reply = reply + b"@" + shown
+        for route, queues in targets.items():
+            if route.send_msg(account, subject, reply, hdr, msg, queues):
+                delivered = True
+    return delivered
+
+
+def _local_then_routes(
+    router: Router,
+    result: MatchResult,
+    subject: bytes,
+    shown: bytes,
+    reply: bytes | None,
+    hdr: int,
+    msg: bytes,
+    producer: object,
+) -> tuple[bool, dict[RouteConnection, list[bytes]] | None]:
+    """Deliver to the local subscribers of ``result`` (showing ``shown``; no echo to a
+    producer that asked for none) and pick one member per queue group, a remote one counting
+    as one candidate; return whether a local subscriber took it and, per route to send it
+    to, the remote queue groups it was picked for."""
     delivered = False
     no_echo = producer is not None and not getattr(producer, "echo", True)
     targets: dict[RouteConnection, list[bytes]] | None = None
@@ -111,7 +150,7 @@ def route_local(router: Router, producer: object, subject: bytes, reply: bytes |
             continue
         if no_echo and (client is producer or getattr(client, "conn", None) is producer):
             continue
-        if router._deliver(sub, subject, reply, hdr, msg):
+        if router._deliver(sub, shown, reply, hdr, msg):
             delivered = True
     for group in result.qsubs:
         n = len(group)
@@ -126,54 +165,10 @@ def route_local(router: Router, producer: object, subject: bytes, reply: bytes |
                 break
             if no_echo and (client is producer or getattr(client, "conn", None) is producer):
                 continue
-            if router._deliver(sub, subject, reply, hdr, msg):
-                delivered = True
-                break
-    if targets:
-        account = _account_bytes(router)
-        for route, queues in targets.items():
-            if route.send_msg(account, subject, reply, hdr, msg, queues):
-                delivered = True
-    return delivered
-
-
-def route_shown_local(router: Router, subject: bytes, shown: bytes, reply: bytes | None, hdr: int, msg: bytes) -> bool:
-    """``Router.route_shown`` in a cluster: local subscribers as there; a route with interest
-    in ``subject`` gets the message once, shown subject after an ``@`` in the reply
-    (``processMsgResults``: only when there is a reply, and not twice)."""
-    result = router.sublist.match(subject)
-    delivered = False
-    targets: dict[RouteConnection, list[bytes]] | None = None
-    for sub in result.psubs:
-        client = sub.client
-        if client.__class__ is RouteConnection:
-            if targets is None:
-                targets = {}
-            targets.setdefault(client, [])
-        elif router._deliver(sub, shown, reply, hdr, msg):
-            delivered = True
-    for group in result.qsubs:
-        n = len(group)
-        start = router._queue_start(subject, group)
-        for i in range(n):
-            sub = group[(start + i) % n]
-            client = sub.client
-            if client.__class__ is RouteConnection:
-                if targets is None:
-                    targets = {}
-                targets.setdefault(client, []).append(sub.queue or b"")
-                break
             if router._deliver(sub, shown, reply, hdr, msg):
                 delivered = True
                 break
-    if targets:
-        account = router.name.encode()
-        if reply and js_ack_deliver_index(reply) < 0:
-            reply = reply + b"@" + shown
-        for route, queues in targets.items():
-            if route.send_msg(account, subject, reply, hdr, msg, queues):
-                delivered = True
-    return delivered
+    return delivered, targets
 
 
 class _Interest:
