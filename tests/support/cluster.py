@@ -9,6 +9,7 @@ c -m -1``, the later ones with ``--routes`` to the first, and waits until every 
 from __future__ import annotations
 
 import json
+import random
 import re
 import socket
 import subprocess
@@ -144,6 +145,22 @@ def stop_cluster(nodes: list[Node]) -> None:
 
 
 def free_port() -> int:
+    """A free port below the kernel's ephemeral range: a port the kernel hands out (as for
+    another server's ``-p -1`` or ``-m -1``) could be taken between this check and its use."""
+    try:
+        with open("/proc/sys/net/ipv4/ip_local_port_range") as f:
+            low = int(f.read().split()[0])
+    except (OSError, ValueError, IndexError):
+        low = 32768
+    rng = random.Random()
+    for _ in range(200):
+        port = rng.randrange(10000, max(low, 10001))
+        with socket.socket() as s:
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])
