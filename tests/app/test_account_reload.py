@@ -32,7 +32,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
-from support.cluster import start_node, wait_routes
+from support.cluster import free_port, start_node, wait_routes
 
 from app.test_lame_duck_process import PROGRAMS, Proc, _client, _read, procs
 
@@ -228,17 +228,11 @@ def test_account_jetstream_change_refused(tmp_path: Path, procs: list[Proc]) -> 
         assert _reload(proc, conf, text)[1:] == [f"[ERR] Failed to reload server configuration: {refused}"]
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 @pytest.mark.parametrize("kind", PROGRAMS)
 def test_account_added_by_reload_is_routed(kind: str, tmp_path: Path) -> None:
     """Two routed servers each reload a new account C: a message published in C on one
     reaches C's subscriber on the other (nats-server: at once; jsemu: C joins the cluster)."""
-    ports = [_free_port(), _free_port()]
+    ports = [free_port(), free_port()]
 
     def write(i: int, extra: str) -> Path:
         conf = tmp_path / f"{i}.conf"

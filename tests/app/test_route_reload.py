@@ -23,16 +23,10 @@ import time
 from pathlib import Path
 
 import pytest
-from support.cluster import Node, start_node, wait_routes
+from support.cluster import Node, free_port, start_node, wait_routes
 from support.servers import KINDS
 
 _PREFIX = re.compile(r"^\[\d+\] \S+ \S+ ")
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def _write(conf: Path, port: int, routes: list[str], host: str = "127.0.0.1") -> None:
@@ -53,7 +47,7 @@ def _run(kind: str, tmp: Path) -> dict[str, object]:
     b, c = start_node(kind), start_node(kind)
     conf = tmp / kind / "a.conf"
     conf.parent.mkdir()
-    port = _free_port()
+    port = free_port()
     _write(conf, port, [b.route_url])
     a = start_node(kind, extra=["-c", str(conf)], flags=False)
     try:
@@ -148,7 +142,7 @@ def _async_infos(sock: socket.socket) -> int:
 
 
 def _settings_run(kind: str, tmp: Path) -> list[object]:
-    port = _free_port()
+    port = free_port()
     conf = tmp / kind / "a.conf"
     conf.parent.mkdir()
 

@@ -7,21 +7,14 @@ command. Hypothesis draws the combinations from a small space of flags x configu
 
 from __future__ import annotations
 
-import socket
 import tempfile
 from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from support.cluster import free_port
 from support.startup import Outcome, real_outcome, stand_in_outcome
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
 
 
 def _both(args: list[str], names: dict[int, str] | None = None) -> tuple[Outcome, Outcome]:
@@ -61,7 +54,7 @@ def test_flags_and_file_combine_as_nats_server(
     file_auth: str | None,
     store_dir: str | None,
 ) -> None:
-    ports = {"P1": _free_port(), "P2": _free_port(), "M1": _free_port(), "M2": _free_port()}
+    ports = {"P1": free_port(), "P2": free_port(), "M1": free_port(), "M2": free_port()}
     names = {port: name for name, port in ports.items()}
 
     def fill(text: str) -> str:

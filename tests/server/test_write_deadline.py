@@ -17,6 +17,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 import pytest
+from support.cluster import free_port
 from support.rawclient import RawClient
 from support.servers import KINDS, RealServer
 
@@ -30,12 +31,6 @@ PAYLOAD = 64 * 1024
 #: stalls the publisher above that), so only the deadline can cut the subscriber.
 FLOOD = 512
 REASON = "Slow Consumer (Write Deadline)"
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def _get(port: int, path: str) -> Any:
@@ -62,7 +57,7 @@ async def start(request: pytest.FixtureRequest) -> AsyncIterator[Start]:
             started.append(srv)
             assert srv.monitor is not None
             return srv.port, srv.monitor.port
-        http = _free_port()
+        http = free_port()
         real = RealServer({**config, "http_port": http}, jetstream=False)
         started.append(real)
         return real.port, http
