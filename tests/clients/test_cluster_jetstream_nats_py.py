@@ -17,7 +17,7 @@ import pytest
 from nats.aio.client import Client as NATS
 from nats.aio.msg import Msg
 from nats.js.api import StreamConfig
-from support.cluster import Node, start_js_cluster, stop_cluster
+from support.cluster import Node, first_publish, start_js_cluster, stop_cluster
 from support.servers import KINDS
 
 NAMES = ("n1", "n2", "n3")
@@ -47,7 +47,7 @@ async def _request(nc: NATS, subject: str, body: dict[str, object] | None = None
 async def test_stream_created_on_one_node_used_on_the_others(conns: list[NATS]) -> None:
     n1, n2, n3 = conns
     await n1.jetstream().add_stream(StreamConfig(name="ACROSS", subjects=["across.>"], allow_direct=True))
-    ack = await n2.jetstream().publish("across.a", b"one", headers={"K": "v"})
+    ack = await first_publish(n2.jetstream(), "across.a", b"one", headers={"K": "v"})
     assert (ack.stream, ack.seq) == ("ACROSS", 1)
     info = await _request(n3, "$JS.API.STREAM.INFO.ACROSS")
     assert info["state"]["messages"] == 1  # type: ignore[index]
@@ -61,7 +61,8 @@ async def test_stream_created_on_one_node_used_on_the_others(conns: list[NATS]) 
 async def test_pull_fetch_and_acks_across_nodes(conns: list[NATS]) -> None:
     n1, n2, n3 = conns
     await n1.jetstream().add_stream(StreamConfig(name="PULL", subjects=["pull.>"]))
-    for i in range(3):
+    await first_publish(n2.jetstream(), "pull.0", b"m0")
+    for i in range(1, 3):
         await n2.jetstream().publish(f"pull.{i}", b"m%d" % i)
     sub = await n3.jetstream().pull_subscribe("pull.>", "worker", stream="PULL")
     msgs = await sub.fetch(3, timeout=5)
@@ -97,7 +98,7 @@ async def _two_pushed(nc: NATS, ordered: bool) -> list[Msg]:
 async def test_push_and_ordered_consumers_deliver_to_another_node(conns: list[NATS]) -> None:
     n1, n2, n3 = conns
     await n1.jetstream().add_stream(StreamConfig(name="PUSH", subjects=["push.>"]))
-    await n2.jetstream().publish("push.a", b"a", headers={"H": "1"})
+    await first_publish(n2.jetstream(), "push.a", b"a", headers={"H": "1"})
     await n2.jetstream().publish("push.b", b"b")
     for ordered in (False, True):
         got = await _two_pushed(n3, ordered)

@@ -12,7 +12,7 @@ from pathlib import Path
 import nats
 import pytest
 from nats.js.api import StreamConfig
-from support.cluster import Node, start_js_cluster, stop_cluster
+from support.cluster import Node, first_publish, start_js_cluster, stop_cluster
 from support.servers import KINDS
 
 
@@ -34,7 +34,7 @@ async def test_domain_api_through_every_node(cluster: list[Node]) -> None:
             js = nc.jetstream(domain="X")
             info = await js.account_info()
             assert info.domain == "X"
-            ack = await js.publish(f"dom.{i}", b"m")
+            ack = await first_publish(js, f"dom.{i}", b"m")
             assert (ack.stream, ack.seq, ack.domain) == ("DOM", i + 1, "X")
             assert (await js.stream_info("DOM")).state.messages == i + 1
         sub = await ncs[2].jetstream(domain="X").pull_subscribe("dom.>", "w", stream="DOM")

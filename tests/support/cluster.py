@@ -8,6 +8,7 @@ c -m -1``, the later ones with ``--routes`` to the first, and waits until every 
 
 from __future__ import annotations
 
+import asyncio
 import json
 import random
 import re
@@ -19,8 +20,16 @@ import threading
 import time
 import urllib.request
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from nats.errors import NoRespondersError
+from nats.js.errors import NoStreamResponseError
 
 from .servers import nats_server_binary
+
+if TYPE_CHECKING:
+    from nats.js.api import PubAck
+    from nats.js.client import JetStreamContext
 
 _CLIENT = re.compile(r"Listening for client connections on (?:[^\s:]+|\[[^\]]+\]):(\d+)")
 _ROUTE = re.compile(r"Listening for route connections on (?:[^\s:]+|\[[^\]]+\]):(\d+)")
@@ -215,3 +224,21 @@ def start_js_cluster(kind: str, names: tuple[str, ...] = ("n1", "n2", "n3"), ext
         stop_cluster(nodes)
         raise
     return nodes
+
+
+async def first_publish(
+    js: JetStreamContext, subject: str, data: bytes, headers: dict[str, str] | None = None
+) -> PubAck:
+    """A publish through another node right after the stream was created: the stream's
+    interest reaches that node's routes a moment after the create's reply, on nats-server as on
+    jsemu, and until then the publish hears no responders (nothing is stored), so it is retried
+    for up to 5 s."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + 5
+    while True:
+        try:
+            return await js.publish(subject, data, headers=headers)
+        except (NoStreamResponseError, NoRespondersError):
+            if loop.time() > deadline:
+                raise
+            await asyncio.sleep(0.05)
