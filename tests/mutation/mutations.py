@@ -5,10 +5,14 @@ shows up as a stale entry rather than a silent pass), its replacement, and the t
 ``tests/test_mutation_anchors.py`` checks every anchor on each run of the normal suite;
 ``python -m tests.mutation`` plants them one by one in a scratch copy (see ``__main__.py``).
 When a refactor moves an anchor, re-target the entry at the new code: keep the bug, not the text.
+
+A subsystem may keep its entries in a module of its own, ``tests/mutation/m_<subsystem>.py``,
+with a ``MUTATIONS`` list of its own; they are appended here, in file-name order.
 """
 
 from __future__ import annotations
 
+import importlib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -2130,3 +2134,7 @@ MUTATIONS: list[Mutation] = [
         "the cluster block's advertise is accepted and ignored",
     ),
 ]
+
+
+for _module in sorted(Path(__file__).parent.glob("m_*.py")):
+    MUTATIONS.extend(importlib.import_module(f"tests.mutation.{_module.stem}").MUTATIONS)
