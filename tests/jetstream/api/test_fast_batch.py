@@ -18,8 +18,9 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from jetstream.api.test_atomic_batch import stored
 from support.pair import Headers, Pair, Payload, encode_headers, encode_payload
+
+from jetstream.api.test_atomic_batch import stored
 
 Step = tuple[str, str, Payload, Headers]
 
