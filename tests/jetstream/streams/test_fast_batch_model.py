@@ -127,3 +127,18 @@ async def test_stored_messages_survive_a_restart(tmp_path: Path) -> None:
         after = [await js.get_msg("S", seq) for seq in (1, 2, 3)]
         assert [(m.subject, m.data, m.time) for m in after] == [(m.subject, m.data, m.time) for m in before]
         await nc.close()
+
+
+def test_a_run_on_the_connection_fast_lane_is_a_batch() -> None:
+    """Header-less publishes in one read come as columns (``Stream.publish_batch``): a fast
+    batch reply among them sends the run through the batch, not the plain bulk append."""
+    h = Harness()
+    replies = [f"_R.l.10.fail.{s}.{o}.$FI".encode() for s, o in ((1, 0), (2, 1), (3, 2))]
+    stream = h.js.streams["S"]
+    stream.publish(b"s.a", None, -1, b"first")  # (the bulk append wants a non-empty store)
+    stream.publish_batch([b"s.a"] * 4, [None, *replies], None, [b"plain", b"1", b"2", b"3"])
+    got = [(s, json.loads(m)) for s, _, _, m in h.capture.got]
+    assert got == [
+        (replies[0], {"type": "ack", "seq": 0, "msgs": 10}),
+        (replies[2], {"stream": "S", "seq": 5, "batch": "l", "count": 3}),
+    ]
