@@ -260,3 +260,27 @@ async def test_random_batches(pair: Pair, runs: list[list[Step]]) -> None:
         await frames(pair, steps)
     await pair.info("S")
     await pair.get("S", last_by_subj="a.1")
+
+
+async def test_stream_rules_per_message(pair: Pair) -> None:
+    """Each message meets the stream's rules alone: discard new, rollups, subject transforms
+    with expected subject sequences (checked on the transformed subject)."""
+    await pair.create("D", subjects=["d.>"], storage="memory", allow_batched=True, max_msgs=2, discard="new")
+    for gap in ("fail", "ok"):
+        steps = [("d.1", fb("d" + gap, s, o, gap=gap), str(s), None) for s, o in ((1, 0), (2, 1), (3, 1), (4, 2))]
+        await frames(pair, steps, barrier="d.1")
+    await stored(pair, "D")
+    transform = {"src": "t.>", "dest": "u.>"}
+    await pair.create(
+        "T", subjects=["t.>"], storage="file", allow_batched=True, allow_rollup_hdrs=True, subject_transform=transform
+    )
+    await pair.publish("t.1", "first")
+    subj_seq = h(Nats_Expected_Last_Subject_Sequence="1")
+    await frames(pair, [("t.1", fb("t", 1, 0), "1", subj_seq), ("t.1", fb("t", 2, 1), "2", subj_seq)], barrier="t.1")
+    steps = [("t.1", fb("r", 1, 0, gap="ok"), "1", h(Nats_Rollup="sub")), ("t.2", fb("r", 2, 1, gap="ok"), "2", None)]
+    steps += [
+        ("t.2", fb("r", 3, 1, gap="ok"), "3", h(Nats_Rollup="all")),
+        ("t.2", fb("r", 4, 2, gap="ok"), "4", subj_seq),
+    ]
+    await frames(pair, steps, barrier="t.1")
+    await stored(pair, "T")
