@@ -109,6 +109,8 @@ class JetStream:
         #: Atomic batch limits, and the batches open in all streams (``atomic_batch``).
         self.batch_limits = BatchLimits()
         self.atomic_inflight = 0
+        #: Fast batches open in all the account's streams (``fast_batch``).
+        self.fast_inflight = 0
         self._consumer_sets: dict[str, ConsumerSet] = {}
         #: Saves the consumers of file streams when there is a store_dir.
         self.consumer_store = ConsumerStore(self)
@@ -451,6 +453,7 @@ class JetStream:
         self._unsubscribe(stream)
         stream.stop_expiry()
         stream.batches.drop_all()
+        stream.fast_batches.drop_all()
         for peer in stream.replicas.peers:
             _leave(peer)
         for link in list(stream.watchers):

@@ -58,12 +58,15 @@ _ABANDONED_TYPE = "io.nats.jetstream.advisory.v1.stream_batch_abandoned"
 
 @dataclass
 class BatchLimits:
-    """The server's batch limits (nats-server's ``streamDefaultMaxAtomicBatch*`` defaults)."""
+    """The server's batch limits (nats-server's ``streamDefaultMax*Batch*`` defaults)."""
 
     max_msgs: int = 1000
     inflight_per_stream: int = 50
     inflight_total: int = 1000
     timeout_ns: int = 10_000_000_000
+    #: Fast batches (``allow_batched``): ``streamDefaultMaxFastBatchInflight*``.
+    fast_inflight_per_stream: int = 1000
+    fast_inflight_total: int = 50_000
 
 
 @dataclass
@@ -212,6 +215,10 @@ class AtomicBatches:
             subject, hdr, payload, rollup = checked[-1]
             checked[-1] = (subject, hdr[:-2] + b"Nats-Batch-Commit: 1\r\n\r\n", payload, rollup)
         return stream.store_batch(batch_id, checked)
+
+    def check_alone(self, subject: bytes, hdr: bytes, payload: bytes) -> BatchMessage | ApiError:
+        """One message's rules on their own (a fast batch's message: a fresh staged diff)."""
+        return self._check(_Diff(), subject, hdr, payload, self.stream.store.last_seq)
 
     def _check(self, diff: _Diff, subject: bytes, hdr: bytes, payload: bytes, clseq: int) -> BatchMessage | ApiError:
         """One message's rules, in ``checkMsgHeadersPreClusteredProposal``'s order; the

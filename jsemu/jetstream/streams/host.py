@@ -32,6 +32,8 @@ class StreamHost(AccountStreams, ClusterServices, HasServerName, HasAccount, Pro
 
     #: Atomic batches open in all the account's streams (``atomic_batch``).
     atomic_inflight: int
+    #: Fast batches open in all the account's streams (``fast_batch``).
+    fast_inflight: int
 
     @property
     def streams(self) -> Mapping[str, Stream]: ...

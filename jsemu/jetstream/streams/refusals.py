@@ -13,7 +13,7 @@ from .config import StreamConfig
 __all__ = ["refuse_unsupported"]
 
 #: (config field, what it turns on); a field is refused when it is true.
-_UNSUPPORTED: tuple[tuple[str, str], ...] = (("allow_batched", "fast batch publish (allow_batched)"),)
+_UNSUPPORTED: tuple[tuple[str, str], ...] = ()
 
 
 def refuse_unsupported(cfg: StreamConfig) -> None:

@@ -27,6 +27,7 @@ from .atomic_batch import BATCH_ID, AtomicBatches
 from .config import StreamConfig, config_json
 from .counters import INCR, apply_increment, incr_header_error, parse_incr
 from .delete_markers import MarkerExpiry
+from .fast_batch import FAST_SUFFIX, FastBatches
 from .republish import Republisher
 from .retention import has_interest
 from .schedules import MsgSchedules, purged_schedule, schedule_error, with_sub_rollup
@@ -123,6 +124,8 @@ class Stream:
         self.republisher = _republisher_for(config)
         #: Open atomic batches (``allow_atomic``).
         self.batches = AtomicBatches(self)
+        #: Open fast batches (``allow_batched``).
+        self.fast_batches = FastBatches(self)
         self._plain, self._plain_max = self._plain_path()
         self._acks = not config.no_ack
         #: Acks remove messages (interest or work-queue retention: ``retention.ack_msg``).
@@ -169,6 +172,8 @@ class Stream:
         self.republisher = _republisher_for(config)
         if not config.allow_atomic:
             self.batches.drop_all()
+        if not config.allow_batched:
+            self.fast_batches.drop_all()
         self._plain, self._plain_max = self._plain_path()
         self._acks = not config.no_ack
         self.retains = config.retention != "limits"
@@ -218,6 +223,7 @@ class Stream:
             and not self.watchers
             and (hdrs is None or hdrs.count(-1) == n)
             and max(map(len, msgs)) <= self._plain_max
+            and (replies.count(None) == n or not any(r is not None and r.endswith(FAST_SUFFIX) for r in replies))
         ):
             store = self.store
             first = store.last_seq + 1
@@ -252,6 +258,10 @@ class Stream:
     def publish(self, subject: bytes, reply: bytes | None, hdr: int, msg: bytes) -> None:
         """One message on the stream's subjects: store it and answer the publisher."""
         try:
+            if reply is not None and reply[-4:] == FAST_SUFFIX and len(reply) > 4:  # (``is_fast_reply``)
+                split = max(hdr, 0)
+                self.fast_batches.publish(subject, reply, msg[:split], msg[split:])
+                return
             if hdr <= 0 and self._plain and len(msg) <= self._plain_max:
                 # No headers and no rule that could refuse the message: store it directly.
                 try:
@@ -287,7 +297,22 @@ class Stream:
         (sealed, size, dedup, limits) apply; a refused message is lost, as in Go."""
         self._store_and_ack(subject, hdr, payload, sourced=True)
 
-    def _store_and_ack(self, subject: bytes, hdr: bytes, payload: bytes, sourced: bool = False) -> bytes | None:
+    def store_checked(self, subject: bytes, reply: bytes, hdr: bytes, payload: bytes) -> bool:
+        """A fast batch message its header rules already passed (``fast_batch``; Go's
+        ``processJetStreamMsgWithBatch`` without consistency checks): whether it took a
+        sequence (stored, or skipped for want of interest). A refusal left (an expected last
+        msg id, a full store) is answered like a publish."""
+        before = self.store.last_seq
+        answer = self._store_and_ack(subject, hdr, payload, checked=True)
+        if self.store.last_seq != before:
+            return True
+        if answer is not None and self._acks:
+            self.js.send_reply(reply, answer)
+        return False
+
+    def _store_and_ack(
+        self, subject: bytes, hdr: bytes, payload: bytes, sourced: bool = False, checked: bool = False
+    ) -> bytes | None:
         cfg = self.config
         store = self.store
         if self._transform is not None and not sourced:
@@ -296,16 +321,16 @@ class Stream:
                 subject = mapped
         if hdr:
             hdr = remove_header_status(hdr)
-        if cfg.sealed:
+        if cfg.sealed and not checked:
             return self.error_ack(api_error(ApiErrors.JSStreamSealedErr))
         # nats-server 2.15.1 checks the size before any header rule (observed; newer
         # sources check it later).
         max_size = cfg.max_msg_size
-        if max_size >= 0 and (len(hdr) > max_size or len(payload) > max_size - len(hdr)):
+        if max_size >= 0 and not checked and (len(hdr) > max_size or len(payload) > max_size - len(hdr)):
             return self.error_ack(api_error(ApiErrors.JSStreamMessageExceedsMaximumErr))
         if hdr:
             # A batch message goes to its batch before any header rule (observed in 2.15.1).
-            batch_id = None if sourced else slice_header(BATCH_ID, hdr)
+            batch_id = None if sourced or checked else slice_header(BATCH_ID, hdr)
             if batch_id:
                 if not cfg.allow_atomic:
                     return self.error_ack(api_error(ApiErrors.JSAtomicPublishDisabledErr))
@@ -316,14 +341,16 @@ class Stream:
         if hdr:
             if sourced:
                 error = incr_header_error(hdr, payload, cfg.allow_msg_counter, sourced=True)
+            elif checked:
+                error = None
             else:
                 error = self._check_headers(subject, hdr, payload)
             if error is not None:
                 return self.error_ack(error)
-            if self.schedules is not None and not sourced and _SCHEDULE in hdr:
+            if self.schedules is not None and not sourced and not checked and _SCHEDULE in hdr:
                 hdr = with_sub_rollup(hdr, self.js.clock.now_ns())
             msg_id = slice_header(_MSG_ID, hdr) or b""
-            if msg_id and cfg.mirror is None:
+            if msg_id and cfg.mirror is None and not checked:
                 seq = self.dedup.lookup(msg_id)
                 if seq is not None:
                     return self._ack_prefix + str(seq).encode() + b',"duplicate": true}'
@@ -349,7 +376,7 @@ class Stream:
                         api_error(ApiErrors.JSStreamRollupFailedF, err=f"rollup value invalid: {dumps(text)}")
                     )
         counter = b""
-        if cfg.allow_msg_counter:
+        if cfg.allow_msg_counter and not checked:
             incr = slice_header(INCR, hdr) if hdr else None
             if not incr:
                 return self.error_ack(api_error(ApiErrors.JSMessageIncrMissingErr))

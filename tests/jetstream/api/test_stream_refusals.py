@@ -1,5 +1,6 @@
 """What jsemu does not implement yet is refused with a clear error, never accepted and
-ignored: fast batch publish; and the request checks of snapshots and restores (their
+ignored (``streams/refusals.py``: no stream setting is left since fast batch publish came,
+``test_fast_batch.py``); and the request checks of snapshots and restores (their
 transfers are in ``test_snapshot_restore.py``).
 
 Bad requests get nats-server 2.15.1's answer (compared side by side); a request the real
@@ -12,33 +13,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-import pytest
 from support.pair import Pair
 
 API = "$JS.API.STREAM"
-
-
-@pytest.mark.parametrize(
-    ("field", "what"),
-    [
-        ("allow_batched", "fast batch publish (allow_batched)"),
-    ],
-)
-async def test_unimplemented_stream_settings_are_refused(pair: Pair, field: str, what: str) -> None:
-    name = f"RF_{field}"
-    cfg: dict[str, Any] = {"name": name, "subjects": [f"rf.{field}"], "storage": "memory"}
-    # the server's own checks come first: a mirror with the setting is the server's error
-    await pair.same(f"{API}.CREATE.M{name}", {"name": f"M{name}", "mirror": {"name": name}, field: True})
-    emu, real = await pair.each(f"{API}.CREATE.{name}", {**cfg, field: True})
-    assert real.get("did_create") is True, real
-    assert emu["error"] == {"code": 500, "err_code": 10052, "description": f"jsemu does not implement {what} yet"}
-    # created without it, then updated to it: refused, the stream stays as it was
-    cfg = {"name": f"U{name}", "subjects": [f"urf.{field}"], "storage": "memory"}
-    await pair.same(f"{API}.CREATE.U{name}", cfg)
-    emu, real = await pair.each(f"{API}.UPDATE.U{name}", {**cfg, field: True})
-    assert real["config"][field] is True, real
-    assert emu["error"]["description"] == f"jsemu does not implement {what} yet"
-    assert field not in (await emu_only(pair, f"{API}.INFO.U{name}"))["config"]
 
 
 async def emu_only(pair: Pair, subject: str, payload: bytes = b"") -> Any:
