@@ -72,4 +72,13 @@ MUTATIONS: list[Mutation] = [
         (f"{_MODEL}::test_a_run_on_the_connection_fast_lane_is_a_batch",),
         "a run of header-less fast batch publishes on the connection fast lane is stored as plain publishes",
     ),
+    Mutation(
+        "fast_batch_refusal_reads_the_batch_gap_mode",
+        "jetstream",
+        "jsemu/jetstream/streams/fast_batch.py",
+        "        if req.gap_ok and not req.commit:\n",
+        "        if b.gap_ok and not req.commit:\n",
+        ("tests/jetstream/api/test_fast_batch.py::test_a_refusal_follows_the_messages_own_gap_mode",),
+        "a refused message in a batch opened with gap mode ok lets the batch go on though the message says fail",
+    ),
 ]

@@ -258,7 +258,8 @@ class FastBatches:
                 self._check_flow(b, reply)
             if not req.commit:
                 return
-        if not b.gap_ok and b.lseq == 1:  # the batch's first message: a publish's answer
+        # The message's own gap mode decides here, not the batch's (Go reads ``batch.gapOk``).
+        if not req.gap_ok and b.lseq == 1:  # the batch's first message: a publish's answer
             dseq = self.stream.dedup.lookup(slice_header(_MSG_ID, hdr) or b"") if duplicate else None
             if dseq:
                 quoted = go_quote(req.id).encode()
@@ -276,7 +277,7 @@ class FastBatches:
         if not duplicate:
             error = dumps(err.as_dict()).encode()
             self._send(reply, b'{"type":"err","seq":%d,"error":%b}' % (req.seq, error))
-        if b.gap_ok and not req.commit:
+        if req.gap_ok and not req.commit:
             return
         if not duplicate:
             b.lseq -= 1

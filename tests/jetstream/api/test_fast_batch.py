@@ -262,6 +262,20 @@ async def test_random_batches(pair: Pair, runs: list[list[Step]]) -> None:
     await pair.get("S", last_by_subj="a.1")
 
 
+async def test_a_refusal_follows_the_messages_own_gap_mode(pair: Pair) -> None:
+    """A batch opened with gap mode ``ok`` whose later message says ``fail``: a refused message
+    ends the batch with its PubAck (the message's mode decides, found by the generator above)."""
+    await pair.create("G", subjects=["g.>"], storage="memory", allow_batched=True)
+    bad = h(Nats_Expected_Stream="X")
+    steps = [("g.1", fb("m", 1, 0, gap="ok"), "1", None), ("g.1", fb("m", 2, 1, gap="fail"), "2", None)]
+    steps += [("g.1", fb("m", 3, 1, gap="fail"), "3", bad), ("g.1", fb("m", 4, 1, gap="ok"), "4", None)]
+    await frames(pair, steps, barrier="g.1")
+    steps = [("g.1", fb("n", 1, 0, gap="fail"), "1", None), ("g.1", fb("n", 2, 1, gap="ok"), "2", bad)]
+    steps += [("g.1", fb("n", 3, 1, gap="ok"), "3", None), ("g.1", fb("n", 4, 2, gap="ok"), "4", None)]
+    await frames(pair, steps, barrier="g.1")
+    await stored(pair, "G")
+
+
 async def test_stream_rules_per_message(pair: Pair) -> None:
     """Each message meets the stream's rules alone: discard new, rollups, subject transforms
     with expected subject sequences (checked on the transformed subject)."""
