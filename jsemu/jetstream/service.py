@@ -27,6 +27,7 @@ from .clock_timers import ClockTimers
 from .cluster.replicas import Peer
 from .consumers.consumer import Consumer
 from .consumers.consumer_set import ConsumerSet
+from .consumers.going_away import signal_shutdown
 from .directget.responder import DirectGetResponder
 from .errors import ApiError, ApiErrors, api_error
 from .events.consumer_advisories import DELETE as CONSUMER_DELETED
@@ -437,6 +438,11 @@ class JetStream:
             consumer_deleted(consumer.stream, consumer)
         self.consumer_store.deleted(consumer)
         send_consumer_action(self, consumer.stream.name, consumer.name, CONSUMER_DELETED)
+
+    def signal_shutdown(self) -> bool:
+        """The server stops: waiting pull requests hear ``409 Server Shutdown``
+        (:func:`.consumers.going_away.signal_shutdown`). Whether any did."""
+        return signal_shutdown(c for cs in self._consumer_sets.values() for c in cs.by_name.values())
 
     def num_consumers(self) -> int:
         return sum(len(cs.by_name) for cs in self._consumer_sets.values())
