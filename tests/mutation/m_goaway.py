@@ -18,6 +18,15 @@ MUTATIONS: list[Mutation] = [
         "a deleted consumer forgets its waiting requests silently: fetches hang until their timeout",
     ),
     Mutation(
+        "goaway_no_consumer_deleted_nats_py",
+        "jetstream",
+        "jsemu/jetstream/consumers/consumer_set.py",
+        "        release_deleted(consumer)\n",
+        "",
+        ("tests/clients/test_going_away_nats_py.py::test_fetch_when_its_consumer_goes",),
+        "the same, seen by nats-py: fetch(n > 1) raises a timeout where it returns an empty list",
+    ),
+    Mutation(
         "goaway_deleted_reverse_order",
         "jetstream",
         "jsemu/jetstream/consumers/going_away.py",
