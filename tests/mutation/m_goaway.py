@@ -27,6 +27,15 @@ MUTATIONS: list[Mutation] = [
         "the same, seen by nats-py: fetch(n > 1) raises a timeout where it returns an empty list",
     ),
     Mutation(
+        "goaway_no_consumer_deleted_nats_js",
+        "jetstream",
+        "jsemu/jetstream/consumers/consumer_set.py",
+        "        release_deleted(consumer)\n",
+        "",
+        ("tests/clients/test_going_away_nats_js.py",),
+        "the same, seen by nats.js: next()/fetch() wait out their expiry, no consumer_deleted notification",
+    ),
+    Mutation(
         "goaway_deleted_reverse_order",
         "jetstream",
         "jsemu/jetstream/consumers/going_away.py",
