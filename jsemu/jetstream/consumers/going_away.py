@@ -5,9 +5,10 @@ learns that its consumer is gone only from a status sent to the request's reply 
 without one it waits until its own timeout. nats-server sends two:
 
 * ``409 Consumer Deleted`` (``releaseAnyPendingRequests``, from ``stopWithFlags`` with the
-  delete flag): to each waiting request of a pull consumer deleted by ``CONSUMER.DELETE``,
-  by its stream's deletion or by the inactive threshold, in the order the requests wait. A
-  later request to the consumer hears no responders, as the consumer's subscription is gone.
+  delete flag): to each waiting request of a pull consumer deleted by ``CONSUMER.DELETE`` or
+  by its stream's deletion (the inactive threshold deletes only a consumer nobody waits on),
+  in the order the requests wait. A later request to the consumer hears no responders, as
+  the consumer's subscription is gone.
 * ``409 Server Shutdown`` with ``Nats-Pending-Messages`` / ``Nats-Pending-Bytes``
   (``signalPullConsumers``, the first step of ``Server.Shutdown``: a clean stop, SIGTERM or
   SIGINT): once per reply subject of every R1 consumer's waiting requests, before the
