@@ -33,9 +33,8 @@ __all__ = ["release_deleted", "signal_shutdown"]
 
 
 def release_deleted(consumer: Consumer) -> None:
-    """``releaseAnyPendingRequests(false)``: a deleted pull consumer's waiting requests end."""
-    if consumer.push:
-        return
+    """``releaseAnyPendingRequests(false)``: a deleted pull consumer's waiting requests end
+    (a push consumer never has any)."""
     for wr in consumer.waiting:
         consumer.send_status(wr.reply, texts.PULL_CONSUMER_DELETED)
 
@@ -45,7 +44,7 @@ def signal_shutdown(consumers: Iterable[Consumer]) -> bool:
     stops, with what they still asked for. Whether anything was sent."""
     sent = False
     for consumer in consumers:
-        if consumer.push or consumer.config.num_replicas > 1:
+        if consumer.config.num_replicas > 1:  # Go reads the config: 0 (the stream's) counts as R1
             continue
         latest = {wr.reply: wr for wr in consumer.waiting}  # Go's pendingRequests map
         for reply, wr in latest.items():

@@ -5,15 +5,16 @@ Captured from the binary (raw sockets), and read in ``consumer.go`` / ``jetstrea
 
 * ``CONSUMER.DELETE`` and ``STREAM.DELETE``: each waiting request of a pull consumer gets
   ``NATS/1.0 409 Consumer Deleted`` (no other header, no payload), in the order the requests
-  wait (a request that took a message but wants more has moved behind the others); the next
-  request hears no responders.
+  wait (a request that took a message but wants more has moved behind the others), also
+  while the consumer is paused; the next request hears no responders.
 * A clean stop (SIGTERM, or an in-process ``stop()``): each waiting request gets
   ``409 Server Shutdown`` with ``Nats-Pending-Messages`` / ``Nats-Pending-Bytes`` (what it
   still asked for) before its connection closes; once per reply subject (the latest request
   of that reply), in no defined order (Go walks a map), so each connection's statuses are
   compared as a set.
 * A purge sends nothing (the requests keep waiting and get the next message), and neither
-  does a push consumer's deletion (its idle heartbeats stop).
+  does a push consumer's deletion (its idle heartbeats stop), a stop to a push subscriber,
+  or lame duck mode (SIGUSR2) to a waiting request.
 
 Idle heartbeats of a request that asked for them are left out of the comparisons: when one
 falls due relative to a deletion is timing, not protocol.
@@ -242,3 +243,31 @@ async def test_lame_duck_mode_sends_nothing(stoppable: Running) -> None:
     stoppable.signal(signal.SIGUSR2)
     await asyncio.sleep(0.5)
     assert await frames_until(p1, 0) == []
+    stoppable.signal(signal.SIGKILL)  # a server in lame duck mode takes its time over SIGTERM
+
+
+async def test_paused_consumer_deleted_releases_waiting_requests(server: Running) -> None:
+    api = await connect(server.port)
+    await request(api, "$JS.API.STREAM.CREATE.S", {"name": "S", "subjects": ["s.>"]})
+    cfg = {"durable_name": "D", "ack_policy": "explicit", "pause_until": "2999-01-01T00:00:00Z"}
+    assert "error" not in await request(api, "$JS.API.CONSUMER.CREATE.S.D", {"stream_name": "S", "config": cfg})
+    p1 = await connect(server.port)
+    p1.send(b"SUB _P1.> 1\r\n")
+    pull(p1, b"_P1.a", {"batch": 2, "expires": 30_000_000_000})
+    await p1.round_trip()
+    await waiting(api, 1)
+    assert (await request(api, "$JS.API.CONSUMER.DELETE.S.D")).get("success") is True
+    assert [status(f) for f in await frames_until(p1, 1)] == [(b"_P1.a", DELETED)]
+
+
+async def test_stop_sends_push_subscribers_nothing(stoppable: Running) -> None:
+    api = await connect(stoppable.port)
+    await request(api, "$JS.API.STREAM.CREATE.S", {"name": "S", "subjects": ["s.>"]})
+    push = await connect(stoppable.port)
+    push.send(b"SUB _PUSH.d 7\r\n")
+    await push.round_trip()
+    cfg = {"durable_name": "D", "deliver_subject": "_PUSH.d", "idle_heartbeat": 200_000_000, "flow_control": True}
+    assert "error" not in await request(api, "$JS.API.CONSUMER.CREATE.S.D", {"stream_name": "S", "config": cfg})
+    await stoppable.stop()
+    frames = await push.read_until_closed()
+    assert [f for f in frames if not is_heartbeat(f) and not f.startswith(b"INFO ")] == []
