@@ -3,7 +3,8 @@ pull waits (``js/going_away_check.mjs``): the same results on jsemu as on nats-s
 
 On both, the ``409 Consumer Deleted`` a waiting request gets ends ``next()`` and ``fetch()``
 at once with ``JetStreamStatusError: consumer deleted`` (also when the stream was deleted),
-a ``consume()`` reports a ``consumer_deleted`` notification, and an ordered consumer's
+a ``consume()`` reports ``consumer_deleted``, then ``heartbeats_missed`` and
+``consumer_not_found``, and an ordered consumer's
 ``consume()`` goes on with no message lost after its consumer is deleted or the server
 restarts on the same port and store directory (``js/restart_check.mjs``, against
 ``jsemu serve`` as a process).
@@ -38,7 +39,11 @@ async def test_going_away_same_on_jsemu(node: str, real_server: Any) -> None:
         )
     # spot checks that the script sees what it should on the real server
     assert expected["next.consumer"] == {"error": "JetStreamStatusError: consumer deleted", "early": True}
-    assert expected["consume.notifications"] == ["consumer_deleted 409 consumer deleted"]
+    assert expected["consume.notifications"] == [
+        "consumer_deleted 409 consumer deleted",
+        "heartbeats_missed",
+        "consumer_not_found",
+    ]
     assert expected["ordered.consume"] == [f"m{i}@{i + 1}" for i in range(6)]
     assert got == expected
 
