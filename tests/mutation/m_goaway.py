@@ -71,4 +71,13 @@ MUTATIONS: list[Mutation] = [
         (f"{_TESTS}::test_stop_signals_waiting_requests",),
         "Nats-Pending-Messages counts the batch asked for, not what is still to come",
     ),
+    Mutation(
+        "goaway_shutdown_after_lame_duck",
+        "jetstream",
+        "jsemu/jetstream/service.py",
+        "        if not self.serving:\n            return False\n",
+        "",
+        (f"{_TESTS}::test_stop_after_lame_duck_mode_sends_nothing",),
+        "the stop at the end of lame duck mode signals consumers that shutdownJetStream already removed",
+    ),
 ]

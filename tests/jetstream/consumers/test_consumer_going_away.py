@@ -54,6 +54,7 @@ class Running:
     port: int
     stop: Callable[[], Awaitable[None]]
     signal: Callable[[int], None] | None = None
+    server: jsemu.Server | None = None  # the in-process one
 
 
 @pytest.fixture(params=["jsemu", "real"])
@@ -76,7 +77,7 @@ async def _start(kind: str) -> AsyncIterator[Running]:
             srv = jsemu.Server(store_dir=tmp)
             await srv.start()
             try:
-                yield Running(srv.port, srv.stop)
+                yield Running(srv.port, srv.stop, server=srv)
             finally:
                 await srv.stop()
         return
@@ -271,3 +272,16 @@ async def test_stop_sends_push_subscribers_nothing(stoppable: Running) -> None:
     await stoppable.stop()
     frames = await push.read_until_closed()
     assert [f for f in frames if not is_heartbeat(f) and not f.startswith(b"INFO ")] == []
+
+
+async def test_stop_after_lame_duck_mode_sends_nothing() -> None:
+    """jsemu only: lame duck mode's ``shutdownJetStream`` removes the consumers, so the
+    ``Server.Shutdown`` at its end has no waiting request to signal (nats-server closes the
+    clients first anyway, and takes its time over a SIGTERM meanwhile)."""
+    async for running in _start("jsemu"):
+        _api, p1, _ = await pull_setup(running.port)
+        assert running.server is not None and running.server.enter_lame_duck()
+        await asyncio.sleep(0.1)
+        await running.stop()
+        frames = await p1.read_until_closed()
+        assert [f for f in frames if not f.startswith(b"INFO ")] == []
