@@ -8,6 +8,7 @@ monitoring port. ``jsemu.Server`` is this class.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from typing import Any, Self
 
@@ -130,11 +131,24 @@ class Server(CoreServer):
         log.info("JetStream Shutdown", extra=_INF)
 
     async def stop(self) -> None:
+        await self._signal_pull_consumers()
         for js in list(self.account_jetstreams.values())[:1]:
             js.timers.close()  # no consumer timer fires after the server stopped (one set for all)
         for js in self.account_jetstreams.values():
             js.consumer_store.flush()  # consumer changes not written yet (< 100 ms old)
         await super().stop()
+
+    async def _signal_pull_consumers(self) -> None:
+        """``Server.Shutdown`` starts with ``signalPullConsumers``: waiting pull requests hear
+        ``409 Server Shutdown`` and, if any did, the server gives them 50 ms to leave."""
+        if self._loop is None:
+            return
+        sent = False
+        for js in self.account_jetstreams.values():
+            sent = js.signal_shutdown() or sent
+        if sent:
+            self.flush()
+            await asyncio.sleep(0.05)
 
     @classmethod
     def in_thread(cls, *args: Any, **kwargs: Any) -> ThreadedServer[Self]:

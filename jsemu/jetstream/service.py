@@ -27,6 +27,7 @@ from .clock_timers import ClockTimers
 from .cluster.replicas import Peer
 from .consumers.consumer import Consumer
 from .consumers.consumer_set import ConsumerSet
+from .consumers.going_away import signal_shutdown
 from .directget.responder import DirectGetResponder
 from .errors import ApiError, ApiErrors, api_error
 from .events.consumer_advisories import DELETE as CONSUMER_DELETED
@@ -73,6 +74,8 @@ class JetStream:
 
     def __init__(self, server: Server, clock: Clock | None = None, account: Router | None = None) -> None:
         self.server = server
+        #: False after ``shut_down`` (lame duck mode, another server leads) until ``resume``.
+        self.serving = True
         #: The account whose streams these are: its subjects, its outbound path (``$G``: the server).
         self.account: Router = account if account is not None else server
         #: The account's JetStream limits (``$G``'s: none).
@@ -440,6 +443,14 @@ class JetStream:
         self.consumer_store.deleted(consumer)
         send_consumer_action(self, consumer.stream.name, consumer.name, CONSUMER_DELETED)
 
+    def signal_shutdown(self) -> bool:
+        """The server stops: waiting pull requests hear ``409 Server Shutdown``
+        (:func:`.consumers.going_away.signal_shutdown`). Whether any did. Not after
+        ``shut_down``: Go's ``shutdownJetStream`` has removed the consumers by then."""
+        if not self.serving:
+            return False
+        return signal_shutdown(c for cs in self._consumer_sets.values() for c in cs.by_name.values())
+
     def num_consumers(self) -> int:
         return sum(len(cs.by_name) for cs in self._consumer_sets.values())
 
@@ -473,6 +484,7 @@ class JetStream:
 
     def resume(self) -> None:
         """Serve the streams again after ``shut_down`` (this server leads a cluster again)."""
+        self.serving = True
         for stream in self.streams.values():
             if stream.name not in self._stream_subs:
                 self._subscribe(stream)
@@ -484,6 +496,7 @@ class JetStream:
         """Lame duck mode's ``shutdownJetStream``: the streams stop taking publishes (a
         request then hears no responders), Direct Gets and consumers (pull requests and acks
         hear no responders either); the data and the consumers' state stay where they are."""
+        self.serving = False
         for stream in self.streams.values():
             self._unsubscribe(stream)
             for peer in stream.replicas.peers:

@@ -39,6 +39,7 @@ __all__ = [
     "PULL_BAD_PRIORITY",
     "PULL_BAD_REQUEST",
     "PULL_BATCH_COMPLETED",
+    "PULL_CONSUMER_DELETED",
     "PULL_EXCEEDED_MAX_REQUEST_BATCH",
     "PULL_EXCEEDED_MAX_REQUEST_EXPIRES",
     "PULL_EXCEEDED_MAX_REQUEST_MAX_BYTES",
@@ -49,6 +50,7 @@ __all__ = [
     "PULL_PUSH_BASED",
     "PULL_REQUESTS_PENDING",
     "PULL_REQUEST_TIMEOUT",
+    "PULL_SERVER_SHUTDOWN",
     "PULL_WRONG_PIN_ID",
     "STATUS_BAD_REQUEST",
     "STATUS_EMPTY_REQUEST",
@@ -116,6 +118,13 @@ STATUS_EOB_UP_TO: Final = (
 
 PULL_NO_MESSAGES: Final = b"NATS/1.0 404 No Messages\r\n\r\n"
 PULL_PUSH_BASED: Final = b"NATS/1.0 409 Consumer is push based\r\n\r\n"
+#: To each waiting request of a deleted pull consumer (``releaseAnyPendingRequests``).
+PULL_CONSUMER_DELETED: Final = b"NATS/1.0 409 Consumer Deleted\r\n\r\n"
+#: To each waiting request when the server stops (``signalPullConsumers``):
+#: ``% (messages still asked for, bytes still allowed)``.
+PULL_SERVER_SHUTDOWN: Final = (
+    b"NATS/1.0 409 Server Shutdown\r\nNats-Pending-Messages: %d\r\nNats-Pending-Bytes: %d\r\n\r\n"
+)
 #: Push consumers (and pull requests with ``idle_heartbeat``): a flow control request, and an
 #: idle heartbeat's first lines ``% (last consumer seq, last stream seq)``, to which
 #: ``Nats-Consumer-Stalled`` may be added before the closing CRLF.

@@ -50,13 +50,20 @@ class RealServer:
     the same flags and configuration file."""
 
     def __init__(
-        self, config: dict[str, Any] | None = None, jetstream: bool = True, jsemu_process: bool = False
+        self,
+        config: dict[str, Any] | None = None,
+        jetstream: bool = True,
+        jsemu_process: bool = False,
+        port: int = -1,
+        store_dir: str | None = None,
     ) -> None:
+        """``port`` and ``store_dir`` (kept after ``stop``): a server started again where an
+        earlier one stopped, for restart tests."""
         self.tmp = tempfile.TemporaryDirectory(prefix="jsemu-real-")
         program = [sys.executable, "-m", "jsemu", "serve"] if jsemu_process else [nats_server_binary()]
-        args = [*program, "-a", "127.0.0.1", "-p", "-1"]
+        args = [*program, "-a", "127.0.0.1", "-p", str(port)]
         if jetstream:
-            args += ["-js", "-sd", self.tmp.name]
+            args += ["-js", "-sd", store_dir or self.tmp.name]
         if config:
             conf = Path(self.tmp.name) / "server.conf"
             conf.write_text("\n".join(f"{k}: {_conf_value(v)}" for k, v in config.items()) + "\n")

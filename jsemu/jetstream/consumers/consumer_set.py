@@ -38,6 +38,7 @@ from .config import (
     set_defaults,
 )
 from .consumer import Consumer
+from .going_away import release_deleted
 
 if TYPE_CHECKING:
     from ..streams.stream import Stream
@@ -221,6 +222,8 @@ class ConsumerSet:
                     account.ack_lane.add(sub, consumer.process_acks)
 
     def remove(self, consumer: Consumer) -> None:
+        """The consumer is deleted (by the API, its stream's deletion or inactivity)."""
+        release_deleted(consumer)
         consumer.stop()
         if self.by_name.get(consumer.name) is consumer:
             del self.by_name[consumer.name]
