@@ -61,9 +61,24 @@ NOT_ENABLED_REPLIES: dict[str, tuple[str, dict[str, Any]]] = {
     "CONSUMER.LEADER.STEPDOWN.*.*": ("consumer_leader_stepdown_response", {}),
     "CONSUMER.PAUSE.*.*": ("consumer_pause_response", {"paused": False, "pause_until": "0001-01-01T00:00:00Z"}),
     "CONSUMER.UNPIN.*.*": ("consumer_unpin_response", {}),
+    "STREAM.PEER.REMOVE.*": ("stream_remove_peer_response", {}),
+    "STREAM.PEER.EVACUATE.*": ("stream_evacuate_peer_response", {}),
+    "STREAM.CANCEL_MOVE.*": ("stream_cancel_move_response", {}),
+    "CONSUMER.PEER.REMOVE.*.*": ("consumer_remove_peer_response", {}),
+    "CONSUMER.PEER.EVACUATE.*.*": ("consumer_evacuate_peer_response", {}),
 }
 
-_CLUSTER_FIRST = frozenset({"STREAM.LEADER.STEPDOWN.*", "CONSUMER.LEADER.STEPDOWN.*.*"})
+_CLUSTER_FIRST = frozenset(
+    {
+        "STREAM.LEADER.STEPDOWN.*",
+        "CONSUMER.LEADER.STEPDOWN.*.*",
+        "STREAM.PEER.REMOVE.*",
+        "STREAM.PEER.EVACUATE.*",
+        "STREAM.CANCEL_MOVE.*",
+        "CONSUMER.PEER.REMOVE.*.*",
+        "CONSUMER.PEER.EVACUATE.*.*",
+    }
+)
 _DECODES_FIRST = frozenset({"CONSUMER.CREATE.*", "CONSUMER.CREATE.*.>", "CONSUMER.DURABLE.CREATE.*.*"})
 
 
