@@ -31,6 +31,7 @@ from .table import find_pattern
 
 if TYPE_CHECKING:
     from ...server.routing import Router
+    from .system import SystemJetStream
 
 __all__ = ["NOT_ENABLED_REPLIES", "NotEnabledApi"]
 
@@ -103,8 +104,10 @@ def _error_for(pattern: str, req: ApiRequest) -> ApiError:
 class NotEnabledApi:
     """The ``$JS.API.>`` subscriber of one account without JetStream."""
 
-    def __init__(self, account: Router, imported: Sequence[str] = ()) -> None:
+    def __init__(self, account: Router, imported: Sequence[str] = (), system: SystemJetStream | None = None) -> None:
         self.account = account
+        #: The system endpoints (``api/system.py``), answered here for the system account.
+        self.system = system
         #: Subjects of the account's service imports: an imported JetStream API (``$JS.API.>``
         #: exported by an account with JetStream) answers those, not this.
         self.imported = tuple(imported)
@@ -120,13 +123,20 @@ class NotEnabledApi:
         if self.imported and any(subject_matches(text, pattern) for pattern in self.imported):
             return False
         tokens = text.split(".")
+        data = msg[hdr:] if hdr > 0 else msg
+        req = ApiRequest(text, tokens, reply, msg[:hdr] if hdr > 0 else b"", data)
+        if self.system is not None and text.startswith("$JS.API."):
+            bodies = self.system.answer(self.account.name, req)
+            if bodies is not None:
+                for body in bodies:
+                    if reply:
+                        self.account.outbound.send(reply, -1, body)
+                return True
         found = find_pattern(tokens[2:]) if text.startswith("$JS.API.") else None
         if found is None or not reply:
             return True  # taken (and dropped) by the API import, like the server
         pattern = found[0]
         kind, extra = NOT_ENABLED_REPLIES[pattern]
-        data = msg[hdr:] if hdr > 0 else msg
-        req = ApiRequest(text, tokens, reply, msg[:hdr] if hdr > 0 else b"", data)
         body = dumps(error_response(kind, _error_for(pattern, req), **extra)).encode()
         self.account.outbound.send(reply, -1, body)
         return True
