@@ -83,7 +83,7 @@ _CLUSTER_FIRST = frozenset(
 _DECODES_FIRST = frozenset({"CONSUMER.CREATE.*", "CONSUMER.CREATE.*.>", "CONSUMER.DURABLE.CREATE.*.*"})
 
 
-def _error_for(pattern: str, req: ApiRequest) -> ApiError:
+def _error_for(pattern: str, req: ApiRequest, clustered: bool = False) -> ApiError:
     """The error an account without JetStream gets for one request."""
     try:
         if pattern in _DECODES_FIRST:
@@ -96,7 +96,7 @@ def _error_for(pattern: str, req: ApiRequest) -> ApiError:
             unpin_group(req)  # it reads the request and its group first
     except ApiError as err:
         return err
-    if pattern in _CLUSTER_FIRST:  # a standalone server checks clustering first
+    if pattern in _CLUSTER_FIRST and not clustered:  # a standalone server checks clustering first
         return api_error(ApiErrors.JSClusterRequiredErr)
     return api_error(ApiErrors.JSNotEnabledForAccountErr)
 
@@ -137,6 +137,10 @@ class NotEnabledApi:
             return True  # taken (and dropped) by the API import, like the server
         pattern = found[0]
         kind, extra = NOT_ENABLED_REPLIES[pattern]
-        body = dumps(error_response(kind, _error_for(pattern, req), **extra)).encode()
+        body = dumps(
+            error_response(
+                kind, _error_for(pattern, req, self.system is not None and self.system.meta is not None), **extra
+            )
+        ).encode()
         self.account.outbound.send(reply, -1, body)
         return True

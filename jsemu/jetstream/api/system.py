@@ -19,7 +19,8 @@ down to a preferred or another up server (``cluster/meta.py``), the account purg
 every stream, and every request check answers as nats-server's. What it cannot do is refused
 with an error that says so, never answered ``success`` and ignored: removing a server from
 the cluster, moving a replica to a spare server (a server evacuation or stream move that needs
-one), and lowering the meta group's quorum (``META.RESCUE``).
+one), and lowering the quorum of a meta group that lost its leader (``META.RESCUE``; with a
+leader, raft refuses it: 400/10224 ``raft: leader is known``).
 """
 
 from __future__ import annotations
@@ -50,7 +51,8 @@ if TYPE_CHECKING:
 
 __all__ = ["SystemCall", "SystemJetStream"]
 
-META_SERVER_REQUEST = GoStruct("JSApiMetaServerRemoveRequest", {"peer": T_STRING})
+#: 2.15.1's fields (captured): ``peer`` is a server name, ``peer_id`` its peer id.
+META_SERVER_REQUEST = GoStruct("JSApiMetaServerRemoveRequest", {"peer": T_STRING, "peer_id": T_STRING})
 META_RESCUE_REQUEST = GoStruct("JSApiMetaRescueRequest", {"quorum_needed": T_INT})
 STREAM_MOVE_REQUEST = GoStruct(
     "JSApiMetaServerStreamMoveRequest",
@@ -60,7 +62,7 @@ STREAM_MOVE_REQUEST = GoStruct(
 #: What the simulated cluster cannot do, in the refusals' words.
 NO_SERVER_REMOVE = "jsemu does not implement removing a server from the cluster yet"
 NO_MOVE = "jsemu does not implement moving a replica to another server yet"
-NO_RESCUE = "jsemu does not implement META.RESCUE (lowering the meta quorum) yet"
+NO_RESCUE = "jsemu does not implement META.RESCUE of a group without a leader yet"
 #: ``NewJSClusterNoPeersError`` of a move with no server to move to (captured).
 NO_PLACEMENT = "no suitable peers for placement"
 
@@ -171,27 +173,30 @@ def _preferred_placement(meta: MetaGroup, placement: dict[str, Any]) -> str:
 # --- servers ------------------------------------------------------------------------------
 
 
-def _server_request(call: SystemCall) -> str:
-    """The checks ``SERVER.REMOVE`` and ``SERVER.EVACUATE`` share, up to the peer's name."""
+def _server_request(meta: MetaGroup, call: SystemCall) -> str:
+    """The checks ``SERVER.REMOVE`` and ``SERVER.EVACUATE`` share: the server the request
+    names (by ``peer_id`` when given, else by name), 10044 when none of the group is."""
     req = call.req
     req.check_api_level()
     if is_empty_request(req.data):
         raise api_error(ApiErrors.JSBadRequestErr)
-    peer: str = req.decode(META_SERVER_REQUEST).get("peer") or ""
-    return peer
+    request = req.decode(META_SERVER_REQUEST)
+    peer_id: str = request.get("peer_id") or ""
+    name = meta.peer_ids().get(peer_id) if peer_id else request.get("peer") or ""
+    if name not in meta.names:
+        raise api_error(ApiErrors.JSClusterServerNotMemberErr)
+    return name
 
 
 @system_api("SERVER.REMOVE")
 def server_remove(sysjs: SystemJetStream, call: SystemCall) -> Response:
-    """``jsLeaderServerRemoveRequest``: a member (named by its peer id) is refused."""
+    """``jsLeaderServerRemoveRequest``: removing a member is refused."""
     if not call.system or not sysjs.leader_answers():
         return None
     assert sysjs.meta is not None
     kind = "meta_server_remove_response"
     try:
-        peer = _server_request(call)
-        if peer not in sysjs.meta.peer_ids():
-            raise api_error(ApiErrors.JSClusterServerNotMemberErr)
+        _server_request(sysjs.meta, call)
         raise api_error(ApiErrors.JSStreamGeneralErrorF, err=NO_SERVER_REMOVE)
     except ApiError as err:
         return error_response(kind, err)
@@ -208,10 +213,7 @@ def server_evacuate(sysjs: SystemJetStream, call: SystemCall) -> Response:
     assert meta is not None
     kind = "meta_server_evacuate_response"
     try:
-        peer = _server_request(call)
-        name = meta.peer_ids().get(peer)
-        if name is None:
-            raise api_error(ApiErrors.JSClusterServerNotMemberErr)
+        name = _server_request(meta, call)
         for js in sysjs.jetstreams.values():
             for stream in js.streams.values():
                 members = [p.name for p in stream.replicas.peers]
@@ -234,6 +236,8 @@ def meta_rescue(sysjs: SystemJetStream, call: SystemCall) -> Response:
         if is_empty_request(req.data):
             raise api_error(ApiErrors.JSBadRequestErr)
         req.decode(META_RESCUE_REQUEST)
+        if sysjs.meta.has_quorum():  # raft refuses to rescue a group that has a leader
+            raise api_error(ApiErrors.JSClusterRescueErr, err="raft: leader is known")
         raise api_error(ApiErrors.JSStreamGeneralErrorF, err=NO_RESCUE)
     except ApiError as err:
         error = err
