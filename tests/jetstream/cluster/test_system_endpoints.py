@@ -57,6 +57,18 @@ REAL_REPLIES: list[tuple[str, str, bytes, str | None]] = [
     ("a", "ACCOUNT.STREAM.MOVE.A.S", b"{}", _err(MOVE, 400, 10005, "no suitable peers for placement")),
     ("a", "ACCOUNT.STREAM.CANCEL_MOVE.A.S", b"", _err(CANCEL, 400, 10129, "stream reconfiguration not in progress")),
     ("b", "META.LEADER.STEPDOWN", b"", None),
+    ("b", "ACCOUNT.STREAM.MOVE.A.S", b"{}", None),
+    ("b", "ACCOUNT.STREAM.CANCEL_MOVE.A.S", b"", None),
+    ("b", "ACCOUNT.STREAM.MOVE.B.S", b"{}", _err(MOVE, 404, 10059, "stream not found")),
+    ("b", "ACCOUNT.STREAM.CANCEL_MOVE.B.S", b"", _err(CANCEL, 404, 10059, "stream not found")),
+    ("a", "ACCOUNT.STREAM.MOVE.B.S", b"{}", None),
+    ("sys", "ACCOUNT.STREAM.MOVE.SYS.S", b"{}", _err(MOVE, 404, 10059, "stream not found")),
+    (
+        "sys",
+        "META.LEADER.STEPDOWN",
+        b'{"placement":{"preferred":"n1"}}',
+        _err(STEP, 400, 10005, 'preferred server "n1" is already leader'),
+    ),
     (
         "b",
         "STREAM.PEER.REMOVE.S",
