@@ -39,6 +39,7 @@ __all__ = [
     "registered_patterns",
     "response_type",
     "system_api",
+    "system_patterns",
 ]
 
 API_PREFIX = "$JS.API."
@@ -99,6 +100,11 @@ def registered_patterns() -> list[str]:
 #: decides who is answered), so ``find_pattern`` never returns them.
 _SYSTEM_HANDLERS: list[tuple[tuple[str, ...], Callable[..., Any]]] = []
 S = TypeVar("S", bound=Callable[..., Any])
+
+
+def system_patterns() -> list[str]:
+    """The patterns registered with :func:`system_api`."""
+    return [".".join(tokens) for tokens, _ in _SYSTEM_HANDLERS]
 
 
 def system_api(pattern: str) -> Callable[[S], S]:
