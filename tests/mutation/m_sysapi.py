@@ -120,4 +120,22 @@ MUTATIONS: list[Mutation] = [
         _SYS_CLUSTER,
         "SERVER.EVACUATE reads peer as a peer id (2.15.1: a server name; peer_id is the id)",
     ),
+    Mutation(
+        "system_account_requests_not_enabled_per_endpoint",
+        "jetstream",
+        "jsemu/jetstream/api/not_enabled.py",
+        "        if self.is_system:\n            self._on_system_api(subject, reply, hdr, msg)\n            return True\n",
+        "",
+        _SYS_STANDALONE,
+        "the system account's own requests get each endpoint's not-enabled answer, not system_response",
+    ),
+    Mutation(
+        "system_account_account_prefix_answered",
+        "jetstream",
+        "jsemu/jetstream/api/not_enabled.py",
+        '        if bodies is None and text.startswith("$JS.API.ACCOUNT."):\n',
+        '        if bodies is None and text.startswith("$JS.API.ACCOUNT.X"):\n',
+        _SYS_STANDALONE,
+        "an unknown $JS.API.ACCOUNT. subject of the system account is answered (nats-server: no reply)",
+    ),
 ]

@@ -8,7 +8,9 @@ marshals. A few endpoints look at the request first (``CONSUMER.CREATE`` and ``.
 decode it, ``.UNPIN`` wants a valid group, ``CONSUMER.INFO`` an empty body; the leader
 stepdowns of a standalone server want a cluster), as captured from nats-server 2.15.1. Direct Gets and pull
 requests get no responders, and subjects without an endpoint no reply, as in an account
-with JetStream. Subjects the account imports as a service (the JetStream API of another
+with JetStream. The system account's own clients are answered otherwise (``apiDispatch``): the
+system endpoints of ``api/system.py``, and for anything else but ``INFO`` and ``ACCOUNT.*``
+(Direct Gets and pull requests too) the 10039 error in a ``system_response``. Subjects the account imports as a service (the JetStream API of another
 account) are left to the import.
 """
 
@@ -111,12 +113,18 @@ class NotEnabledApi:
         #: Subjects of the account's service imports: an imported JetStream API (``$JS.API.>``
         #: exported by an account with JetStream) answers those, not this.
         self.imported = tuple(imported)
-        self._sub = Subscription(InternalSubscriber(self._on_api, skips=is_direct_get), b"$JS.API.>", None, b"$JS.API")
+        #: The system account's own clients get one answer for (almost) every subject.
+        self.is_system = system is not None and account.name == system.system_account
+        skips = None if self.is_system else is_direct_get
+        self._sub = Subscription(InternalSubscriber(self._on_api, skips=skips), b"$JS.API.>", None, b"$JS.API")
 
     def start(self) -> None:
         self.account.sublist.insert(self._sub)
 
     def _on_api(self, subject: bytes, reply: bytes | None, hdr: int, msg: bytes) -> bool | None:
+        if self.is_system:
+            self._on_system_api(subject, reply, hdr, msg)
+            return True
         if is_direct_get(subject):
             return False  # no stream answers: no responders
         text = subject.decode("utf-8", "replace")
@@ -125,7 +133,7 @@ class NotEnabledApi:
         tokens = text.split(".")
         data = msg[hdr:] if hdr > 0 else msg
         req = ApiRequest(text, tokens, reply, msg[:hdr] if hdr > 0 else b"", data)
-        if self.system is not None and text.startswith("$JS.API."):
+        if self.system is not None and text.startswith("$JS.API."):  # answers no one but the system account
             bodies = self.system.answer(self.account.name, req)
             if bodies is not None:
                 for body in bodies:
@@ -144,3 +152,25 @@ class NotEnabledApi:
         ).encode()
         self.account.outbound.send(reply, -1, body)
         return True
+
+    def _on_system_api(self, subject: bytes, reply: bytes | None, hdr: int, msg: bytes) -> None:
+        """``apiDispatch`` for the system account's own clients: the system endpoints answer
+        (``api/system.py``), other ``$JS.API.ACCOUNT.`` subjects nothing, ``INFO`` the
+        account's not-enabled answer, and any other subject, Direct Gets and pull requests
+        included, ``system_response`` with 503/10039 (captured from nats-server 2.15.1)."""
+        assert self.system is not None
+        text = subject.decode("utf-8", "replace")
+        if not text.startswith("$JS.API."):
+            return
+        data = msg[hdr:] if hdr > 0 else msg
+        req = ApiRequest(text, text.split("."), reply, msg[:hdr] if hdr > 0 else b"", data)
+        bodies = self.system.answer(self.account.name, req)
+        if bodies is None and text.startswith("$JS.API.ACCOUNT."):
+            bodies = []
+        elif bodies is None:
+            kind, extra = NOT_ENABLED_REPLIES["INFO"] if text == "$JS.API.INFO" else ("system_response", {})
+            error = api_error(ApiErrors.JSNotEnabledForAccountErr)
+            bodies = [dumps(error_response(kind, error, **extra)).encode()]
+        for body in bodies:
+            if reply:
+                self.account.outbound.send(reply, -1, body)

@@ -3,7 +3,8 @@ nats-server 2.15.1 (the same file given to both: a system account ``SYS``, an ac
 with JetStream, an account ``B`` without). Standalone, nats-server answers none of them but
 ``ACCOUNT.PURGE``, and that one only to the system account: it deletes the account's streams
 (consumer and stream ``DELETED`` advisories in that account) and answers ``initiated``. The
-clustered replies are in tests/jetstream/cluster/test_system_endpoints.py."""
+system account's own clients get ``system_response`` (503/10039) for any other subject but
+``INFO`` and ``ACCOUNT.*``. The clustered replies are in tests/jetstream/cluster/test_system_endpoints.py."""
 
 from __future__ import annotations
 
@@ -54,6 +55,19 @@ REQUESTS = [
     ("sys", "ACCOUNT.PURGE.NOPE", b""),
     ("sys", "ACCOUNT.PURGE.B", b""),
     ("sys", "INFO", b""),
+    # The system account's own requests to any other subject: system_response, 503/10039.
+    ("sys", "STREAM.INFO.S", b""),
+    ("sys", "STREAM.NAMES", b""),
+    ("sys", "STREAM.PEER.REMOVE.S", b'{"peer":"n2"}'),
+    ("sys", "STREAM.LEADER.STEPDOWN.S", b""),
+    ("sys", "FOO", b""),
+    ("sys", "STREAM.FOO.X", b""),
+    ("sys", "DIRECT.GET.S", b'{"seq":1}'),
+    ("sys", "DIRECT.GET.S.x", b""),
+    ("sys", "CONSUMER.MSG.NEXT.S.C", b"{}"),
+    ("sys", "ACCOUNT.FOO", b""),
+    ("b", "FOO", b""),
+    ("a", "FOO", b""),
 ]
 
 

@@ -143,6 +143,12 @@ REAL_REPLIES: list[tuple[str, str, bytes, str | None]] = [
     ("sys", "ACCOUNT.STREAM.CANCEL_MOVE.A.X", b"", _err(CANCEL, 404, 10059, "stream not found")),
     ("sys", "ACCOUNT.STREAM.CANCEL_MOVE.A.S", b"", _err(CANCEL, 400, 10129, "stream reconfiguration not in progress")),
     ("sys", "INFO", b"", _err("account_info_response", 503, 10039, "JetStream not enabled for account")),
+    (
+        "sys",
+        "STREAM.PEER.REMOVE.S",
+        b'{"peer":"n2"}',
+        _err("system_response", 503, 10039, "JetStream not enabled for account"),
+    ),
 ]
 
 
