@@ -138,4 +138,22 @@ MUTATIONS: list[Mutation] = [
         _SYS_STANDALONE,
         "an unknown $JS.API.ACCOUNT. subject of the system account is answered (nats-server: no reply)",
     ),
+    Mutation(
+        "system_audit_client_always_empty",
+        "jetstream",
+        "jsemu/jetstream/api/not_enabled.py",
+        '            if text != "$JS.API.INFO":\n                client = None\n',
+        "",
+        _SYS_STANDALONE,
+        "a system_response's audit shows client {} (nats-server: null)",
+    ),
+    Mutation(
+        "system_request_of_an_account_not_audited",
+        "jetstream",
+        "jsemu/jetstream/api/dispatch.py",
+        "            if requester is not None:\n                send_api_audit(js, requester, text, data, body)\n",
+        "",
+        _SYS_CLUSTER,
+        "an account's own stream move is not audited in its account",
+    ),
 ]

@@ -105,11 +105,16 @@ class JetStreamApi:
     def _system_request(self, text: str, tokens: list[str], reply: bytes | None, hdr: int, msg: bytes) -> None:
         """A system endpoint asked from this account (most answer the system account only)."""
         assert self.system is not None
+        js = self.js
+        listening = js.out.has_interest(AUDIT_SUBJECT)
+        requester = js.account.requester() if listening else None
         headers, data = (msg[:hdr], msg[hdr:]) if hdr > 0 else (b"", msg)
-        bodies = self.system.answer(self.js.account.name, ApiRequest(text, tokens, reply, headers, data))
+        bodies = self.system.answer(js.account.name, ApiRequest(text, tokens, reply, headers, data))
         for body in bodies or ():
             if reply:
-                self.js.send_reply(reply, body)
+                js.send_reply(reply, body)
+            if requester is not None:
+                send_api_audit(js, requester, text, data, body)
 
     def call(self, subject: str, payload: Any = None) -> dict[str, Any]:
         """Run one ``$JS.API`` request in-process, as if a client had sent it, and return

@@ -165,12 +165,17 @@ class NotEnabledApi:
         data = msg[hdr:] if hdr > 0 else msg
         req = ApiRequest(text, text.split("."), reply, msg[:hdr] if hdr > 0 else b"", data)
         bodies = self.system.answer(self.account.name, req)
+        client: dict[str, Any] | None = {}
         if bodies is None and text.startswith("$JS.API.ACCOUNT."):
             bodies = []
         elif bodies is None:
             kind, extra = NOT_ENABLED_REPLIES["INFO"] if text == "$JS.API.INFO" else ("system_response", {})
+            if text != "$JS.API.INFO":
+                client = None
             error = api_error(ApiErrors.JSNotEnabledForAccountErr)
             bodies = [dumps(error_response(kind, error, **extra)).encode()]
         for body in bodies:
             if reply:
                 self.account.outbound.send(reply, -1, body)
+        if bodies:  # META.RESCUE's several answers: each server audits its own
+            self.system.audit(self.account.outbound, client, req, bodies[0])

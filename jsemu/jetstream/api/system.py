@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any
 from ...protocol.gojson import T_INT, T_STRING, GoSlice, GoStruct, dumps
 from ..cluster.meta import MetaGroup
 from ..errors import ApiError, ApiErrors, api_error
+from ..events.api_audit import AUDIT_SUBJECT, send_api_audit
 from ..events.stream_advisories import DELETE, send_stream_action
 from ..requests import STEPDOWN_REQUEST
 from .registry import (
@@ -45,6 +46,7 @@ from .registry import (
 )
 
 if TYPE_CHECKING:
+    from ...server.outbound import Outbound, Sender
     from ...server.server import Server
     from ...store.clock import Clock
     from ..service import JetStream
@@ -70,6 +72,16 @@ Response = dict[str, Any] | list[dict[str, Any]] | None
 
 
 @dataclass(slots=True)
+class _Auditor:
+    """The services an audit advisory needs, in the system account."""
+
+    clock: Clock
+    out: Sender
+    domain: str
+    server_name: str
+
+
+@dataclass(slots=True)
 class SystemCall:
     """One request to a system endpoint: the request and the account it came from."""
 
@@ -84,8 +96,10 @@ class SystemJetStream:
 
     def __init__(self, server: Server, clock: Clock, jetstreams: Mapping[str, JetStream]) -> None:
         self.server = server
+        self.clock = clock
         self.jetstreams = jetstreams
         options = server.options
+        self.domain = options.domain or ""
         self.system_account = options.system_account
         self.meta: MetaGroup | None = None
         if options.cluster_size > 1:
@@ -97,6 +111,14 @@ class SystemJetStream:
                 clock.now_ns,
                 self._publish,
             )
+
+    def audit(self, out: Outbound, client: dict[str, Any] | None, req: ApiRequest, body: bytes) -> None:
+        """The API audit of a system account's request (nats-server's ``client`` is ``{}``
+        for the system endpoints and ``INFO``, ``null`` for its ``system_response``), sent by
+        the meta leader (the server itself when standalone), in the system account."""
+        if out.has_interest(AUDIT_SUBJECT):
+            name = self.meta.leader if self.meta is not None else self.server.server_name
+            send_api_audit(_Auditor(self.clock, out, self.domain, name), client, req.subject, req.data, body)
 
     def _publish(self, subject: bytes, body: bytes) -> None:
         system = self.server.system

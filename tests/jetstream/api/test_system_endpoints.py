@@ -139,3 +139,44 @@ async def test_system_endpoints_standalone_as_nats_server(tmp_path: Path) -> Non
             ("$JS.EVENT.ADVISORY.CONSUMER.DELETED.S.D", "io.nats.jetstream.advisory.v1.consumer_action", "delete"),
             ("$JS.EVENT.ADVISORY.STREAM.DELETED.S", "io.nats.jetstream.advisory.v1.stream_action", "delete"),
         ]
+
+
+async def test_system_account_audits_as_nats_server(tmp_path: Path) -> None:
+    """``$JS.EVENT.ADVISORY.API`` in the system account: ``client`` is ``{}`` for the system
+    endpoints and ``INFO``, ``null`` for a ``system_response``; no reply, no audit."""
+    requests = [
+        ("ACCOUNT.PURGE.A/x", b""),
+        ("ACCOUNT.PURGE.NOPE", b""),
+        ("META.LEADER.STEPDOWN", b""),
+        ("INFO", b""),
+        ("STREAM.INFO.S", b""),
+        ("STREAM.NAMES", b'{"offset":1}'),
+    ]
+    async for pair in _pair(tmp_path):
+        seen: dict[str, Any] = {}
+        for kind, port in pair.ports.items():
+            sys = await _connect(port, "sys")
+            audits: list[dict[str, Any]] = []
+
+            async def audit(msg: Any, into: list[dict[str, Any]] = audits) -> None:
+                into.append(json.loads(msg.data))
+
+            await sys.subscribe("$JS.EVENT.ADVISORY.API", cb=audit)
+            await sys.flush()
+            for subject, body in requests:
+                await sys.publish(f"$JS.API.{subject}", body, reply="r.x")
+            await sys.request("$JS.API.ACCOUNT.PURGE.LAST", b"", timeout=5)
+            await asyncio.sleep(0.3)
+            await sys.close()
+            for event in audits:
+                assert event.pop("server") and event.pop("id") and event.pop("timestamp")
+            seen[kind] = sorted(audits, key=lambda e: e["subject"])
+        assert seen["jsemu"] == seen["real"]
+        assert [(e["subject"], e["client"]) for e in seen["real"]] == [
+            ("$JS.API.ACCOUNT.PURGE.A/x", {}),
+            ("$JS.API.ACCOUNT.PURGE.LAST", {}),
+            ("$JS.API.ACCOUNT.PURGE.NOPE", {}),
+            ("$JS.API.INFO", {}),
+            ("$JS.API.STREAM.INFO.S", None),
+            ("$JS.API.STREAM.NAMES", None),
+        ]

@@ -287,3 +287,27 @@ async def test_account_purge_deletes_every_stream(cluster: tuple[jsemu.Server, d
         "$JS.EVENT.ADVISORY.STREAM.DELETED.R1",
         "$JS.EVENT.ADVISORY.STREAM.DELETED.S",
     ]
+
+
+async def test_an_accounts_own_move_is_audited_in_its_account(
+    cluster: tuple[jsemu.Server, dict[str, nats.NATS]],
+) -> None:
+    """As the real cluster sent it: the audit of A's ``ACCOUNT.STREAM.MOVE.A.X`` goes to A, with
+    A's client in it; the system account's to the system account, with ``client`` ``{}``."""
+    _srv, conns = cluster
+    audits: dict[str, list[dict[str, Any]]] = {"a": [], "sys": []}
+    for user in ("a", "sys"):
+
+        async def seen(msg: Any, into: list[dict[str, Any]] = audits[user]) -> None:
+            into.append(json.loads(msg.data))
+
+        await conns[user].subscribe("$JS.EVENT.ADVISORY.API", cb=seen)
+        await conns[user].flush()
+    await conns["a"].request("$JS.API.ACCOUNT.STREAM.MOVE.A.X", b"{}", timeout=2)
+    await conns["sys"].request("$JS.API.ACCOUNT.STREAM.MOVE.A.X", b"{}", timeout=2)
+    await asyncio.sleep(0.1)
+    [mine], [system] = audits["a"], audits["sys"]
+    assert mine["subject"] == system["subject"] == "$JS.API.ACCOUNT.STREAM.MOVE.A.X"
+    assert mine["client"]["acc"] == "A" and mine["client"]["user"] == "a"
+    assert system["client"] == {} and system["server"] == "n1" and system["request"] == "{}"
+    assert json.loads(system["response"])["error"]["err_code"] == 10059
