@@ -15,6 +15,7 @@ from typing import Any, Self
 from .control import ControlApi, ControlPlane
 from .jetstream.api.dispatch import JetStreamApi
 from .jetstream.api.not_enabled import NotEnabledApi
+from .jetstream.api.system import SystemJetStream
 from .jetstream.limits.storage import accounts_fit
 from .jetstream.monitoring import JetStreamMonitoring
 from .jetstream.service import JetStream
@@ -61,6 +62,8 @@ class Server(CoreServer):
             no_room = accounts_fit(self.options)
             if no_room is not None:
                 raise ValueError(f"Error enabling jetstream on configured accounts: {no_room.description}")
+            #: The system account's JetStream endpoints (``jetstream/api/system.py``).
+            self.system_jetstream = SystemJetStream(self, self.clock, self.account_jetstreams)
             for name, router in space.by_name.items():
                 if space.jetstream_enabled(router):
                     js = JetStream(self, self.clock, router)
@@ -70,12 +73,13 @@ class Server(CoreServer):
                         self.timers = js.timers  # the control plane runs them after each clock step
                     self.account_jetstreams[name] = js
                     js.all_jetstreams = self.account_jetstreams
-                    self.jetstream_apis[name] = JetStreamApi(js)
+                    self.jetstream_apis[name] = JetStreamApi(js, self.system_jetstream)
                     if not by_election:
                         self.services.append(self.jetstream_apis[name])  # the API first, then the restore
                         self.services.append(js)
                 else:  # $G too, once accounts are configured
-                    self.services.append(NotEnabledApi(router, space.service_imports(router)))
+                    imports = space.service_imports(router)
+                    self.services.append(NotEnabledApi(router, imports, self.system_jetstream))
             self.jetstream = self.account_jetstreams.get(GLOBAL_ACCOUNT)
             self.jetstream_api = self.jetstream_apis.get(GLOBAL_ACCOUNT)
         #: What tests can do to this server that a real one can't (``$JSEMU.API`` too).

@@ -32,6 +32,7 @@ __all__ = [
     "MSG_DELETE_REQUEST",
     "MSG_GET_REQUEST",
     "PAUSE_REQUEST",
+    "PEER_REMOVE_REQUEST",
     "STEPDOWN_REQUEST",
     "STREAM_CONFIG_REQUEST",
     "STREAM_INFO_REQUEST",
@@ -157,6 +158,7 @@ MSG_GET_REQUEST = GoStruct(
     },
 )
 
+PEER_REMOVE_REQUEST = GoStruct("JSApiStreamRemovePeerRequest", {"peer": T_STRING})
 STEPDOWN_REQUEST = GoStruct("JSApiLeaderStepdownRequest", {"placement": GoPointer(_PLACEMENT)})
 PAUSE_REQUEST = GoStruct("JSApiConsumerPauseRequest", {"pause_until": T_TIME})
 UNPIN_REQUEST = GoStruct("JSApiConsumerUnpinRequest", {"group": T_STRING})

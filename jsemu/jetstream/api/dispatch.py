@@ -23,6 +23,7 @@ from .table import find_handler
 
 if TYPE_CHECKING:
     from ..service import JetStream
+    from .system import SystemJetStream
 
 __all__ = ["JetStreamApi", "is_direct_get"]
 
@@ -39,8 +40,10 @@ def is_direct_get(subject: bytes) -> bool:
 class JetStreamApi:
     """The ``$JS.API.>`` subscriber of one account with JetStream."""
 
-    def __init__(self, js: JetStream) -> None:
+    def __init__(self, js: JetStream, system: SystemJetStream | None = None) -> None:
         self.js = js
+        #: The system endpoints (``api/system.py``): an account may ask some of them.
+        self.system = system
         self.sub = Subscription(
             InternalSubscriber(self._on_request, skips=is_direct_get), b"$JS.API.>", None, b"$JS.API"
         )
@@ -68,7 +71,11 @@ class JetStreamApi:
         text = subject.decode("utf-8", "replace")
         tokens = text.split(".")
         handler = find_handler(tokens[2:]) if text.startswith(API_PREFIX) else None
-        if handler is None or self.shut_down:
+        if self.shut_down:
+            return True
+        if handler is None:
+            if self.system is not None and text.startswith(API_PREFIX):
+                self._system_request(text, tokens, reply, hdr, msg)
             return True  # taken (and dropped) by the API import, like the server
         # Who asked, only while the audit advisory has a listener (read before the handler
         # routes anything itself).
@@ -94,6 +101,20 @@ class JetStreamApi:
         if trace is not None:
             trace.append(("api", text, data, body))
         return True
+
+    def _system_request(self, text: str, tokens: list[str], reply: bytes | None, hdr: int, msg: bytes) -> None:
+        """A system endpoint asked from this account (most answer the system account only)."""
+        assert self.system is not None
+        js = self.js
+        listening = js.out.has_interest(AUDIT_SUBJECT)
+        requester = js.account.requester() if listening else None
+        headers, data = (msg[:hdr], msg[hdr:]) if hdr > 0 else (b"", msg)
+        bodies = self.system.answer(js.account.name, ApiRequest(text, tokens, reply, headers, data))
+        for body in bodies or ():
+            if reply:
+                js.send_reply(reply, body)
+            if requester is not None:
+                send_api_audit(js, requester, text, data, body)
 
     def call(self, subject: str, payload: Any = None) -> dict[str, Any]:
         """Run one ``$JS.API`` request in-process, as if a client had sent it, and return

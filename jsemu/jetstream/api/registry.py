@@ -33,10 +33,13 @@ __all__ = [
     "api",
     "find_handler",
     "find_pattern",
+    "find_system_handler",
     "is_empty_request",
     "is_json_object_or_array",
     "registered_patterns",
     "response_type",
+    "system_api",
+    "system_patterns",
 ]
 
 API_PREFIX = "$JS.API."
@@ -87,8 +90,40 @@ REFUSED: set[str] = set()
 
 
 def registered_patterns() -> list[str]:
-    """The patterns handlers registered with :func:`api`, in registration order."""
-    return [".".join(tokens) for tokens, _ in _HANDLERS]
+    """The patterns handlers registered with :func:`api` and :func:`system_api`, in
+    registration order."""
+    return [".".join(tokens) for tokens, _ in _HANDLERS] + [".".join(tokens) for tokens, _ in _SYSTEM_HANDLERS]
+
+
+#: The system account's endpoints (``systemSubscribe``): handlers that see the whole server,
+#: registered with :func:`system_api`. Their requests come from any account (the handler
+#: decides who is answered), so ``find_pattern`` never returns them.
+_SYSTEM_HANDLERS: list[tuple[tuple[str, ...], Callable[..., Any]]] = []
+S = TypeVar("S", bound=Callable[..., Any])
+
+
+def system_patterns() -> list[str]:
+    """The patterns registered with :func:`system_api`."""
+    return [".".join(tokens) for tokens, _ in _SYSTEM_HANDLERS]
+
+
+def system_api(pattern: str) -> Callable[[S], S]:
+    """Register a system account handler for ``$JS.API.<pattern>``."""
+    tokens = tuple(pattern.split("."))
+
+    def register(fn: S) -> S:
+        _SYSTEM_HANDLERS.append((tokens, fn))
+        return fn
+
+    return register
+
+
+def find_system_handler(tokens: list[str]) -> Callable[..., Any] | None:
+    """The system account handler whose pattern matches the tokens after ``$JS.API``."""
+    for pattern, fn in _SYSTEM_HANDLERS:
+        if len(pattern) == len(tokens) and all(p == "*" or p == t for p, t in zip(pattern, tokens, strict=True)):
+            return fn
+    return None
 
 
 def api(pattern: str, refused: bool = False) -> Callable[[H], H]:

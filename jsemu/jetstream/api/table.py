@@ -13,11 +13,12 @@ from __future__ import annotations
 
 from types import ModuleType
 
-from . import cluster, consumers, snapshots, streams
+from . import cluster, consumers, peers, snapshots, streams, system
 from .registry import find_handler, find_pattern, registered_patterns
 
 __all__ = ["FAMILIES", "find_handler", "find_pattern", "registered_patterns"]
 
 #: The handler modules, one per family: streams (and the account info), stream snapshots
-#: and restores, consumers (pause and unpin included), and the cluster's step-downs.
-FAMILIES: tuple[ModuleType, ...] = (streams, snapshots, consumers, cluster)
+#: and restores, consumers (pause and unpin included), the cluster's step-downs, and the
+#: peer removals and moves, and the system account's endpoints.
+FAMILIES: tuple[ModuleType, ...] = (streams, snapshots, consumers, cluster, peers, system)

@@ -33,14 +33,17 @@ class _Auditing(Advising, HasServerName, Protocol):
     """What the audit needs: an advisory's services and the server's name."""
 
 
-def send_api_audit(js: _Auditing, client: ClientInfo, subject: str, request: bytes, response: bytes) -> None:
-    """``sendJetStreamAPIAuditAdvisory`` (the caller has checked the subject's interest)."""
+def send_api_audit(
+    js: _Auditing, client: ClientInfo | dict[str, Any] | None, subject: str, request: bytes, response: bytes
+) -> None:
+    """``sendJetStreamAPIAuditAdvisory`` (the caller has checked the subject's interest);
+    ``client`` as given when it is no ``ClientInfo`` (the system account's ``{}`` or ``null``)."""
     event: dict[str, Any] = {
         "type": _TYPE,
         "id": new_event_id(),
         "timestamp": format_ns(js.clock.now_ns()),
         "server": js.server_name,
-        "client": client.as_json(),
+        "client": client if client is None or isinstance(client, dict) else client.as_json(),
         "subject": subject,
     }
     if request:

@@ -1,0 +1,129 @@
+"""Peer handlers of ``$JS.API``: removing or evacuating one server from a stream's or a
+consumer's raft group, and cancelling a stream's reconfiguration.
+
+nats-server 2.15.1 checks such a request in the order of ``jsStreamRemapPeerRequest``: a
+cluster (a standalone server answers 10010), then the request (empty or without ``peer``:
+10003; bad JSON: 10025), then the stream (10059) and for a consumer the consumer (10014), then
+membership (10040: ``peer`` is a server name, or a peer id, the name's 8-character hash).
+A member is then replaced by a server outside the group; with none left (an R3 group on
+three servers) the remap fails with 503/10075, as captured from a real 3-node cluster.
+
+jsemu's simulated cluster does not move a replica to another server: when a spare server
+exists, the request is refused with an error that says so rather than answered ``success``
+and ignored. No reconfiguration is ever in flight in jsemu, so ``STREAM.CANCEL_MOVE`` on an
+existing stream answers 10129 (not in progress), as nats-server does for a settled stream.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from ...ids import get_hash
+from ..errors import ApiError, ApiErrors, api_error
+from ..requests import PEER_REMOVE_REQUEST
+from .registry import ApiRequest, api, error_response, is_empty_request
+
+if TYPE_CHECKING:
+    from ..service import JetStream
+    from ..streams.stream import Stream
+
+__all__ = ["consumer_peer_remap", "stream_cancel_move", "stream_peer_remap"]
+
+#: What the simulated cluster cannot do, in the refusal's words.
+NO_MOVE = "jsemu does not implement moving a replica to another server yet"
+
+
+def _requested_peer(req: ApiRequest) -> str:
+    """The request's ``peer`` (after the cluster check): it must be present."""
+    if is_empty_request(req.data):
+        raise api_error(ApiErrors.JSBadRequestErr)
+    peer: str = req.decode(PEER_REMOVE_REQUEST).get("peer") or ""
+    if not peer:
+        raise api_error(ApiErrors.JSBadRequestErr)
+    return peer
+
+
+def _clustered(js: JetStream, req: ApiRequest) -> None:
+    if not js.clustered:
+        raise api_error(ApiErrors.JSClusterRequiredErr)
+    req.check_api_level()
+
+
+def _remap(js: JetStream, peer: str, members: Sequence[str]) -> None:
+    """``isGroupMember`` by peer id or server name, then the remap: no server outside the
+    group fails it; one that exists is a move jsemu cannot make."""
+    ids = {get_hash(name) for name in members}
+    if get_hash(peer) not in ids and peer not in ids:
+        raise api_error(ApiErrors.JSClusterPeerNotMemberErr)
+    if len(members) >= len(js.peer_names):
+        raise api_error(ApiErrors.JSPeerRemapErr)
+    raise api_error(ApiErrors.JSStreamGeneralErrorF, err=NO_MOVE)
+
+
+def _stream(js: JetStream, name: str) -> Stream:
+    stream = js.streams.get(name)
+    if stream is None:
+        raise api_error(ApiErrors.JSStreamNotFoundErr)
+    return stream
+
+
+@api("STREAM.PEER.REMOVE.*")
+def stream_peer_remove(js: JetStream, req: ApiRequest) -> dict[str, Any]:
+    """``jsStreamRemovePeerRequest``."""
+    return stream_peer_remap(js, req, "stream_remove_peer_response")
+
+
+@api("STREAM.PEER.EVACUATE.*")
+def stream_peer_evacuate(js: JetStream, req: ApiRequest) -> dict[str, Any]:
+    """``jsStreamEvacuatePeerRequest``: the same checks, the peer kept out of placement."""
+    return stream_peer_remap(js, req, "stream_evacuate_peer_response")
+
+
+def stream_peer_remap(js: JetStream, req: ApiRequest, kind: str) -> dict[str, Any]:
+    try:
+        _clustered(js, req)
+        peer = _requested_peer(req)
+        stream = _stream(js, req.token(6))
+        _remap(js, peer, [p.name for p in stream.replicas.peers])
+    except ApiError as err:
+        return error_response(kind, err)
+    raise AssertionError("unreachable: _remap always raises")  # pragma: no cover
+
+
+@api("CONSUMER.PEER.REMOVE.*.*")
+def consumer_peer_remove(js: JetStream, req: ApiRequest) -> dict[str, Any]:
+    """``CONSUMER.PEER.REMOVE`` (seen in the 2.15.1 binary; checks as captured from it)."""
+    return consumer_peer_remap(js, req, "consumer_remove_peer_response")
+
+
+@api("CONSUMER.PEER.EVACUATE.*.*")
+def consumer_peer_evacuate(js: JetStream, req: ApiRequest) -> dict[str, Any]:
+    """``CONSUMER.PEER.EVACUATE``: the same checks as the removal."""
+    return consumer_peer_remap(js, req, "consumer_evacuate_peer_response")
+
+
+def consumer_peer_remap(js: JetStream, req: ApiRequest, kind: str) -> dict[str, Any]:
+    try:
+        _clustered(js, req)
+        peer = _requested_peer(req)
+        stream = _stream(js, req.token(6))
+        consumer = js.consumer_set(stream).by_name.get(req.token(7))
+        if consumer is None or consumer.group is None:
+            raise api_error(ApiErrors.JSConsumerNotFoundErr)
+        _remap(js, peer, consumer.group.peers)
+    except ApiError as err:
+        return error_response(kind, err)
+    raise AssertionError("unreachable: _remap always raises")  # pragma: no cover
+
+
+@api("STREAM.CANCEL_MOVE.*")
+def stream_cancel_move(js: JetStream, req: ApiRequest) -> dict[str, Any]:
+    """``jsStreamCancelMoveRequest``: nothing is ever in flight in jsemu."""
+    kind = "stream_cancel_move_response"
+    try:
+        _clustered(js, req)
+        _stream(js, req.token(5))
+        raise api_error(ApiErrors.JSStreamReconfigureNotInProgressErr)
+    except ApiError as err:
+        return error_response(kind, err)

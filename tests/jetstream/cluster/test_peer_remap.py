@@ -1,0 +1,126 @@
+"""jsemu-only: the peer endpoints in the simulated cluster (``cluster_size=3``) answer as a real
+3-node nats-server 2.15.1 cluster answered (three ``nats-server -c`` processes with routes on
+localhost, accounts with JetStream; the replies below are its bytes): the request checks in
+``jsStreamRemapPeerRequest``'s order, a member of an R3 group with no server left to take its
+place fails the remap (503/10075), and nothing is ever being reconfigured (10129). A remap
+that needs a replica moved to a spare server is refused (jsemu does not move replicas)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+from typing import Any
+
+import nats
+import pytest
+from nats.aio.client import Client
+
+import jsemu
+from jsemu.ids import get_hash
+
+pytestmark = pytest.mark.fake_only
+
+_T = "io.nats.jetstream.api.v1."
+
+
+def _err(kind: str, code: int, err_code: int, description: str) -> str:
+    body = {"type": _T + kind, "error": {"code": code, "err_code": err_code, "description": description}}
+    return json.dumps(body, separators=(",", ":"))
+
+
+BAD_JSON = "invalid JSON: invalid character 'b' looking for beginning of object key string at offset 2"
+#: (subject after $JS.API., request, the real cluster's reply).
+REAL_REPLIES = [
+    ("STREAM.PEER.REMOVE.S", b"", _err("stream_remove_peer_response", 400, 10003, "bad request")),
+    ("STREAM.PEER.REMOVE.S", b"{}", _err("stream_remove_peer_response", 400, 10003, "bad request")),
+    ("STREAM.PEER.REMOVE.S", b'{"peer":""}', _err("stream_remove_peer_response", 400, 10003, "bad request")),
+    ("STREAM.PEER.REMOVE.S", b"{bad", _err("stream_remove_peer_response", 400, 10025, BAD_JSON)),
+    ("STREAM.PEER.REMOVE.S", b'{"peer":"zz"}', _err("stream_remove_peer_response", 400, 10040, "peer not a member")),
+    ("STREAM.PEER.REMOVE.X", b'{"peer":"n2"}', _err("stream_remove_peer_response", 404, 10059, "stream not found")),
+    (
+        "STREAM.PEER.EVACUATE.S",
+        b'{"peer":"zz"}',
+        _err("stream_evacuate_peer_response", 400, 10040, "peer not a member"),
+    ),
+    ("STREAM.PEER.REMOVE.S", b'{"peer":"n1"}', _err("stream_remove_peer_response", 503, 10075, "peer remap failed")),
+    (
+        "STREAM.PEER.EVACUATE.S",
+        b'{"peer":"n2"}',
+        _err("stream_evacuate_peer_response", 503, 10075, "peer remap failed"),
+    ),
+    (
+        "STREAM.CANCEL_MOVE.S",
+        b"",
+        _err("stream_cancel_move_response", 400, 10129, "stream reconfiguration not in progress"),
+    ),
+    ("STREAM.CANCEL_MOVE.X", b"", _err("stream_cancel_move_response", 404, 10059, "stream not found")),
+    ("CONSUMER.PEER.REMOVE.S.X", b"", _err("consumer_remove_peer_response", 400, 10003, "bad request")),
+    (
+        "CONSUMER.PEER.REMOVE.S.D",
+        b'{"peer":"zz"}',
+        _err("consumer_remove_peer_response", 400, 10040, "peer not a member"),
+    ),
+    ("CONSUMER.PEER.REMOVE.S.D", b"{bad", _err("consumer_remove_peer_response", 400, 10025, BAD_JSON)),
+    (
+        "CONSUMER.PEER.REMOVE.S.X",
+        b'{"peer":"n1"}',
+        _err("consumer_remove_peer_response", 404, 10014, "consumer not found"),
+    ),
+    (
+        "CONSUMER.PEER.REMOVE.X.D",
+        b'{"peer":"n1"}',
+        _err("consumer_remove_peer_response", 404, 10059, "stream not found"),
+    ),
+    (
+        "CONSUMER.PEER.REMOVE.S.D",
+        b'{"peer":"n1"}',
+        _err("consumer_remove_peer_response", 503, 10075, "peer remap failed"),
+    ),
+    (
+        "CONSUMER.PEER.EVACUATE.S.D",
+        b'{"peer":"zz"}',
+        _err("consumer_evacuate_peer_response", 400, 10040, "peer not a member"),
+    ),
+]
+
+
+@pytest.fixture
+async def cluster() -> AsyncIterator[Client]:
+    async with jsemu.Server(cluster_size=3, cluster_name="c") as srv:
+        nc = await nats.connect(srv.url)
+        for name, replicas in (("S", 3), ("R1", 1)):
+            cfg = {"name": name, "subjects": [name.lower()], "num_replicas": replicas}
+            await nc.request(f"$JS.API.STREAM.CREATE.{name}", json.dumps(cfg).encode(), timeout=2)
+        durable = {"stream_name": "S", "config": {"durable_name": "D", "ack_policy": "explicit"}}
+        await nc.request("$JS.API.CONSUMER.DURABLE.CREATE.S.D", json.dumps(durable).encode(), timeout=2)
+        yield nc
+        await nc.close()
+
+
+async def _reply(nc: Client, subject: str, data: bytes) -> str:
+    return (await nc.request(f"$JS.API.{subject}", data, timeout=2)).data.decode()
+
+
+async def test_replies_are_the_real_clusters(cluster: Client) -> None:
+    for subject, data, real in REAL_REPLIES:
+        assert await _reply(cluster, subject, data) == real, (subject, data)
+
+
+async def test_a_member_is_named_by_server_name_or_peer_id(cluster: Client) -> None:
+    by_id = json.dumps({"peer": get_hash("n3")}).encode()
+    expected = _err("stream_remove_peer_response", 503, 10075, "peer remap failed")
+    assert await _reply(cluster, "STREAM.PEER.REMOVE.S", by_id) == expected
+
+
+async def test_a_move_to_a_spare_server_is_refused_not_ignored(cluster: Client) -> None:
+    info: dict[str, Any] = json.loads(await _reply(cluster, "STREAM.INFO.R1", b""))
+    leader = info["cluster"]["leader"]
+    other = next(n for n in ("n1", "n2", "n3") if n != leader)
+    assert await _reply(cluster, "STREAM.PEER.REMOVE.R1", json.dumps({"peer": other}).encode()) == _err(
+        "stream_remove_peer_response", 400, 10040, "peer not a member"
+    )
+    reply = json.loads(await _reply(cluster, "STREAM.PEER.REMOVE.R1", json.dumps({"peer": leader}).encode()))
+    assert reply["error"]["err_code"] == 10051
+    assert "does not implement" in reply["error"]["description"]
+    after: dict[str, Any] = json.loads(await _reply(cluster, "STREAM.INFO.R1", b""))
+    assert after["cluster"]["leader"] == leader  # nothing moved
