@@ -81,6 +81,7 @@ async def real_result(python: str, real_server: Any) -> tuple[str, dict[str, Any
     return _REAL["all"]
 
 
+@pytest.mark.real
 async def test_newest_nats_py_on_real_server(newpy_python: str, real_server: Any) -> None:
     """The script works: spot checks of what nats-server answers the newest client."""
     name, res = await real_result(newpy_python, real_server)
