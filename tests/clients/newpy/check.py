@@ -57,10 +57,10 @@ async def step(name: str, run: Callable[[], Awaitable[Any]], view: Callable[[Any
     """Run one step; record ``view`` of its result, or the error it raised."""
     try:
         value = await asyncio.wait_for(run(), 10)
+        RESULTS[name] = plain(view(value))
     except Exception as exc:  # noqa: BLE001 - the error is the result
         RESULTS[name] = failure(exc)
         return None
-    RESULTS[name] = plain(view(value))
     return value
 
 
@@ -282,6 +282,81 @@ async def key_value(js: Any, name: str) -> None:
     await step("kv.destroy", lambda: delete_key_value(js, bucket))
 
 
+async def newer(js: Any, name: str) -> None:
+    """What the newest client sends that older ones do not: consumer pause/resume, KV per-key
+    TTL (``Nats-TTL``) with limit markers, ``purge_deletes``."""
+    s = f"N_{name}"
+    stream = await step(
+        "newer.stream", lambda: js.create_stream(name=s, subjects=[f"{name}.n.>"], storage="file"), nothing
+    )
+    if stream is None:
+        return
+    for i in range(4):
+        await step(f"newer.publish.{i}", lambda i=i: js.publish(f"{name}.n.{i % 2}", b"x"), lambda a: a.sequence)
+    cons = await step(
+        "newer.consumer", lambda: stream.create_consumer(name="c", ack_policy="explicit"), lambda c: c.info.num_pending
+    )
+    await step("newer.pause", lambda: stream.pause_consumer("c", 4102444800.0))
+    await step(
+        "newer.paused", lambda: stream.get_consumer_info("c"), lambda i: (i.paused, i.config.pause_until is not None)
+    )
+    await step("newer.resume", lambda: stream.resume_consumer("c"))
+    await step("newer.resumed", lambda: stream.get_consumer_info("c"), lambda i: i.paused)
+    if cons is not None:
+
+        async def take_two() -> list[int]:
+            batch = await cons.fetch(max_messages=2, max_wait=2)
+            return [m.metadata.sequence.stream async for m in batch]
+
+        await step("newer.fetch", take_two)
+    await step("newer.delete", lambda: js.delete_stream(s))
+
+    bucket = f"T_{name}"
+    kv = await step(
+        "newer.kv.create",
+        lambda: create_key_value(js, KeyValueConfig(bucket=bucket, history=3, limit_marker_ttl=timedelta(seconds=60))),
+        nothing,
+    )
+    if kv is None:
+        return
+    await step("newer.kv.create.ttl", lambda: kv.create("t", b"v", ttl=timedelta(seconds=30)))
+    await step("newer.kv.get.t", lambda: kv.get("t"), lambda e: (e.key, e.value, e.revision, e.operation.value))
+    await step("newer.kv.create.t.again", lambda: kv.create("t", b"v2"))
+    await step("newer.kv.purge.ttl", lambda: kv.purge("t", ttl=timedelta(seconds=30)))
+    await step("newer.kv.get.t.purged", lambda: kv.get("t"))
+    await step("newer.kv.put.d", lambda: kv.put("d", b"1"))
+    await step("newer.kv.delete.d", lambda: kv.delete("d", last_revision=3))
+    await step("newer.kv.delete.d.stale", lambda: kv.delete("d", last_revision=1))
+    await step("newer.kv.purge_deletes", lambda: kv.purge_deletes(older_than=timedelta(seconds=-1)))
+    await step("newer.kv.status", lambda: kv.status(), lambda st: (st.values, st.limit_marker_ttl))
+    await step("newer.kv.destroy", lambda: delete_key_value(js, bucket))
+
+
+async def reset(js: Any, name: str) -> None:
+    """``CONSUMER.RESET`` (ADR-60) through ``Stream.reset_consumer``."""
+    s = f"R_{name}"
+    stream = await step("reset.stream", lambda: js.create_stream(name=s, subjects=[f"{name}.r.>"]), nothing)
+    if stream is None:
+        return
+    for i in range(4):
+        await js.publish(f"{name}.r.{i}", b"x")
+    cons = await step("reset.consumer", lambda: stream.create_consumer(name="c", ack_policy="explicit"), nothing)
+    if cons is not None:
+
+        async def take_two() -> list[int]:
+            batch = await cons.fetch(max_messages=2, max_wait=2)
+            return [m.metadata.sequence.stream async for m in batch]
+
+        await step("reset.fetch", take_two)
+    await step(
+        "reset.to.3",
+        lambda: stream.reset_consumer("c", 3),
+        lambda r: (r.reset_seq, r.info.num_pending, r.info.num_ack_pending, r.info.delivered["consumer_seq"]),
+    )
+    await step("reset.to.ack_floor", lambda: stream.reset_consumer("c"), lambda r: r.reset_seq)
+    await step("reset.delete", lambda: js.delete_stream(s))
+
+
 async def main(url: str, name: str, scenario: str) -> None:
     nc = await connect(url, allow_reconnect=False)
     try:
@@ -292,6 +367,10 @@ async def main(url: str, name: str, scenario: str) -> None:
             await streams(js, name)
         if scenario in ("all", "kv"):
             await key_value(js, name)
+        if scenario in ("all", "newer"):
+            await newer(js, name)
+        if scenario == "reset":
+            await reset(js, name)
     finally:
         await nc.close()
     json.dump(RESULTS, sys.stdout, indent=1, sort_keys=True, default=str)
