@@ -8,6 +8,7 @@ is exactly ``*`` or ``>`` (``foo*`` is a literal).
 from __future__ import annotations
 
 __all__ = [
+    "is_subset_match_tokens",
     "is_valid_literal_subject",
     "is_valid_sub_subject",
     "is_valid_subject",
@@ -84,34 +85,65 @@ def subject_matches(subject: str, pattern: str) -> bool:
     return len(stoks) == len(ptoks)
 
 
+def _wildcards(tokens: list[str]) -> tuple[bool, bool]:
+    """Go ``analyzeTokens``: whether some token is exactly ``*``, exactly ``>``."""
+    return "*" in tokens, ">" in tokens
+
+
+def _tokens_can_match(t1: str, t2: str) -> bool:
+    """Go ``tokensCanMatch``: a token *starting* with ``*`` or ``>`` can match anything."""
+    if not t1 or not t2:
+        return False
+    return t1[0] in "*>" or t2[0] in "*>" or t1 == t2
+
+
 def subjects_collide(subj1: str, subj2: str) -> bool:
-    """``SubjectsCollide``: whether some literal subject is matched by both patterns."""
+    """``SubjectsCollide``: whether some literal subject is matched by both patterns.
+
+    Go's quirks kept: with a literal on one side it is ``isSubsetMatchTokenized``; with
+    wildcards on both, a token that merely starts with ``*`` or ``>`` counts as one."""
     if subj1 == subj2:
         return True
     toks1 = subj1.split(".")
     toks2 = subj2.split(".")
-    for t1, t2 in zip(toks1, toks2, strict=False):
-        if t1 == ">" or t2 == ">":
-            return True
-        if t1 != t2 and t1 != "*" and t2 != "*":
-            return False
-    return len(toks1) == len(toks2)
+    pwc1, fwc1 = _wildcards(toks1)
+    pwc2, fwc2 = _wildcards(toks2)
+    l1, l2 = not (pwc1 or fwc1), not (pwc2 or fwc2)
+    if l1 and l2:
+        return False
+    if l1:
+        return is_subset_match_tokens(toks1, toks2)
+    if l2:
+        return is_subset_match_tokens(toks2, toks1)
+    n1, n2 = len(toks1), len(toks2)
+    if not fwc1 and not fwc2 and n1 != n2:
+        return False
+    if n1 != n2 and ((n1 < n2 and not fwc1) or (n2 < n1 and not fwc2)):
+        return False
+    return all(_tokens_can_match(t1, t2) for t1, t2 in zip(toks1, toks2, strict=False))
 
 
 def subject_is_subset_match(subject: str, test: str) -> bool:
     """``subjectIsSubsetMatch``: whether every subject ``subject`` matches is also matched by ``test``."""
-    stoks = subject.split(".")
-    ttoks = test.split(".")
+    return is_subset_match_tokens(subject.split("."), test.split("."))
+
+
+def is_subset_match_tokens(stoks: list[str], ttoks: list[str]) -> bool:
+    """Go ``isSubsetMatchTokenized``, quirk included: a ``test`` token that merely *starts*
+    with ``*`` (``*a``) matches any literal token, so ``foo.*a`` covers ``foo.b``
+    (nats-server 2.15.1 refuses consumer filters ``[foo.b, foo.*a]`` as overlapping)."""
     for i, ttok in enumerate(ttoks):
-        if i >= len(stoks):
+        if i >= len(stoks) or not ttok:
             return False
-        stok = stoks[i]
         if ttok == ">":
             return True
-        if ttok == "*":
-            if stok == ">":
+        stok = stoks[i]
+        if not stok or stok == ">":
+            return False
+        if stok == "*":
+            if ttok != "*":
                 return False
             continue
-        if stok != ttok:
+        if ttok[0] != "*" and stok != ttok:
             return False
     return len(stoks) == len(ttoks)

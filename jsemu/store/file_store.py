@@ -9,8 +9,9 @@ or answer otherwise because the file store looks for message blocks.
 from __future__ import annotations
 
 from .errors import StoreEOF, StoreMsgNotFound
+from .go_stree import match_keys
 from .records import Remove, mutator
-from .stream_store import StreamStore
+from .stream_store import StreamStore, _count_pending, _has_in_token_wildcard
 
 __all__ = ["FileStore"]
 
@@ -43,6 +44,28 @@ class FileStore(StreamStore):
         if max_seq > self.last_seq:
             return []
         return super().multi_last_seqs(filters, max_seq, max_allowed)
+
+    # A `*`/`>` inside a filter's token (`a*`): Go's file store answers by its per-subject index
+    # tree (psim, :mod:`.go_stree`) where the memory store reads the filter literally, and
+    # literally where the memory store uses its tree (observed on nats-server 2.15.1).
+
+    def subjects_totals(self, filter: bytes) -> dict[bytes, int]:
+        """Go ``subjectsTotalsLocked``: ``psim.Match`` alone, so by the tree's layout."""
+        if filter and _has_in_token_wildcard(filter):
+            self._tick()
+            return {s: len(st.seqs) for s, st in match_keys(self._fss.items(), filter)}
+        return super().subjects_totals(filter)
+
+    def _in_token_pending(self, start: int, filter: bytes, last_per_subject: bool) -> int:
+        """``NumPending`` reads a filter without a whole-token wildcard as a literal subject."""
+        return _count_pending(self._wtree().match(filter), start, last_per_subject)
+
+    def last_per_subject_counted(self, filters: list[bytes], seqs: list[int]) -> int:
+        """One filter with a ``*``/``>`` inside a token counts nothing unless it is itself a
+        stored subject, and then all of ``seqs``."""
+        if len(filters) == 1 and _has_in_token_wildcard(filters[0]):
+            return len(seqs) if filters[0] in self._fss else 0
+        return super().last_per_subject_counted(filters, seqs)
 
     def detailed_deleted(self) -> list[int]:
         """A never-written stream's detailed state counts sequence 0 as deleted (observed on

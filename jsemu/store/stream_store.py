@@ -27,6 +27,7 @@ from array import array
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import replace
+from functools import lru_cache
 from heapq import heappop, heappush, merge
 from itertools import compress, islice
 from typing import Protocol, cast
@@ -35,6 +36,7 @@ from sortedcontainers import SortedList  # type: ignore[import-untyped]
 
 from ..protocol.headers import slice_header
 from ..protocol.msg_ttl import NEVER, InvalidTTL, header_ttl
+from ..subjects import is_subset_match_tokens
 from .clock import Clock, SystemClock
 from .errors import (
     MaxBytesExceeded,
@@ -45,6 +47,7 @@ from .errors import (
     TooManyResults,
 )
 from .go_stree import match_keys
+from .in_token_pending import memstore_pending
 from .interface import Body, StoredMsg, StoreState
 from .limits import StoreLimits
 from .records import (
@@ -152,11 +155,29 @@ def _br(seqs: array[int] | _SortedSeqs, x: int) -> int:
     return cast(_SortedSeqs, seqs).bisect_right(x)
 
 
+@lru_cache(maxsize=1024)
 def _has_in_token_wildcard(filter: bytes) -> bool:
     """True when some token holds ``*`` or ``>`` without being exactly ``*`` or ``>`` (``m.0*``)."""
     if _STAR not in filter and _FWC not in filter:
         return False
     return any(tok not in (_STAR, _FWC) and (_STAR in tok or _FWC in tok) for tok in filter.split(b"."))
+
+
+def _count_pending(matched: Iterable[tuple[bytes, _Subj]], start: int, last_per_subject: bool) -> int:
+    """Messages at or after ``start`` on the ``matched`` subjects (or, ``last_per_subject``,
+    the subjects whose last message is)."""
+    total = 0
+    for _, st in matched:
+        seqs = st.seqs
+        if seqs[-1] < start:
+            continue
+        if last_per_subject:
+            total += 1
+        elif seqs[0] >= start:
+            total += len(seqs)
+        else:
+            total += len(seqs) - _bl(seqs, start)
+    return total
 
 
 def _match_tokens(ftoks: list[bytes], subject: bytes) -> bool:
@@ -1356,18 +1377,52 @@ class StreamStore:
                 d = self._dmap
                 return (last - start + 1) - (len(d) - d.bisect_left(start))
             return sum(1 for st in self._fss.values() if st.seqs[-1] >= start)
-        total = 0
-        for _, st in self._wtree().match(filter):
-            seqs = st.seqs
-            if seqs[-1] < start:
-                continue
-            if last_per_subject:
-                total += 1
-            elif seqs[0] >= start:
-                total += len(seqs)
-            else:
-                total += len(seqs) - _bl(seqs, start)
-        return total
+        if _has_in_token_wildcard(filter):
+            return self._in_token_pending(start, filter, last_per_subject)
+        return _count_pending(self._wtree().match(filter), start, last_per_subject)
+
+    def _in_token_pending(self, start: int, filter: bytes, last_per_subject: bool) -> int:
+        """``NumPending`` of a filter with a ``*``/``>`` inside a token: the memory store's
+        mix of its subject tree and ``isMatch`` (:mod:`.in_token_pending`); the file store
+        overrides this."""
+        fss = self._fss
+
+        def scanned() -> list[Sequence[int]]:
+            if is_literal(filter):
+                literal = fss.get(filter)
+                return [list(literal.seqs)] if literal is not None else []
+            ftoks = filter.decode().split(".")
+            return [list(st.seqs) for s, st in fss.items() if is_subset_match_tokens(s.decode().split("."), ftoks)]
+
+        return memstore_pending(
+            self._first,
+            self._last,
+            ((len(st.seqs), st.seqs[0], st.seqs[-1]) for _, st in match_keys(fss.items(), filter)),
+            scanned,
+            start,
+            last_per_subject,
+        )
+
+    def num_pending_multi(self, start: int, filters: list[bytes], last_per_subject: bool = False) -> int:
+        """Go ``NumPendingMulti``: the filters (two or more, not overlapping) go into a sublist,
+        where a ``*``/``>`` inside a token is a literal character."""
+        self._tick()
+        if not self._msgs:
+            return 0
+        start = max(start, self._first)
+        if start > self._last:
+            return 0
+        return sum(_count_pending(self._wtree().match(f), start, last_per_subject) for f in filters)
+
+    def last_per_subject_counted(self, filters: list[bytes], seqs: list[int]) -> int:
+        """How many of ``seqs`` (``multi_last_seqs(filters)``, where a new last-per-subject
+        consumer starts) Go's ``NumPending`` counts from the first of them: all, unless a filter
+        has a ``*``/``>`` inside a token (the tree matched what a literal reading would not)."""
+        if not seqs or not any(_has_in_token_wildcard(f) for f in filters):
+            return len(seqs)
+        if len(filters) > 1:
+            return self.num_pending_multi(seqs[0], filters, True)
+        return self.num_pending(seqs[0], filters[0], True)
 
     def multi_last_seqs(self, filters: list[bytes], max_seq: int, max_allowed: int) -> list[int]:
         """Go ``MultiLastSeqs``: last seq per subject matching any filter, at or below ``max_seq``
@@ -1422,8 +1477,17 @@ class StreamStore:
         return self._wtree().match(filter)
 
     def subjects_totals(self, filter: bytes) -> dict[bytes, int]:
-        """Go ``SubjectsTotals``: message count per subject matching ``filter`` (``b""`` = all)."""
+        """Go ``SubjectsTotals``: message count per subject matching ``filter`` (``b""`` = all).
+        For a ``*``/``>`` inside a token, the memory store keeps what both its subject tree
+        (:mod:`.go_stree`) and ``isSubsetMatchTokenized`` match: in practice the literal subject."""
         self._tick()
+        if filter and _has_in_token_wildcard(filter):
+            ftoks = filter.decode().split(".")
+            return {
+                s: len(st.seqs)
+                for s, st in match_keys(self._fss.items(), filter)
+                if is_subset_match_tokens(s.decode().split("."), ftoks)
+            }
         return {s: len(st.seqs) for s, st in self._matching(filter)}
 
     def subjects_state(self, filter: bytes) -> dict[bytes, tuple[int, int, int]]:

@@ -129,6 +129,8 @@ class Consumer:
         #: where to resume (``o.lss.resume``).
         self.last_per_subject: list[int] | None = None
         self.last_per_subject_resume = 0
+        #: of those, how many ``num_pending`` does not count (:class:`.StartPosition`)
+        self.last_per_subject_uncounted = 0
         self.last_delivered_ns = 0
 
         # The consumer-store view, which the info reports: last delivered and the ack floor,
@@ -284,6 +286,7 @@ class Consumer:
         start = starting_position(self.config, self.filters, self.stream)
         if start.last_per_subject is not None:
             self.last_per_subject, self.last_per_subject_resume = start.last_per_subject, start.resume
+            self.last_per_subject_uncounted = start.uncounted
         self.next_stream_seq = start.next_stream_seq
         self.next_consumer_seq = 1
         self.ack_floor = self.own_ack_floor = (0, start.next_stream_seq - 1)
@@ -296,11 +299,13 @@ class Consumer:
         start = self.next_stream_seq
         extra = 0
         if self.last_per_subject:
-            extra = len(self.last_per_subject)
+            extra = max(0, len(self.last_per_subject) - self.last_per_subject_uncounted)
             start = self.last_per_subject_resume + 1
         if not self.filters:
             return extra + store.num_pending(start, b"")
-        return extra + sum(store.num_pending(start, f) for f in self.filters)
+        if len(self.filters) > 1:
+            return extra + store.num_pending_multi(start, self.filters)
+        return extra + store.num_pending(start, self.filters[0])
 
     def info_json(self, dynamic_metadata: bool = True) -> dict[str, Any]:
         """``ConsumerInfo``; the ``cluster`` block only in a (simulated) cluster."""

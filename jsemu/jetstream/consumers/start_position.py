@@ -26,6 +26,9 @@ class StartPosition:
     next_stream_seq: int
     last_per_subject: list[int] | None = None
     resume: int = 0
+    #: How many of ``last_per_subject`` the server's ``num_pending`` leaves out (a filter with
+    #: a ``*``/``>`` inside a token: the store's ``last_per_subject_counted``).
+    uncounted: int = 0
 
 
 def starting_position(cfg: ConsumerConfig, filters: list[bytes], stream: Stream) -> StartPosition:
@@ -34,7 +37,7 @@ def starting_position(cfg: ConsumerConfig, filters: list[bytes], stream: Stream)
     state = store.state()
     first, last = state.first_seq, state.last_seq
     last_per_subject: list[int] | None = None
-    resume = 0
+    resume = uncounted = 0
     if cfg.opt_start_seq == 0:
         if cfg.deliver_policy == "all":
             sseq = first
@@ -53,6 +56,7 @@ def starting_position(cfg: ConsumerConfig, filters: list[bytes], stream: Stream)
             else:
                 seqs = sorted(store.multi_last_seqs(filters, 0, 0))
                 last_per_subject, resume = seqs, last
+                uncounted = len(seqs) - store.last_per_subject_counted(filters, seqs)
                 sseq = seqs[0] if seqs else last
         elif cfg.opt_start_time is not None:
             sseq = store.seq_from_time(cfg.opt_start_time)
@@ -74,4 +78,4 @@ def starting_position(cfg: ConsumerConfig, filters: list[bytes], stream: Stream)
         sseq = last + 1
     elif sseq < first:
         sseq = first
-    return StartPosition(sseq, last_per_subject, resume)
+    return StartPosition(sseq, last_per_subject, resume, uncounted)
