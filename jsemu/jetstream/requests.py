@@ -32,6 +32,7 @@ __all__ = [
     "MSG_DELETE_REQUEST",
     "MSG_GET_REQUEST",
     "PAUSE_REQUEST",
+    "RESET_REQUEST",
     "STEPDOWN_REQUEST",
     "STREAM_CONFIG_REQUEST",
     "STREAM_INFO_REQUEST",
@@ -160,3 +161,4 @@ MSG_GET_REQUEST = GoStruct(
 STEPDOWN_REQUEST = GoStruct("JSApiLeaderStepdownRequest", {"placement": GoPointer(_PLACEMENT)})
 PAUSE_REQUEST = GoStruct("JSApiConsumerPauseRequest", {"pause_until": T_TIME})
 UNPIN_REQUEST = GoStruct("JSApiConsumerUnpinRequest", {"group": T_STRING})
+RESET_REQUEST = GoStruct("JSApiConsumerResetRequest", {"seq": T_UINT64})
