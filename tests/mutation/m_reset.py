@@ -1,0 +1,116 @@
+"""Planted bugs of CONSUMER.RESET (``jetstream/consumers/reset.py``, ``Consumer.reset_to``)
+and of the API endpoint list (``tools/api_coverage.py``)."""
+
+from __future__ import annotations
+
+from tests.mutation.mutations import Mutation
+
+_API = "tests/jetstream/api/test_consumer_reset.py"
+_RESET = "jsemu/jetstream/consumers/reset.py"
+_CONSUMER = "jsemu/jetstream/consumers/consumer.py"
+
+MUTATIONS: list[Mutation] = [
+    Mutation(
+        "reset_start_seq_inclusive",
+        "jetstream",
+        _RESET,
+        "        if seq < cfg.opt_start_seq:\n",
+        "        if seq <= cfg.opt_start_seq:\n",
+        (f"{_API}::test_start_policies",),
+        "a reset to opt_start_seq itself refused as below the start sequence",
+    ),
+    Mutation(
+        "reset_empty_to_the_floor_itself",
+        "jetstream",
+        _RESET,
+        "        return consumer.own_ack_floor[1] + 1\n",
+        "        return max(consumer.own_ack_floor[1], 1)\n",
+        (f"{_API}::test_effects_on_delivery_and_acks",),
+        "an empty reset resumes at the ack floor, redelivering the last acked message",
+    ),
+    Mutation(
+        "reset_error_without_reset_seq",
+        "jetstream",
+        _RESET,
+        '        out["error"] = err.as_dict()\n        out["reset_seq"] = 0\n',
+        '        out["error"] = err.as_dict()\n',
+        (f"{_API}::test_request_forms_and_errors",),
+        "an error reply leaves out reset_seq, which Go always marshals",
+    ),
+    Mutation(
+        "reset_identity_needs_a_value",
+        "jetstream",
+        _RESET,
+        "        identity = hdr and slice_header(STREAM_IDENTITY, hdr) is not None\n",
+        "        identity = hdr and bool(slice_header(STREAM_IDENTITY, hdr))\n",
+        (f"{_API}::test_stream_identity_header",),
+        "an empty Nats-Stream-Identity header is taken as none (the server answers any)",
+    ),
+    Mutation(
+        "reset_keeps_consumer_seq",
+        "jetstream",
+        _CONSUMER,
+        "        self.next_stream_seq, self.next_consumer_seq = seq, 1\n",
+        "        self.next_stream_seq = seq\n",
+        (f"{_API}::test_effects_on_delivery_and_acks",),
+        "consumer sequences go on after a reset instead of starting at 1 again",
+    ),
+    Mutation(
+        "reset_keeps_redelivery_counts",
+        "jetstream",
+        _CONSUMER,
+        "        self.pending, self.redelivery_counts, self.redelivery_queue = {}, {}, []\n",
+        "        self.pending, self.redelivery_queue = {}, []\n",
+        (f"{_API}::test_effects_on_delivery_and_acks",),
+        "redelivery counts survive a reset (num_redelivered, the delivery count of the next fetch)",
+    ),
+    Mutation(
+        "reset_not_saved",
+        "jetstream",
+        _CONSUMER,
+        "        ``(0, seq - 1)``. The caller serves the waiting requests after its reply\n"
+        '        (``signalNewMessages``: the server\'s delivery loop runs after the reply is out)."""\n'
+        "        self.on_change()\n",
+        "        ``(0, seq - 1)``. The caller serves the waiting requests after its reply\n"
+        '        (``signalNewMessages``: the server\'s delivery loop runs after the reply is out)."""\n',
+        ("tests/jetstream/persistence/test_consumer_reset_restart.py",),
+        "a reset not marked for the consumer store: a restart brings back the state before it",
+    ),
+    Mutation(
+        "reset_keeps_interest_messages",
+        "jetstream",
+        _CONSUMER,
+        '        if self.stream.config.retention == "interest":\n            ack_below_floor(self.stream, self)\n',
+        "",
+        (f"{_API}::test_interest_stream_drops_what_lies_below_the_new_floor",),
+        "an interest stream keeps what lies below a consumer's new ack floor",
+    ),
+    Mutation(
+        "reset_waiting_not_woken",
+        "jetstream",
+        "jsemu/jetstream/consumers/consumer_set.py",
+        "                out.send(reply, -1, body)\n            if consumer.waiting or consumer.push:\n"
+        "                consumer.deliver_waiting()\n",
+        "                out.send(reply, -1, body)\n",
+        (f"{_API}::test_waiting_request_is_served_after_the_reply",),
+        "a waiting pull request is not served from the new position until the next publish",
+    ),
+    Mutation(
+        "api_list_misses_reset",
+        "tools",
+        "jsemu/tools/api_coverage.py",
+        '    ("JSApiConsumerResetT", "CONSUMER.RESET.*.*", CONSUMER),\n',
+        "",
+        ("tests/tools/test_api_endpoint_list.py",),
+        "the endpoint list leaves CONSUMER.RESET out again",
+    ),
+    Mutation(
+        "api_list_misses_a_system_endpoint",
+        "tools",
+        "jsemu/tools/api_coverage.py",
+        '    ("JSApiMetaRescue", "META.RESCUE", SYSTEM),\n',
+        "",
+        ("tests/tools/test_api_endpoint_list.py",),
+        "a literal endpoint glued to the next string in the binary (META.RESCUEJetStream) left out",
+    ),
+]
