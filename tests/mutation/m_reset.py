@@ -96,6 +96,16 @@ MUTATIONS: list[Mutation] = [
         "a waiting pull request is not served from the new position until the next publish",
     ),
     Mutation(
+        "reset_not_replicated",
+        "jetstream",
+        _CONSUMER,
+        "        self._stopped_at_max_ack_pending = False\n        if self.replicas is not None:\n"
+        "            self.replicas.record(self.snapshot())\n",
+        "        self._stopped_at_max_ack_pending = False\n",
+        ("tests/jetstream/cluster/test_consumer_reset_replicas.py",),
+        "a reset stays on the leader: a new leader goes on from the state before it",
+    ),
+    Mutation(
         "api_list_misses_reset",
         "tools",
         "jsemu/tools/api_coverage.py",
