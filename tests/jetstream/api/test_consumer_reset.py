@@ -70,6 +70,11 @@ async def test_request_forms_and_errors(pair: Pair) -> None:
         await pair.same(subject, b"", timeout=0.5)
     await _no_events(events)
     await pair.same("$JS.API.INFO")  # a reset is not counted in the API statistics
+    # an ephemeral the same; a deleted consumer's subject answers no more
+    await pair.same(f"{CREATE}.E", _req({"name": "E", "ack_policy": "explicit"}))
+    await pair.same(f"{RESET}.E", {"seq": 4})
+    await pair.same("$JS.API.CONSUMER.DELETE.S.E")
+    await pair.same(f"{RESET}.E", b"", timeout=0.5)
 
 
 async def test_stream_identity_header(pair: Pair) -> None:
