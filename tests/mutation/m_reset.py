@@ -65,6 +65,15 @@ MUTATIONS: list[Mutation] = [
         "Nats-Required-Api-Level not checked",
     ),
     Mutation(
+        "reset_quotes_bytes_not_characters",
+        "jetstream",
+        _RESET,
+        "    for size in (2, 3, 4):\n",
+        "    for size in ():\n",
+        (f"{_API}::test_request_forms_and_errors",),
+        "a UTF-8 character after the JSON value quoted as its first byte, not as itself",
+    ),
+    Mutation(
         "reset_keeps_consumer_seq",
         "jetstream",
         _CONSUMER,

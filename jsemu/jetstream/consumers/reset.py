@@ -63,7 +63,7 @@ def unmarshal_reset(data: bytes) -> int:
         raise _invalid_json("unexpected end of JSON input")
     rest = data[first[1] :].lstrip(b" \t\r\n")
     if rest:  # json.Unmarshal's checkValid: one value and nothing after it
-        raise _invalid_json(f"invalid character {_quote_char(rest[0])} after top-level value")
+        raise _invalid_json(f"invalid character {_quote_char(rest)} after top-level value")
     try:
         seq: int = decode_request(data[: first[1]], RESET_REQUEST, strict=False).get("seq") or 0
     except GoJSONError as exc:
@@ -80,15 +80,34 @@ def _invalid_json(text: str) -> ApiError:
     return api_error(ApiErrors.JSInvalidJSONErr, err=text)
 
 
-def _quote_char(c: int) -> str:
-    """Go's ``quoteChar`` for a byte of the input."""
+_GO_ESCAPES = {0x07: "\\a", 0x08: "\\b", 0x0C: "\\f", 0x0A: "\\n", 0x0D: "\\r", 0x09: "\\t", 0x0B: "\\v"}
+
+
+def _quote_char(rest: bytes) -> str:
+    """Go's quoting of the character that starts ``rest`` in a syntax error: one UTF-8
+    character as ``strconv.Quote`` shows it (printable as itself), a byte that does not
+    start one as ``\\xNN``."""
+    c = rest[0]
     if c == 0x27:
         return "'\\''"
     if c == 0x22:
         return "'\"'"
-    if 0x20 <= c < 0x7F:
-        return f"'{chr(c)}'"
-    return "'" + repr(chr(c))[1:-1] + "'"
+    if c == 0x5C:
+        return "'\\\\'"
+    if c < 0x80:
+        if 0x20 <= c < 0x7F:
+            return f"'{chr(c)}'"
+        return "'" + _GO_ESCAPES.get(c, f"\\x{c:02x}") + "'"
+    for size in (2, 3, 4):
+        try:
+            char = rest[:size].decode()
+        except UnicodeDecodeError:
+            continue
+        if char.isprintable():
+            return f"'{char}'"
+        code = ord(char)
+        return f"'\\u{code:04x}'" if code < 0x10000 else f"'\\U{code:08x}'"
+    return f"'\\x{c:02x}'"
 
 
 def reset_sequence(consumer: Consumer, seq: int) -> int:

@@ -62,6 +62,25 @@ async def test_request_forms_and_errors(pair: Pair) -> None:
     # json.Unmarshal's errors
     for body in ({"seq": -1}, {"seq": "x"}, "{bad", "[]", " ", {"seq": 2.0}, "1", '{"seq":1} x', "{}{}"):
         await pair.same(f"{RESET}.D", body)
+    for tail in (
+        b"\\",
+        b"'",
+        b'"',
+        b"\x01",
+        b"\x0b",
+        b"\x0c",
+        b"\x7f",
+        b"\x85",
+        b"\xad",
+        b"\xc3\xa9",
+        b"\xff",
+        b"\xc2\x85",
+        b"\xe2\x82\xac",
+        b"\xe2\x82",
+        b"\xf0\x9f\x98\x80",
+        b"\xef\xbf\xbe",
+    ):
+        await pair.same(f"{RESET}.D", b'{"seq":1}' + tail)  # Go's quoteChar of what follows
     await pair.same(f"{RESET}.D", {"seq": 2}, {"Nats-Required-Api-Level": "99"})
     await pair.same(f"{RESET}.D", "{bad", {"Nats-Required-Api-Level": "x"})  # the level is checked first
     await pair.same(f"{RESET}.D", {"seq": 2}, {"Nats-Required-Api-Level": "1"})
