@@ -67,11 +67,20 @@ MUTATIONS: list[Mutation] = [
     Mutation(
         "reset_quotes_bytes_not_characters",
         "jetstream",
-        _RESET,
+        "jsemu/jetstream/requests.py",
         "    for size in (2, 3, 4):\n",
         "    for size in ():\n",
         (f"{_API}::test_request_forms_and_errors",),
         "a UTF-8 character after the JSON value quoted as its first byte, not as itself",
+    ),
+    Mutation(
+        "unmarshal_takes_a_second_value",
+        "jetstream",
+        "jsemu/jetstream/requests.py",
+        '        raise GoJSONError(f"invalid character {_quote_char(rest)} after top-level value")\n',
+        "        pass\n",
+        ("tests/jetstream/api/test_unmarshal_bodies.py",),
+        "json.Unmarshal's one-value rule dropped: UNPIN and RESET take the first of two values",
     ),
     Mutation(
         "reset_keeps_consumer_seq",

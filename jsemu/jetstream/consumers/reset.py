@@ -36,12 +36,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ...ids import get_hash
-from ...protocol.gojson import GoJSONError, decode_request, dumps, scan_values
+from ...protocol.gojson import GoJSONError, dumps
 from ...protocol.headers import api_level_too_high, slice_header
 from ...timefmt import format_ns
 from ...version import API_LEVEL
 from ..errors import ApiError, ApiErrors, api_error, response_type
-from ..requests import RESET_REQUEST
+from ..requests import RESET_REQUEST, unmarshal_json
 
 if TYPE_CHECKING:
     from .consumer import Consumer
@@ -54,60 +54,11 @@ _KIND = response_type("consumer_reset_response")
 
 def unmarshal_reset(data: bytes) -> int:
     """The ``seq`` of a non-empty body, as ``json.Unmarshal`` reads it (0 when not set)."""
-    values = scan_values(data)
     try:
-        first = next(values, None)
+        seq: int = unmarshal_json(data, RESET_REQUEST).get("seq") or 0
     except GoJSONError as exc:
-        raise _invalid_json(str(exc)) from None
-    if first is None:
-        raise _invalid_json("unexpected end of JSON input")
-    rest = data[first[1] :].lstrip(b" \t\r\n")
-    if rest:  # json.Unmarshal's checkValid: one value and nothing after it
-        raise _invalid_json(f"invalid character {_quote_char(rest)} after top-level value")
-    try:
-        seq: int = decode_request(data[: first[1]], RESET_REQUEST, strict=False).get("seq") or 0
-    except GoJSONError as exc:
-        raise _invalid_json(str(exc)) from None
+        raise api_error(ApiErrors.JSInvalidJSONErr, err=str(exc)) from None
     return seq
-
-
-def _invalid_json(text: str) -> ApiError:
-    if text == "unexpected EOF":
-        text = "unexpected end of JSON input"
-    head, sep, tail = text.rpartition(" at offset ")
-    if sep and tail.isdigit():
-        text = head
-    return api_error(ApiErrors.JSInvalidJSONErr, err=text)
-
-
-_GO_ESCAPES = {0x07: "\\a", 0x08: "\\b", 0x0C: "\\f", 0x0A: "\\n", 0x0D: "\\r", 0x09: "\\t", 0x0B: "\\v"}
-
-
-def _quote_char(rest: bytes) -> str:
-    """Go's quoting of the character that starts ``rest`` in a syntax error: one UTF-8
-    character as ``strconv.Quote`` shows it (printable as itself), a byte that does not
-    start one as ``\\xNN``."""
-    c = rest[0]
-    if c == 0x27:
-        return "'\\''"
-    if c == 0x22:
-        return "'\"'"
-    if c == 0x5C:
-        return "'\\\\'"
-    if c < 0x80:
-        if 0x20 <= c < 0x7F:
-            return f"'{chr(c)}'"
-        return "'" + _GO_ESCAPES.get(c, f"\\x{c:02x}") + "'"
-    for size in (2, 3, 4):
-        try:
-            char = rest[:size].decode()
-        except UnicodeDecodeError:
-            continue
-        if char.isprintable():
-            return f"'{char}'"
-        code = ord(char)
-        return f"'\\u{code:04x}'" if code < 0x10000 else f"'\\U{code:08x}'"
-    return f"'\\x{c:02x}'"
 
 
 def reset_sequence(consumer: Consumer, seq: int) -> int:
