@@ -1,8 +1,8 @@
 """``NATS_SERVER_API`` (the server side of the API coverage page) cannot miss an endpoint:
 every ``$JS.API.`` subject in the nats-server 2.15.1 binary's string table and every
 ``$JS.API.`` constant of its Go source (``tests/tools/data/jetstream_api_subjects.go.txt``,
-the constants block of ``server/jetstream_api.go``) must be listed, and every listed one
-must be in the binary.
+the constants block of ``server/jetstream_api.go``; no other file of ``server/`` spells a
+``$JS.API.`` subject) must be listed, and every listed one must be in the binary.
 
 Go keeps its string literals back to back without separators, so a subject read from the
 binary may run into the next string (``STREAM.LISTNATS``, ``META.RESCUEJetStream``), and
