@@ -11,7 +11,10 @@ plus the endpoints with their own subscriptions, ``jetstream.api.registry.OWN_SU
 The server's list is nats-server's ``server/jetstream_api.go`` (commit 1787eee0, the v2.15
 line): the constants of its ``$JS.API`` endpoints, and who answers each (``pairs`` and
 ``infopairs`` in ``setJetStreamExportSubs`` for the account's API, the stream's Direct Get
-subscriptions, and the ``systemSubscribe`` calls of the system account's leader).
+subscriptions, each consumer's own ``MSG.NEXT`` and ``RESET`` subscriptions, and the
+``systemSubscribe`` calls of the system account's leader).
+``tests/tools/test_api_endpoint_list.py`` fails when a subject of the 2.15.1 binary or a
+constant of that source is missing here.
 """
 
 from __future__ import annotations
@@ -24,10 +27,22 @@ from ..jetstream.api.registry import OWN_SUBSCRIPTIONS, REFUSED
 from ..jetstream.api.table import registered_patterns
 from ..version import NATS_VERSION
 
-__all__ = ["ACCOUNT", "DIRECT", "NATS_SERVER_API", "PAGE", "SYSTEM", "check", "coverage_table", "main", "page"]
+__all__ = [
+    "ACCOUNT",
+    "CONSUMER",
+    "DIRECT",
+    "NATS_SERVER_API",
+    "PAGE",
+    "SYSTEM",
+    "check",
+    "coverage_table",
+    "main",
+    "page",
+]
 
 ACCOUNT = "account API"
 DIRECT = "stream's Direct Get"
+CONSUMER = "the consumer"
 SYSTEM = "system account"
 
 #: (Go constant, subject after ``$JS.API.``, who answers it in nats-server), in the order of
@@ -55,6 +70,8 @@ NATS_SERVER_API: tuple[tuple[str, str, str], ...] = (
     ("JSApiConsumerInfo", "CONSUMER.INFO.*.*", ACCOUNT),
     ("JSApiConsumerDelete", "CONSUMER.DELETE.*.*", ACCOUNT),
     ("JSApiConsumerPause", "CONSUMER.PAUSE.*.*", ACCOUNT),
+    ("JSApiRequestNextT", "CONSUMER.MSG.NEXT.*.*", CONSUMER),
+    ("JSApiConsumerResetT", "CONSUMER.RESET.*.*", CONSUMER),
     ("JSApiConsumerUnpin", "CONSUMER.UNPIN.*.*", ACCOUNT),
     ("JSApiStreamRemovePeer", "STREAM.PEER.REMOVE.*", ACCOUNT),
     ("JSApiStreamEvacuatePeer", "STREAM.PEER.EVACUATE.*", ACCOUNT),
@@ -98,7 +115,7 @@ def coverage_table() -> str:
         f"| `$JS.API.` subject | nats-server {NATS_VERSION} constant | answered by (nats-server) | jsemu |",
         "| --- | --- | --- | --- |",
     ]
-    served = {kind: [0, 0] for kind in (ACCOUNT, DIRECT, SYSTEM)}
+    served = {kind: [0, 0] for kind in (ACCOUNT, DIRECT, CONSUMER, SYSTEM)}
     for constant, subject, kind in NATS_SERVER_API:
         how = ours.get(subject)
         served[kind][1] += 1
@@ -120,8 +137,9 @@ def page() -> str:
             f"The `$JS.API` endpoints nats-server {NATS_VERSION} answers (the constants of its",
             "`server/jetstream_api.go` and the subjects seen in its binary), who answers each in",
             "nats-server, and whether jsemu answers it: from jsemu's `@api` handler registry, plus the",
-            "Direct Get subscriptions each stream with `allow_direct` makes itself. A refused endpoint",
-            "runs the server's checks, then answers with a clear error.",
+            "Direct Get subscriptions each stream with `allow_direct` makes itself and the `MSG.NEXT` and",
+            "`RESET` subscriptions of each consumer. A refused endpoint runs the server's checks, then",
+            "answers with a clear error.",
             "",
             coverage_table(),
             "",

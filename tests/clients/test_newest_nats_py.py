@@ -128,6 +128,5 @@ async def test_newest_nats_py_reset_on_real_server(newpy_python: str, real_serve
     assert res["reset.to.ack_floor"] == 3  # the ack floor moved to 2 with the first reset
 
 
-@pytest.mark.xfail(strict=True, reason="CONSUMER.RESET is not answered by jsemu yet (the `reset` helper's scope)")
 async def test_newest_nats_py_reset_same_on_jsemu(newpy_python: str, real_server: Any) -> None:
     await same_on_jsemu(newpy_python, real_server, "reset")

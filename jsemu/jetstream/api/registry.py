@@ -81,6 +81,8 @@ _HANDLERS: list[tuple[tuple[str, ...], Handler]] = []
 OWN_SUBSCRIPTIONS: dict[str, str] = {
     "DIRECT.GET.*": "DirectGetResponder (queue group _sys_, while allow_direct)",
     "DIRECT.GET.*.>": "DirectGetResponder (queue group _sys_, while allow_direct)",
+    "CONSUMER.MSG.NEXT.*.*": "each consumer (processNextMsgReq)",
+    "CONSUMER.RESET.*.*": "each consumer (processResetReq)",
 }
 
 

@@ -64,7 +64,7 @@ from ..cluster.consumer_replication import (
     Touched,
 )
 from ..events import advisories
-from ..streams.retention import ack_msg
+from ..streams.retention import ack_below_floor, ack_msg
 from .ack_kinds import ACK_ACK, ACK_NAK, ACK_NEXT, ACK_OK, ACK_PROGRESS, ACK_TERM, nak_delay
 from .config import ConsumerConfig, config_json, filters_of
 from .delivery import DeliveryRun, FlowControl, ReadAhead
@@ -1091,6 +1091,26 @@ class Consumer:
             self.check_acks_by(min(p[1] for p in self.pending.values()) + self.config.ack_wait)
         if self.waiting or self.push:
             self.deliver_waiting()
+
+    def reset_to(self, seq: int) -> None:
+        """``resetLocalStartingSeq`` + ``store.Reset`` (a ``CONSUMER.RESET``, :mod:`.reset`):
+        forget what is pending and due for redelivery, resume delivery at stream sequence
+        ``seq`` with consumer sequence 1, the store's delivered and ack floor at
+        ``(0, seq - 1)``. The caller serves the waiting requests after its reply
+        (``signalNewMessages``: the server's delivery loop runs after the reply is out)."""
+        self.on_change()
+        self.pending, self.redelivery_counts, self.redelivery_queue = {}, {}, []
+        self.next_stream_seq, self.next_consumer_seq = seq, 1
+        self.own_ack_floor = self.delivered = self.ack_floor = (0, seq - 1)
+        self.has_state = True
+        self.last_delivered_ns = self.last_ack_ns = 0
+        self.read_ahead.entries = []
+        self.read_ahead.resumes_at = 0
+        self._stopped_at_max_ack_pending = False
+        if self.replicas is not None:
+            self.replicas.record(self.snapshot())
+        if self.stream.config.retention == "interest":
+            ack_below_floor(self.stream, self)
 
     def _record_nak(self, sseq: int, delay: int | None) -> None:
         """``processNak``: redeliver now, or after ``delay``."""

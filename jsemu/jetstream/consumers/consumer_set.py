@@ -3,6 +3,7 @@
 A :class:`ConsumerSet` owns what a consumer needs from outside itself while it lives: its
 creation or update (``addConsumerWithAssignment``: defaults, checks, limits, the create
 advisory), the subscriptions that reach it (``$JS.API.CONSUMER.MSG.NEXT.<stream>.<name>``,
+``$JS.API.CONSUMER.RESET.<stream>.<name>``,
 its ``$JS.ACK`` subject on the account's ack lane, ``$JS.FC`` for flow control), its
 removal (alone, or all of them with their stream), the purge notice, the interest of push
 consumers in their deliver subjects (``Sublist.on_change``) and the stream watcher that
@@ -39,6 +40,7 @@ from .config import (
 )
 from .consumer import Consumer
 from .going_away import release_deleted
+from .reset import reset_reply
 
 if TYPE_CHECKING:
     from ..streams.stream import Stream
@@ -123,6 +125,8 @@ class ConsumerSet:
         tail = self.stream.name.encode() + b"." + consumer.name.encode()
         nxt = b"$JS.API.CONSUMER.MSG.NEXT." + tail
         subs = [Subscription(InternalSubscriber(self._pull_handler(consumer)), nxt, None, b"$JS.NEXT")]
+        reset = b"$JS.API.CONSUMER.RESET." + tail
+        subs.append(Subscription(InternalSubscriber(self._reset_handler(consumer)), reset, None, b"$JS.RESET"))
         ack_sub: Subscription | None = None
         if consumer.config.ack_policy != "none":
             # ``ackSubjOld``: exactly the five tokens of the ack subject the server hands out.
@@ -198,6 +202,26 @@ class ConsumerSet:
                 consumer.next_request(reply, msg[hdr:] if hdr > 0 else msg)
 
         return on_pull
+
+    def _reset_handler(self, consumer: Consumer) -> Any:
+        """``processResetReq``: the consumer's own subscription of its ``CONSUMER.RESET``
+        subject (:mod:`.reset`); the reply, then delivery from the new position."""
+        out = self.js.out
+
+        def on_reset(subject: bytes, reply: bytes | None, hdr: int, msg: bytes) -> None:
+            if not reply or consumer.closed:
+                return
+            headers, data = (msg[:hdr], msg[hdr:]) if hdr > 0 else (b"", msg)
+            reply_hdr, body = reset_reply(consumer, headers, data)
+            if reply_hdr:
+                out.send(reply, len(reply_hdr), reply_hdr + body)
+            else:
+                out.send(reply, -1, body)
+            if consumer.waiting or consumer.push:
+                consumer.deliver_waiting()
+            self.watch()
+
+        return on_reset
 
     def unsubscribe(self) -> None:
         """JetStream stopped on this server (lame duck mode, or another server of the cluster

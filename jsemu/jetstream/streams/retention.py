@@ -30,6 +30,7 @@ if TYPE_CHECKING:
 __all__ = [
     "InterestConsumer",
     "WorkQueueConfig",
+    "ack_below_floor",
     "ack_msg",
     "check_interest_state",
     "check_work_queue",
@@ -158,10 +159,17 @@ def check_interest_state(stream: Stream) -> None:
             store.purge()
         return
     for consumer in consumers:
-        for seq in range(store.first_seq, consumer.ack_floor[1] + 1):
-            sm = store.load(seq)
-            if sm is not None and _matches(consumer, sm.subject):
-                ack_msg(stream, seq)
+        ack_below_floor(stream, consumer)
+
+
+def ack_below_floor(stream: Stream, consumer: InterestConsumer) -> None:
+    """``checkStateForInterestStream``: ``consumer`` acks again what lies below its ack floor
+    (after an update to interest retention, or a reset), which removes what nobody else needs."""
+    store = stream.store
+    for seq in range(store.first_seq, min(consumer.ack_floor[1], store.last_seq) + 1):
+        sm = store.load(seq)
+        if sm is not None and _matches(consumer, sm.subject):
+            ack_msg(stream, seq)
 
 
 def check_work_queue(stream: Stream, cfg: WorkQueueConfig, name: str, filters: list[str]) -> None:
