@@ -62,4 +62,13 @@ MUTATIONS: list[Mutation] = [
         _MOVES,
         "SERVER.EVACUATE answers success and leaves the replicas on the server",
     ),
+    Mutation(
+        "move_to_a_down_server",
+        "jetstream",
+        "jsemu/jetstream/cluster/moves.py",
+        "    return [n for n in names if n not in members and is_up(n)]\n",
+        "    return [n for n in names if n not in members]\n",
+        _MOVES,
+        "a server that is down is taken as the spare a replica moves to",
+    ),
 ]

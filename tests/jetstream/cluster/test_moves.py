@@ -178,3 +178,23 @@ async def test_a_group_on_every_spare_has_nowhere_to_go(cluster: dict[str, Clien
         assert reply.data.decode() == REMOVED
     info = await _api(a, "STREAM.INFO.S")
     assert info["state"]["messages"] == 5 and len(_members(info["cluster"])) == 3
+
+
+async def test_a_down_server_is_removed_and_stays_out_when_it_is_back() -> None:
+    """The usual reason to remove a peer: its server is down. The spare must be up (a down
+    server is no spare), and the removed server coming back rejoins no group."""
+    async with jsemu.Server(cluster_size=5, cluster_name="c") as srv:
+        nc = await nats.connect(srv.url)
+        await nc.request("$JS.API.STREAM.CREATE.S", b'{"name":"S","subjects":["s"],"num_replicas":3}', timeout=2)
+        await nc.request("s", b"m0", timeout=2)
+        srv.control.node_down("n4")  # not a spare any more
+        srv.control.node_down("n2")
+        reply = await nc.request("$JS.API.STREAM.PEER.REMOVE.S", b'{"peer":"n2"}', timeout=2)
+        assert reply.data.decode() == REMOVED
+        cluster = (await _api(nc, "STREAM.INFO.S"))["cluster"]
+        assert _members(cluster) == ["n1", "n3", "n5"] and all(r["current"] for r in cluster["replicas"])
+        srv.control.node_up("n2")
+        await nc.request("s", b"m1", timeout=2)
+        info = await _api(nc, "STREAM.INFO.S")
+        assert _members(info["cluster"]) == ["n1", "n3", "n5"] and info["state"]["messages"] == 2
+        await nc.close()
