@@ -8,10 +8,13 @@ membership (10040: ``peer`` is a server name, or a peer id, the name's 8-charact
 A member is then replaced by a server outside the group; with none left (an R3 group on
 three servers) the remap fails with 503/10075, as captured from a real 3-node cluster.
 
-jsemu's simulated cluster does not move a replica to another server: when a spare server
-exists, the request is refused with an error that says so rather than answered ``success``
-and ignored. No reconfiguration is ever in flight in jsemu, so ``STREAM.CANCEL_MOVE`` on an
-existing stream answers 10129 (not in progress), as nats-server does for a settled stream.
+A stream of more than one replica with a spare server moves the replica there
+(``cluster/moves.py``) and answers ``success``. Two moves jsemu does not make are refused with
+an error that says so, never answered ``success`` and ignored: the only replica of an R1
+stream (nats-server starts the replacement empty: the stream's messages are gone) and a
+consumer's own replica. A move settles before its reply goes out in jsemu, so
+``STREAM.CANCEL_MOVE`` on an existing stream answers 10129 (not in progress), as
+nats-server does for a settled stream.
 """
 
 from __future__ import annotations
@@ -20,18 +23,21 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from ...ids import get_hash
+from ..cluster.moves import replace_peer, spare_servers
 from ..errors import ApiError, ApiErrors, api_error
+from ..events.stream_advisories import MODIFY, send_stream_action
 from ..requests import PEER_REMOVE_REQUEST
-from .registry import ApiRequest, api, error_response, is_empty_request
+from .registry import ApiRequest, api, error_response, is_empty_request, response_type
 
 if TYPE_CHECKING:
     from ..service import JetStream
     from ..streams.stream import Stream
 
-__all__ = ["consumer_peer_remap", "stream_cancel_move", "stream_peer_remap"]
+__all__ = ["consumer_peer_remap", "move_replica", "stream_cancel_move", "stream_peer_remap"]
 
-#: What the simulated cluster cannot do, in the refusal's words.
+#: What the simulated cluster cannot do, in the refusals' words.
 NO_MOVE = "jsemu does not implement moving a replica to another server yet"
+NO_R1_MOVE = "jsemu does not implement moving the only replica of an R1 stream yet"
 
 
 def _requested_peer(req: ApiRequest) -> str:
@@ -50,15 +56,17 @@ def _clustered(js: JetStream, req: ApiRequest) -> None:
     req.check_api_level()
 
 
-def _remap(js: JetStream, peer: str, members: Sequence[str]) -> None:
-    """``isGroupMember`` by peer id or server name, then the remap: no server outside the
-    group fails it; one that exists is a move jsemu cannot make."""
-    ids = {get_hash(name) for name in members}
-    if get_hash(peer) not in ids and peer not in ids:
+def _remap(js: JetStream, peer: str, members: Sequence[str]) -> tuple[str, str]:
+    """``isGroupMember`` by peer id or server name, then the remap: the member's name and
+    the spare server that takes its place (503/10075 when there is none)."""
+    by_id = {get_hash(name): name for name in members}
+    name = by_id.get(get_hash(peer)) or by_id.get(peer)
+    if name is None:
         raise api_error(ApiErrors.JSClusterPeerNotMemberErr)
-    if len(members) >= len(js.peer_names):
+    spares = spare_servers(members, js.peer_names, lambda n: js.server.node(n).up)
+    if not spares:
         raise api_error(ApiErrors.JSPeerRemapErr)
-    raise api_error(ApiErrors.JSStreamGeneralErrorF, err=NO_MOVE)
+    return name, spares[0]
 
 
 def _stream(js: JetStream, name: str) -> Stream:
@@ -85,10 +93,20 @@ def stream_peer_remap(js: JetStream, req: ApiRequest, kind: str) -> dict[str, An
         _clustered(js, req)
         peer = _requested_peer(req)
         stream = _stream(js, req.token(6))
-        _remap(js, peer, [p.name for p in stream.replicas.peers])
+        removed, spare = _remap(js, peer, [p.name for p in stream.replicas.peers])
+        if len(stream.replicas.peers) == 1:
+            raise api_error(ApiErrors.JSStreamGeneralErrorF, err=NO_R1_MOVE)
     except ApiError as err:
         return error_response(kind, err)
-    raise AssertionError("unreachable: _remap always raises")  # pragma: no cover
+    move_replica(js, stream, removed, spare)
+    return {"type": response_type(kind), "success": True}
+
+
+def move_replica(js: JetStream, stream: Stream, removed: str, spare: str) -> None:
+    """The move, then the meta layer's three rewrites of the assignment (captured)."""
+    replace_peer(stream, removed, spare)
+    for _ in range(3):
+        send_stream_action(js, stream.name, MODIFY)
 
 
 @api("CONSUMER.PEER.REMOVE.*.*")
@@ -112,9 +130,9 @@ def consumer_peer_remap(js: JetStream, req: ApiRequest, kind: str) -> dict[str, 
         if consumer is None or consumer.group is None:
             raise api_error(ApiErrors.JSConsumerNotFoundErr)
         _remap(js, peer, consumer.group.peers)
+        raise api_error(ApiErrors.JSStreamGeneralErrorF, err=NO_MOVE)
     except ApiError as err:
         return error_response(kind, err)
-    raise AssertionError("unreachable: _remap always raises")  # pragma: no cover
 
 
 @api("STREAM.CANCEL_MOVE.*")

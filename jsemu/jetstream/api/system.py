@@ -15,12 +15,14 @@ account ``SYS``, an account ``A`` with JetStream and an account ``B`` without):
   answers with its own ``server`` and ``server_id``).
 
 What jsemu's simulated cluster does (``ServerOptions.cluster_size``): the meta leader steps
-down to a preferred or another up server (``cluster/meta.py``), the account purge deletes
+down to a preferred or another up server (``cluster/meta.py``), a server evacuation moves
+every replica on the server to a spare one (``cluster/moves.py``), the account purge deletes
 every stream, and every request check answers as nats-server's. What it cannot do is refused
 with an error that says so, never answered ``success`` and ignored: removing a server from
-the cluster, moving a replica to a spare server (a server evacuation or stream move that needs
-one), and lowering the quorum of a meta group that lost its leader (``META.RESCUE``; with a
-leader, raft refuses it: 400/10224 ``raft: leader is known``).
+the cluster, an account's stream move to a placement (nats-server answers it while the move
+is under way, with a ``desired`` block jsemu does not model), moving the only replica of an
+R1 stream, and lowering the quorum of a meta group that lost its leader (``META.RESCUE``;
+with a leader, raft refuses it: 400/10224 ``raft: leader is known``).
 """
 
 from __future__ import annotations
@@ -31,10 +33,12 @@ from typing import TYPE_CHECKING, Any
 
 from ...protocol.gojson import T_INT, T_STRING, GoSlice, GoStruct, dumps
 from ..cluster.meta import MetaGroup
+from ..cluster.moves import spare_servers
 from ..errors import ApiError, ApiErrors, api_error
 from ..events.api_audit import AUDIT_SUBJECT, send_api_audit
 from ..events.stream_advisories import DELETE, send_stream_action
 from ..requests import STEPDOWN_REQUEST
+from .peers import NO_R1_MOVE, move_replica
 from .registry import (
     ApiRequest,
     error_response,
@@ -50,6 +54,7 @@ if TYPE_CHECKING:
     from ...server.server import Server
     from ...store.clock import Clock
     from ..service import JetStream
+    from ..streams.stream import Stream
 
 __all__ = ["SystemCall", "SystemJetStream"]
 
@@ -227,22 +232,30 @@ def server_remove(sysjs: SystemJetStream, call: SystemCall) -> Response:
 @system_api("SERVER.EVACUATE")
 def server_evacuate(sysjs: SystemJetStream, call: SystemCall) -> Response:
     """``jsLeaderServerEvacuateRequest``: every stream group the server is in loses it to a
-    spare server. A group spanning every server has none (nats-server logs it and answers
-    success all the same); a group with one would need a move, which jsemu refuses."""
+    spare server, its consumers following (``cluster/moves.py``). A group spanning every
+    server has none (nats-server logs it and answers success all the same). Moving the only
+    replica of an R1 stream is refused (nats-server's replacement starts empty)."""
     if not call.system or not sysjs.leader_answers():
         return None
     meta = sysjs.meta
     assert meta is not None
     kind = "meta_server_evacuate_response"
+    moves: list[tuple[JetStream, Stream, str]] = []
     try:
         name = _server_request(meta, call)
         for js in sysjs.jetstreams.values():
             for stream in js.streams.values():
                 members = [p.name for p in stream.replicas.peers]
-                if name in members and len(members) < len(meta.names):
-                    raise api_error(ApiErrors.JSStreamGeneralErrorF, err=NO_MOVE)
+                spares = spare_servers(members, meta.names, meta.up)
+                if name not in members or not spares:
+                    continue
+                if len(members) == 1:
+                    raise api_error(ApiErrors.JSStreamGeneralErrorF, err=NO_R1_MOVE)
+                moves.append((js, stream, spares[0]))
     except ApiError as err:
         return error_response(kind, err)
+    for js, stream, spare in moves:
+        move_replica(js, stream, name, spare)
     return {"type": response_type(kind), "success": True}
 
 

@@ -108,6 +108,17 @@ class ConsumerGroup:
         else:  # raft steps down anyway and is elected again: a new term, the same leader
             self.leader_since_ns = self.consumer.js.clock.now_ns()
 
+    def replace_peer(self, removed: str, spare: str, stream_leader: str) -> None:
+        """A stream move: ``spare`` takes ``removed``'s place with the leader's state; when
+        ``removed`` led, the stream's leader (or another online peer) takes over first."""
+        if self.leader == removed:
+            others = [n for n in self.peers if n != removed and not self._stream_peer(n).offline]
+            if others:
+                self._make_leader(stream_leader if stream_leader in others else others[0])
+        self.peers[self.peers.index(removed)] = spare
+        if self.replicas is not None:
+            self.replicas.replace(removed, spare)
+
     def cluster_json(self) -> dict[str, Any]:
         """``clusterInfo(rg)``: R1 groups have no raft node (name and leader only)."""
         js = self.consumer.js

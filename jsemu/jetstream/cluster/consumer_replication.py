@@ -230,6 +230,13 @@ class ConsumerReplicas:
     def lag(self, name: str) -> int:
         return self.end - self.applied[name]
 
+    def replace(self, removed: str, spare: str) -> None:
+        """``spare`` joins in ``removed``'s place, caught up with the leader's state."""
+        self.states[spare] = self.states[self.leader].copy()
+        self.applied[spare] = self.end
+        del self.states[removed], self.applied[removed]
+        self.held.discard(removed)
+
     def elect(self, name: str) -> ReplicaState:
         """``name`` leads: it catches up unless held; a held one's missing records are lost
         and the others restart from its state. Returns the state the engine takes over."""

@@ -309,6 +309,10 @@ class ReplicaSet:
         self.leaderless = True
         self.stream.sync_responders()
 
+    def forget(self, peer: Peer) -> None:
+        """``peer`` left the group (a move): the log no longer waits for it."""
+        self._trim()
+
     def catch_up_all(self) -> None:
         for peer in self.peers:
             peer.paused = False

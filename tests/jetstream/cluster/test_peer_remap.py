@@ -2,8 +2,9 @@
 3-node nats-server 2.15.1 cluster answered (three ``nats-server -c`` processes with routes on
 localhost, accounts with JetStream; the replies below are its bytes): the request checks in
 ``jsStreamRemapPeerRequest``'s order, a member of an R3 group with no server left to take its
-place fails the remap (503/10075), and nothing is ever being reconfigured (10129). A remap
-that needs a replica moved to a spare server is refused (jsemu does not move replicas)."""
+place fails the remap (503/10075), and nothing is ever being reconfigured (10129). Removing
+the only peer of an R1 stream is refused (nats-server starts an empty replica on a spare
+server: the messages are lost); moves of an R3 stream's replica are in ``test_moves.py``."""
 
 from __future__ import annotations
 

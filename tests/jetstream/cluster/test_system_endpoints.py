@@ -254,7 +254,7 @@ async def test_a_move_or_a_removal_is_refused_not_ignored(
     member = json.dumps({"peer_id": get_hash(home)}).encode()
     for subject, body in (
         ("SERVER.REMOVE", member),
-        ("SERVER.EVACUATE", member),  # the R1 stream could move: jsemu does not move it
+        ("SERVER.EVACUATE", member),  # the R1 stream's only replica would move: refused
         ("ACCOUNT.STREAM.MOVE.A.R1", b"{}"),
     ):
         reply = json.loads((await sys.request(f"$JS.API.{subject}", body, timeout=2)).data)
