@@ -194,7 +194,7 @@ class ConsumerSet:
 
         def on_pull(subject: bytes, reply: bytes | None, hdr: int, msg: bytes) -> None:
             if reply:
-                consumer.next_request(reply, msg[hdr:] if hdr > 0 else msg)
+                consumer.next_request(reply, msg[hdr:] if hdr > 0 else msg, deliver_now=False)
 
         return on_pull
 
