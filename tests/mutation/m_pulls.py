@@ -8,6 +8,7 @@ from tests.mutation.mutations import Mutation
 
 _RANDOM = "tests/jetstream/api/test_pull_requests_random.py"
 _PRIORITIZED = "tests/jetstream/api/test_prioritized_config.py"
+_PACING = "tests/jetstream/api/test_deliver_group_pacing.py::test_delivery_comes_with_its_puback[jsemu]"
 
 MUTATIONS: list[Mutation] = [
     Mutation(
@@ -63,5 +64,23 @@ MUTATIONS: list[Mutation] = [
         '    if name.lower() in ("none", "overflow", "pinned_client", "prioritized"):\n        return name.lower()\n',
         (_PRIORITIZED,),
         "priority_policy accepted in any case (Go's UnmarshalJSON matches the exact text)",
+    ),
+    Mutation(
+        "delivery_written_after_puback",
+        "jetstream",
+        "jsemu/jetstream/consumers/consumer_set.py",
+        "            self.js.server.before_flush(self._wake)\n",
+        "            self.js.server.loop.call_soon(self._wake)\n",
+        (_PACING,),
+        "a stored message's delivery goes out in a write after its PubAck's: read apart by the publisher",
+    ),
+    Mutation(
+        "before_flush_skipped_in_a_read",
+        "server",
+        "jsemu/server/server.py",
+        "        while self._before_flush:\n",
+        "        while self._before_flush and not self._dirty:\n",
+        (_PACING,),
+        "work due before a flush waits for a flush with nothing else to write",
     ),
 ]

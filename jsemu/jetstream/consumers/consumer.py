@@ -353,7 +353,7 @@ class Consumer:
         answered or queued before the first message goes out, so a later request's 400
         comes before an earlier one's messages and a ``prioritized`` priority 0 that came
         second is served first. ``deliver_now=False`` (the ``MSG.NEXT`` subscription) does
-        that: the delivery waits for the end of this turn of the event loop.
+        that: the delivery waits for the end of the read (``Server.before_flush``).
         """
         if not reply:
             return
@@ -408,7 +408,7 @@ class Consumer:
             self.deliver_waiting()
         elif not self._pull_scheduled:
             self._pull_scheduled = True
-            self.js.server.loop.call_soon(self._deliver_after_requests)
+            self.js.server.before_flush(self._deliver_after_requests)
 
     def _deliver_after_requests(self) -> None:
         self._pull_scheduled = False

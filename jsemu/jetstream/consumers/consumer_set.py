@@ -265,10 +265,12 @@ class ConsumerSet:
             watchers.remove(self)
 
     def pump(self) -> None:
-        """A message was stored: deliver to waiting requests once this turn is over."""
+        """A message was stored: deliver to waiting requests (and push consumers) after
+        the rest of this read, before its replies are written (``Server.before_flush``):
+        the PubAck and the delivery go out in one write, as nats-server's mostly do."""
         if not self._scheduled:
             self._scheduled = True
-            self.js.server.loop.call_soon(self._wake)
+            self.js.server.before_flush(self._wake)
 
     def detach(self) -> None:
         if self in self.stream.watchers:
