@@ -13,6 +13,8 @@ One nats-server process and one jsemu serve the whole test; each example has its
 an old request lands nowhere). Times are kept small and clear of each other's edges: a
 heartbeat due within a few milliseconds of an expiry would make the order of the two a race on
 either server. Volatile values are normalised: ack timestamps, pin ids, creation times.
+
+A longer hunt: ``JSEMU_PULL_EXAMPLES=500 pytest -n0 --timeout 900 <this file>`` (about 2 min).
 """
 
 from __future__ import annotations
@@ -73,7 +75,7 @@ def next_request(draw: st.DrawFn) -> bytes:
 
 @st.composite
 def consumer_config(draw: st.DrawFn) -> dict[str, Any]:
-    cfg: dict[str, Any] = {"durable_name": "C", "ack_policy": draw(st.sampled_from(["explicit", "none"]))}
+    cfg: dict[str, Any] = {"durable_name": "C", "ack_policy": draw(st.sampled_from(["explicit", "none", "all"]))}
     policy = draw(st.sampled_from(["none", "overflow", "pinned_client", "prioritized"]))
     if policy != "none":
         cfg["priority_policy"] = policy
@@ -85,6 +87,7 @@ def consumer_config(draw: st.DrawFn) -> dict[str, Any]:
         "max_batch": st.sampled_from([1, 2]),
         "max_expires": st.sampled_from([200 * MS, 10_000 * MS]),
         "max_bytes": st.sampled_from([100, 1000]),
+        "max_ack_pending": st.sampled_from([1, 2]),
     }
     for key, values in optional.items():
         if draw(st.integers(0, 3)) == 0:
