@@ -149,6 +149,8 @@ class Server(Router):
         self.timers: DeadlineTimers = LoopTimers(self.clock, lambda: self.loop)
         self._cid = 4  # nats-server hands its first client id 5 (internal clients come first)
         self._dirty: list[Flushable] = []
+        #: Work to do before the next flush writes (see :meth:`before_flush`).
+        self._before_flush: list[Callable[[], None]] = []
         #: Seconds the producer of the current read should pause (consumers falling behind).
         self.stall = 0.0
         self._flush_scheduled = False
@@ -566,9 +568,29 @@ class Server(Router):
             self._flush_scheduled = True
             self._loop.call_soon(self.flush)
 
+    def before_flush(self, fn: Callable[[], None]) -> None:
+        """Run ``fn`` just before the next flush: at the end of the read being handled (so
+        what it queues goes out in the same write as the read's replies), else in the next
+        turn of the loop.
+
+        JetStream delivers a stored message this way: nats-server queues the PubAck and
+        then, from the consumer's goroutine, the delivery, and its writer flushes both in
+        one write to a client that is publisher and subscriber. Written apart, a client
+        that sends the next publish on the PubAck reads one delivery with the next (two
+        messages at once to one queue member: a slow consumer to a small pending limit).
+        """
+        self._before_flush.append(fn)
+        if not self._flush_scheduled and self._loop is not None:
+            self._flush_scheduled = True
+            self._loop.call_soon(self.flush)
+
     def flush(self) -> None:
         """Write out every connection that has queued output."""
         self._flush_scheduled = False
+        while self._before_flush:
+            due, self._before_flush = self._before_flush, []
+            for fn in due:
+                fn()
         dirty = self._dirty
         while dirty:
             self._dirty = []

@@ -91,9 +91,17 @@ DELIVER_POLICY = _enum(
 )
 ACK_POLICY = _enum("server.AckPolicy", "none", "all", "explicit", "flow_control")
 REPLAY_POLICY = _enum("server.ReplayPolicy", "instant", "original")
-PRIORITY_POLICY = _enum(
-    "server.PriorityPolicy", "none", "overflow", "pinned_client", "prioritized", extra={'""': "none"}
-)
+
+
+def _priority_policy(raw: str) -> str:
+    """``PriorityPolicy.UnmarshalJSON``: the error shows the raw JSON text."""
+    name = raw[1:-1] if len(raw) > 1 and raw[0] == raw[-1] == '"' else ""
+    if name in ("none", "overflow", "pinned_client", "prioritized"):
+        return name
+    raise GoJSONError("unknown priority policy: " + raw)
+
+
+PRIORITY_POLICY = GoEnum("server.PriorityPolicy", _priority_policy)
 
 CONSUMER_CONFIG = GoStruct(
     "ConsumerConfig",

@@ -177,6 +177,7 @@ class Consumer:
         self._deliver_group = config.deliver_group.encode() or None
         self.active = False
         self._push_scheduled = False
+        self._pull_scheduled = False  # deliveries to the requests of this turn, after it
         self.flow = FlowControl(f"$JS.FC.{stream.name}.{name}.".encode(), config.flow_control)
         #: Idle heartbeats: due ``idle_heartbeat`` after the last message sent.
         self._heartbeat_due = 0
@@ -349,8 +350,16 @@ class Consumer:
 
     # --- pull requests ----------------------------------------------------------------
 
-    def next_request(self, reply: bytes, payload: bytes) -> None:
-        """``processNextMsgRequest``: a ``MSG.NEXT`` request (or the rest of a ``+NXT``)."""
+    def next_request(self, reply: bytes, payload: bytes, deliver_now: bool = True) -> None:
+        """``processNextMsgRequest``: a ``MSG.NEXT`` request (or the rest of a ``+NXT``).
+
+        nats-server takes the requests of a read in one goroutine (refusing some at once)
+        while another, signalled, delivers: the requests that came together are all
+        answered or queued before the first message goes out, so a later request's 400
+        comes before an earlier one's messages and a ``prioritized`` priority 0 that came
+        second is served first. ``deliver_now=False`` (the ``MSG.NEXT`` subscription) does
+        that: the delivery waits for the end of the read (``Server.before_flush``).
+        """
         if not reply:
             return
         if self.push:
@@ -400,7 +409,16 @@ class Consumer:
         self.waiting_last_ns = now
         if wr.expires:
             self._arm_expiry(wr.expires)
+        if deliver_now:
+            self.deliver_waiting()
+        elif not self._pull_scheduled:
+            self._pull_scheduled = True
+            self.js.server.before_flush(self._deliver_after_requests)
+
+    def _deliver_after_requests(self) -> None:
+        self._pull_scheduled = False
         self.deliver_waiting()
+        self.js.server.flush()
 
     def process_waiting(self, eos: bool) -> int:
         """``processWaiting``: expire requests (408), end no-wait ones at the end of the

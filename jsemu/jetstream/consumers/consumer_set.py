@@ -199,7 +199,7 @@ class ConsumerSet:
 
         def on_pull(subject: bytes, reply: bytes | None, hdr: int, msg: bytes) -> None:
             if reply:
-                consumer.next_request(reply, msg[hdr:] if hdr > 0 else msg)
+                consumer.next_request(reply, msg[hdr:] if hdr > 0 else msg, deliver_now=False)
 
         return on_pull
 
@@ -292,10 +292,12 @@ class ConsumerSet:
             watchers.remove(self)
 
     def pump(self) -> None:
-        """A message was stored: deliver to waiting requests once this turn is over."""
+        """A message was stored: deliver to waiting requests (and push consumers) after
+        the rest of this read, before its replies are written (``Server.before_flush``):
+        the PubAck and the delivery go out in one write, as nats-server's mostly do."""
         if not self._scheduled:
             self._scheduled = True
-            self.js.server.loop.call_soon(self._wake)
+            self.js.server.before_flush(self._wake)
 
     def detach(self) -> None:
         if self in self.stream.watchers:

@@ -13,8 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from ...protocol import texts
 from ...protocol.go_duration import format_duration
-from ...protocol.gojson import T_BOOL, T_DURATION, T_INT, T_INT64, T_STRING, GoJSONError, GoStruct
-from ..requests import decode_request
+from ...protocol.gojson import T_BOOL, T_DURATION, T_INT, T_INT64, T_STRING, GoJSONError, GoStruct, unmarshal_request
 
 if TYPE_CHECKING:
     from .config import ConsumerConfig
@@ -60,7 +59,7 @@ def parse_next_request(payload: bytes) -> NextRequest | bytes:
         return NextRequest()
     if req[:1] == b"{":
         try:
-            values = decode_request(req, NEXT_REQUEST, strict=False)
+            values = unmarshal_request(req, NEXT_REQUEST)
         except GoJSONError as exc:
             return _bad(str(exc))
         out = NextRequest(
@@ -68,7 +67,7 @@ def parse_next_request(payload: bytes) -> NextRequest | bytes:
             expires=values.get("expires") or 0,
             max_bytes=values.get("max_bytes") or 0,
             no_wait=bool(values.get("no_wait")),
-            heartbeat=values.get("idle_heartbeat") or 0,
+            heartbeat=max(values.get("idle_heartbeat") or 0, 0),  # Go arms it only when > 0
             group=values,
         )
         if out.heartbeat > 0 and out.heartbeat * 2 > out.expires:

@@ -36,7 +36,7 @@ decoders, chosen by whether the wording can reach a client:
 every JSON the server sends. Callers import from this package, not its modules.
 """
 
-from .decoder import decode_request, go_unmarshal_string
+from .decoder import decode_request, go_unmarshal_string, unmarshal_request
 from .errors import GoJSONError, GoSyntaxError, GoUnmarshalTypeError
 from .marshal import dumps
 from .rfc3339 import parse_go_time
@@ -127,4 +127,5 @@ __all__ = [
     "go_unmarshal_string",
     "parse_go_time",
     "scan_values",
+    "unmarshal_request",
 ]

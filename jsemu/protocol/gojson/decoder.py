@@ -29,14 +29,14 @@ import struct
 from collections.abc import Iterator
 from typing import Any
 
-from .errors import GoJSONError, GoUnmarshalTypeError
+from .errors import GoJSONError, GoSyntaxError, GoUnmarshalTypeError
 from .rfc3339 import parse_go_time
 from .runes import go_bytes, go_quote, raw_text
-from .scanner import scan_values
+from .scanner import quote_first_rune, scan_values
 from .tree import K_ARR, K_FALSE, K_NULL, K_NUM, K_OBJ, K_STR, K_TRUE, Node, build_tree
 from .types import T_FLOAT64, GoEnum, GoMap, GoPointer, GoScalar, GoSlice, GoStruct, GoType
 
-__all__ = ["decode_request", "go_unmarshal_string"]
+__all__ = ["decode_request", "go_unmarshal_string", "unmarshal_request"]
 
 
 class _Unset:
@@ -263,6 +263,27 @@ def decode_request(data: bytes, struct: GoStruct, strict: bool = True) -> dict[s
     for start, end in scan_values(data):
         value = decoder.decode(build_tree(data, start, end), struct, value, [])
     return dict(_export(value))
+
+
+def unmarshal_request(data: bytes, struct: GoStruct) -> dict[str, Any]:
+    """``json.Unmarshal(data, &req)`` (not the API's strict ``json.Decoder``), as
+    ``nextReqFromMsg`` reads a pull request: exactly one value, unknown keys ignored, and
+    Unmarshal's own texts for broken input (no offset; a cut-off value is "unexpected end
+    of JSON input"; anything after the value is "invalid character ... after top-level
+    value")."""
+    values = scan_values(data)
+    try:
+        first = next(values, None)
+    except GoSyntaxError as exc:
+        raise GoJSONError(exc.message) from None
+    except GoJSONError:
+        first = None
+    if first is None:
+        raise GoJSONError("unexpected end of JSON input")
+    rest = data[first[1] :].lstrip(b" \t\r\n")
+    if rest:
+        raise GoJSONError(f"invalid character {quote_first_rune(rest)} after top-level value")
+    return decode_request(data[: first[1]], struct, strict=False)
 
 
 def go_unmarshal_string(raw: str | bytes) -> str | None:

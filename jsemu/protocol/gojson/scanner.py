@@ -39,13 +39,13 @@ from collections.abc import Iterator
 from .errors import GoJSONError, GoSyntaxError
 from .runes import RUNE_ERROR, decode_rune, full_rune, go_quote, go_quote_rune, go_str, is_print, is_space, iter_runes
 
-__all__ = ["HEX_DIGITS", "LITERALS", "WS_RUN", "scan_values"]
+__all__ = ["HEX_DIGITS", "LITERALS", "WS_RUN", "quote_first_rune", "scan_values"]
 
 
 # --- jsonwire's error texts, and v1's rewording of them ---------------------------
 
 
-def _quote_first_rune(b: bytes) -> str:
+def quote_first_rune(b: bytes) -> str:
     """jsonwire.QuoteRune: the first rune of b, invalid bytes as '\\xNN'."""
     r, size = decode_rune(b, 0, len(b))
     if r == RUNE_ERROR and size == 1:
@@ -66,7 +66,7 @@ class _TextError:
     def text(self) -> str:
         runes = list(iter_runes(self.what))
         if len(runes) == 1:
-            what = _quote_first_rune(self.what)
+            what = quote_first_rune(self.what)
         elif any(r in (0x60, RUNE_ERROR) or is_space(r) or not is_print(r) for r, _ in runes):
             what = go_quote(self.what)
         else:
