@@ -101,11 +101,16 @@ def test_control_api_serves_every_public_control_method() -> None:
 
 
 def test_api_handlers_live_in_the_families_of_the_table() -> None:
-    """Every ``@api`` handler is in a module the handler table names (a handler registered
+    """Every ``@api`` (and ``@system_api``) handler is in a module the handler table names (a handler registered
     from a feature module would answer only once something imported that module), and
     each family answers something."""
     families = {module.__name__ for module in FAMILIES}
-    homes = {fn.__module__ for _, fn in api_registry._HANDLERS}
+    handlers = [*api_registry._HANDLERS, *api_registry._SYSTEM_HANDLERS]
+    homes = {fn.__module__ for _, fn in handlers}
     assert homes == families
-    decorated = sorted(str(p.relative_to(ROOT.parent)) for p in ROOT.rglob("*.py") if "@api(" in p.read_text())
+    decorated = sorted(
+        str(p.relative_to(ROOT.parent))
+        for p in ROOT.rglob("*.py")
+        if "@api(" in p.read_text() or "@system_api(" in p.read_text()
+    )
     assert decorated == sorted(f"{name.replace('.', '/')}.py" for name in families)

@@ -71,4 +71,13 @@ MUTATIONS: list[Mutation] = [
         _MOVES,
         "a server that is down is taken as the spare a replica moves to",
     ),
+    Mutation(
+        "moves_r1_consumer_left_on_its_removed_server",
+        "jetstream",
+        "jsemu/jetstream/cluster/consumer_peers.py",
+        "        if self.leader == removed:  # an R1 group (or no other peer online): it moves with its server\n            self._make_leader(spare)\n",
+        "",
+        ("tests/jetstream/cluster/test_moves.py::test_an_r1_consumer_moves_with_its_removed_server",),
+        "an R1 consumer on a removed server keeps naming that server as its leader",
+    ),
 ]

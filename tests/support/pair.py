@@ -285,7 +285,7 @@ class Pair:
         emu, real = await self.request(subject, payload, headers, timeout)
         if LOG:
             _log(f"{subject} {encode_payload(payload)!r} {encode_headers(headers)!r}\n  -> {real}\n")
-        assert emu == real, f"request {subject} {encode_payload(payload)!r} headers={headers!r}"
+        assert emu == real, f"request {subject} {encode_payload(payload)!r} headers={headers!r}: {emu!r} != {real!r}"
         return _parse(real)
 
     async def each(self, subject: str, payload: Payload = b"", headers: Headers = None) -> tuple[Any, Any]:

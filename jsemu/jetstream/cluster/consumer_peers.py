@@ -116,6 +116,8 @@ class ConsumerGroup:
             if others:
                 self._make_leader(stream_leader if stream_leader in others else others[0])
         self.peers[self.peers.index(removed)] = spare
+        if self.leader == removed:  # an R1 group (or no other peer online): it moves with its server
+            self._make_leader(spare)
         if self.replicas is not None:
             self.replicas.replace(removed, spare)
 

@@ -242,7 +242,7 @@ _BODY = st.one_of(
     st.builds(lambda s, tail: b'{"seq":%d}' % s + tail, _SEQS, st.sampled_from([b" x", b"]", b"'", b'"', b"\t"])),
 )
 _POLICIES = {
-    "ALL": {"ack_policy": "explicit"},
+    "ALL": {"ack_policy": "explicit", "ack_wait": 3_600_000_000_000},  # no redelivery timer in the test's time
     "SEQ": {"deliver_policy": "by_start_sequence", "opt_start_seq": 3},
     "LAST": {"deliver_policy": "last"},
     "PUSH": {"deliver_subject": "push.y", "ack_policy": "all"},

@@ -91,10 +91,12 @@ async def _pulled(nc: Client, count: int) -> list[bytes]:
 async def test_a_removed_follower_is_replaced_by_a_spare_server(cluster: dict[str, Client]) -> None:
     a = cluster["a"]
     before = (await _api(a, "STREAM.INFO.S"))["cluster"]
-    leader, follower = before["leader"], before["replicas"][0]["name"]
+    e_before = (await _api(a, "CONSUMER.INFO.S.E"))["cluster"]
+    # The R1 consumer E is placed at random: remove a follower that does not host it.
+    leader = before["leader"]
+    follower = next(r["name"] for r in before["replicas"] if r["name"] != e_before["leader"])
     # D is led by the follower about to go, as in the capture: the stream's leader takes over.
     await _api(a, "CONSUMER.LEADER.STEPDOWN.S.D", json.dumps({"placement": {"preferred": follower}}).encode())
-    e_before = (await _api(a, "CONSUMER.INFO.S.E"))["cluster"]
     seen = await _advisories(a)
     reply = await a.request("$JS.API.STREAM.PEER.REMOVE.S", json.dumps({"peer": follower}).encode(), timeout=2)
     assert reply.data.decode() == REMOVED
@@ -198,3 +200,22 @@ async def test_a_down_server_is_removed_and_stays_out_when_it_is_back() -> None:
         info = await _api(nc, "STREAM.INFO.S")
         assert _members(info["cluster"]) == ["n1", "n3", "n5"] and info["state"]["messages"] == 2
         await nc.close()
+
+
+async def test_an_r1_consumer_moves_with_its_removed_server(cluster: dict[str, Client]) -> None:
+    """The R1 consumer E on the removed server moves to the newcomer and still answers."""
+    a = cluster["a"]
+    before = (await _api(a, "STREAM.INFO.S"))["cluster"]
+    host = (await _api(a, "CONSUMER.INFO.S.E"))["cluster"]["leader"]
+    if host == before["leader"]:  # keep the stream's leader: move E to a follower first
+        await _api(
+            a,
+            "STREAM.LEADER.STEPDOWN.S",
+            json.dumps({"placement": {"preferred": before["replicas"][0]["name"]}}).encode(),
+        )
+        before = (await _api(a, "STREAM.INFO.S"))["cluster"]
+    reply = await a.request("$JS.API.STREAM.PEER.REMOVE.S", json.dumps({"peer": host}).encode(), timeout=2)
+    assert reply.data.decode() == REMOVED
+    members = _members((await _api(a, "STREAM.INFO.S"))["cluster"])
+    newcomer = (set(members) - set(_members(before))).pop()
+    assert (await _api(a, "CONSUMER.INFO.S.E"))["cluster"] == {"name": "c", "leader": newcomer}
