@@ -115,14 +115,19 @@ class _Skip(Exception):
 
 
 class _Responder:
-    """An internal subscriber that hands each request to ``answer(router, subject, reply, body)``."""
+    """An internal subscriber that hands each request to ``answer(router, subject, reply, body)``.
+    ``local_only``: its interest is not sent to routes (nats-server's service import
+    subscriptions and its ``sysSubscribeInternal`` ones: only the local server answers)."""
 
-    __slots__ = ("answer", "router")
+    __slots__ = ("answer", "local_only", "router")
     echo = True
 
-    def __init__(self, router: Router, answer: Callable[[Router, bytes, bytes | None, bytes], None]) -> None:
+    def __init__(
+        self, router: Router, answer: Callable[[Router, bytes, bytes | None, bytes], None], local_only: bool
+    ) -> None:
         self.router = router
         self.answer = answer
+        self.local_only = local_only
 
     def deliver(self, sub: Subscription, subject: bytes, reply: bytes | None, hdr: int, msg: bytes) -> bool:
         self.answer(self.router, subject, reply, msg[hdr:] if hdr > 0 else msg)
@@ -156,14 +161,14 @@ class AccountRequests:
                 continue
             self._attached[id(router)] = router
             if name == system:
-                subjects = [f"$SYS.REQ.ACCOUNT.*.{kind}" for kind in KINDS]
-                subjects += ["$SYS.REQ.USER.*.INFO", "$SYS.REQ.USER.INFO"]
-                answer = self._system_request
+                shared = _Responder(router, self._system_request, False)
+                local = _Responder(router, self._system_request, True)
+                subs = [(shared, f"$SYS.REQ.ACCOUNT.*.{kind}") for kind in KINDS]
+                subs += [(local, "$SYS.REQ.USER.*.INFO"), (local, "$SYS.REQ.USER.INFO")]
             else:
-                subjects = [local for local, _, _ in account_monitor.SYSTEM_IMPORTS]
-                answer = self._imported_request
-            responder = _Responder(router, answer)
-            for subject in subjects:
+                local = _Responder(router, self._imported_request, True)
+                subs = [(local, subject) for subject, _, _ in account_monitor.SYSTEM_IMPORTS]
+            for responder, subject in subs:
                 router.sublist.insert(Subscription(responder, subject.encode(), None, b"$SYS"))
 
     # --- the two sides ------------------------------------------------------------------
