@@ -23,9 +23,9 @@ if TYPE_CHECKING:
 
 __all__ = ["MISSING", "ServerEnvelope"]
 
-#: ``ServerInfo.Flags`` bits of nats-server 2.15.1: JetStream enabled, binary stream
-#: snapshots, account NRG.
-_JS_FLAG, _OTHER_FLAGS = 1, 2 | 4
+#: ``ServerInfo.Flags`` of nats-server 2.15.1 with JetStream: JetStream enabled, binary stream
+#: snapshots, account NRG (without JetStream it sets none).
+_JS_FLAGS = 1 | 2 | 4
 
 
 class _Missing:
@@ -56,7 +56,7 @@ class ServerEnvelope:
         if opts.jetstream and opts.domain:
             info["domain"] = opts.domain
         info |= {"ver": NATS_VERSION, "feature_flags": dict(_FEATURE_FLAGS), "jetstream": opts.jetstream}
-        info |= {"flags": (_JS_FLAG if opts.jetstream else 0) | _OTHER_FLAGS, "seq": self.seq}
+        info |= {"flags": _JS_FLAGS if opts.jetstream else 0, "seq": self.seq}
         info["time"] = format_ns(time.time_ns())
         return info
 

@@ -26,6 +26,8 @@ from nats.errors import TimeoutError as NatsTimeout
 
 import jsemu
 from jsemu.config.server_config import load_config
+from jsemu.server.account_monitor import SYSTEM_IMPORTS
+from jsemu.server.accounts import AccountConfig
 from jsemu.threaded import ThreadedServer
 
 from .test_auth import Pair, _RealWithConfig
@@ -117,11 +119,11 @@ def _norm(value: Any, cids: dict[int, str]) -> Any:
     return value
 
 
-async def _pair(tmp_path: Path) -> AsyncIterator[Pair]:
+async def _pair(tmp_path: Path, text: str = CONF) -> AsyncIterator[Pair]:
     conf = tmp_path / "server.conf"
-    conf.write_text(CONF.format(store=tmp_path / "real-store"))
+    conf.write_text(text.format(store=tmp_path / "real-store"))
     real = _RealWithConfig(conf)
-    options = jsemu.ServerOptions()
+    options = jsemu.ServerOptions(jetstream=False)  # the file turns it on
     load_config(conf, options)
     options.host, options.port, options.store_dir = "127.0.0.1", 0, None
     emu = jsemu.Server(options)
@@ -290,7 +292,7 @@ def pair_ports(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, i
     conf = tmp / "server.conf"
     conf.write_text(CONF.format(store=tmp / "real-store"))
     real = _RealWithConfig(conf)
-    options = jsemu.ServerOptions()
+    options = jsemu.ServerOptions(jetstream=False)  # the file turns it on
     load_config(conf, options)
     options.host, options.port, options.store_dir = "127.0.0.1", 0, None
     try:
@@ -318,3 +320,42 @@ def test_connz_and_subsz_options_as_nats_server(
 ) -> None:
     got = {kind: asyncio.run(_ask_all(port, requests)) for kind, port in pair_ports.items()}
     assert got["jsemu"] == got["real"], f"\njsemu {json.dumps(got['jsemu'])}\nreal  {json.dumps(got['real'])}"
+
+
+@pytest.mark.parametrize("auth", ["", "authorization {{ user: u, password: p }}"], ids=["anonymous", "user"])
+async def test_global_account_answers_without_accounts(auth: str, tmp_path: Path) -> None:
+    """nats-server's ``$SYS`` account always exists, so the users of ``$G`` on a server with no
+    accounts get the system imports too (``$SYS.REQ.ACCOUNT.<acc>`` itself has no responder
+    they can reach)."""
+    async for pair in _pair(tmp_path, auth):
+        got: dict[str, list[Any]] = {}
+        for kind, port in pair.ports.items():
+            nc = await nats.connect(f"nats://127.0.0.1:{port}", user="u" if auth else None, password="p")
+            cids = {nc._client_id: "me"} if nc._client_id is not None else {}
+            got[kind] = [
+                _norm(await _ask(nc, subject), cids)
+                for subject in (
+                    "$SYS.REQ.USER.INFO",
+                    "$SYS.REQ.ACCOUNT.PING.STATZ",
+                    "$SYS.REQ.ACCOUNT.PING.CONNZ",
+                    "$SYS.REQ.SERVER.PING.CONNZ",
+                    "$SYS.REQ.ACCOUNT.$G.INFO",
+                )
+            ]
+            await nc.close()
+        assert got["jsemu"] == got["real"], f"\njsemu {json.dumps(got['jsemu'])}\nreal  {json.dumps(got['real'])}"
+
+
+async def test_an_account_a_reload_adds_gets_the_system_imports() -> None:
+    options = jsemu.ServerOptions(host="127.0.0.1", port=0, jetstream=False)
+    options.accounts = [AccountConfig("A")]
+    server = await jsemu.Server(options).start()
+    try:
+        server.account_space.reload([AccountConfig("A"), AccountConfig("D")])
+        added = server.account_space.by_name["D"]
+        for subject, _, _ in SYSTEM_IMPORTS:
+            assert len(added.sublist.match(subject.encode()).psubs) == 1
+        # and the accounts kept are not subscribed twice
+        assert len(server.account_space.by_name["A"].sublist.match(b"$SYS.REQ.USER.INFO").psubs) == 1
+    finally:
+        await server.stop()
