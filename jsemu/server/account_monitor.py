@@ -141,8 +141,19 @@ def account_info(monitor: Monitor, account: str) -> dict[str, Any]:
     out |= {"expired": False, "complete": True, "jetstream_enabled": server.account_space.jetstream_enabled(router)}
     out |= {"leafnode_connections": 0, "client_connections": len(_connections(server, router))}
     out["subscriptions"] = router.sublist.count
+    config = getattr(router, "config", None)  # an Account's; $G has no block
     exports: list[dict[str, Any]] = []
     imports: list[dict[str, Any]] = []
+    for export in config.exports if config is not None else ():
+        shown: dict[str, Any] = {"subject": export.subject, "type": export.kind}
+        exports.append(shown | {"response_type": "Singleton"} if export.kind == "service" else shown)
+    for imp in config.imports if config is not None else ():
+        if imp.kind == "service":
+            imports.append(_service_import(imp.account, imp.subject, imp.to or imp.subject, False))
+        else:
+            local = imp.to or (f"{imp.prefix}.{imp.subject}" if imp.prefix else imp.subject)
+            entry = {"subject": imp.subject, "account": imp.account, "local_subject": local, "type": "stream"}
+            imports.append(entry | {"invalid": False, "share": False, "tracking": False})
     if account == system:
         exports += [{"subject": s, "type": "service", "response_type": kind} for s, kind in SYSTEM_EXPORTS]
         imports.append(_service_import(system, f"$SYS.REQ.USER.{system}.INFO", "$SYS.REQ.USER.INFO", True))

@@ -106,4 +106,13 @@ MUTATIONS: list[Mutation] = [
         _TESTS,
         "no 503 for a client whose inbox subscription its subscribe deny list filters",
     ),
+    Mutation(
+        "sysreq_info_stream_import_unprefixed",
+        "server",
+        "jsemu/server/account_monitor.py",
+        'local = imp.to or (f"{imp.prefix}.{imp.subject}" if imp.prefix else imp.subject)',
+        "local = imp.to or imp.subject",
+        _TESTS,
+        "INFO shows a prefixed stream import under the exporter's subject instead of its local one",
+    ),
 ]

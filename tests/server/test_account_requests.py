@@ -45,8 +45,17 @@ accounts {{
       {{user: a2, password: a2, permissions: {{publish: ["$SYS.REQ.USER.INFO"], allow_responses: {{max: 5, expires: "1m"}}}}}}
     ]
     jetstream: enabled
+    exports: [ {{service: "svc.>"}}, {{stream: "feed.>"}} ]
   }}
-  B: {{ users: [ {{user: b, password: b}} ] }}
+  B: {{
+    users: [ {{user: b, password: b}} ]
+    imports: [
+      {{service: {{account: A, subject: "svc.x"}}, to: "local.x"}}
+      {{service: {{account: A, subject: "svc.y"}}}}
+      {{stream: {{account: A, subject: "feed.>"}}, prefix: "p"}}
+      {{stream: {{account: A, subject: "feed.one"}}, to: "one"}}
+    ]
+  }}
   C: {{ users: [ {{user: c, password: c}} ] }}
 }}
 system_account: SYS
