@@ -30,6 +30,7 @@ if TYPE_CHECKING:
 __all__ = ["SYSTEM_EXPORTS", "SYSTEM_IMPORTS", "account_info", "account_stat", "account_statz", "leafz", "subsz"]
 
 _SUBSZ_LIMIT = 1024
+_JS_API = "$JS.API.>"
 
 #: The service exports nats-server adds to the system account (``addSystemAccountExports``):
 #: (subject, response type).
@@ -154,12 +155,19 @@ def account_info(monitor: Monitor, account: str) -> dict[str, Any]:
             local = imp.to or (f"{imp.prefix}.{imp.subject}" if imp.prefix else imp.subject)
             entry = {"subject": imp.subject, "account": imp.account, "local_subject": local, "type": "stream"}
             imports.append(entry | {"invalid": False, "share": False, "tracking": False})
+    # With JetStream on the server, the system account also exports its API and every other
+    # account imports it (nats-server does so for accounts without JetStream too).
+    jetstream = server.options.jetstream
     if account == system:
         exports += [{"subject": s, "type": "service", "response_type": kind} for s, kind in SYSTEM_EXPORTS]
+        if jetstream:
+            exports.append({"subject": _JS_API, "type": "service", "response_type": "Singleton"})
         imports.append(_service_import(system, f"$SYS.REQ.USER.{system}.INFO", "$SYS.REQ.USER.INFO", True))
     else:
         for local, mapped, share in SYSTEM_IMPORTS:
             imports.append(_service_import(system, mapped.format(account), local, share))
+        if jetstream:
+            imports.append(_service_import(system, _JS_API, _JS_API, True))
     if exports:
         out["exports"] = exports
     if imports:

@@ -105,10 +105,9 @@ def _norm(value: Any, cids: dict[int, str]) -> Any:
             out["subscriptions_list"] = sorted((_norm(s, cids) for s in subs), key=json.dumps)
             if not subs:  # omitempty once nats-server's own are left out
                 del out["subscriptions_list"]
-        # nats-server lists them in its maps' order, and also has the $JS.API.> import and export.
-        for key in ("imports", "exports"):
+        for key in ("imports", "exports"):  # nats-server lists them in its maps' order
             if key in value:
-                out[key] = sorted((e for e in out[key] if e["subject"] != "$JS.API.>"), key=json.dumps)
+                out[key] = sorted(out[key], key=json.dumps)
         if isinstance(value.get("permissions"), dict):  # Go walks its permission sublists in map order
             out["permissions"] = {
                 k: {rule: sorted(rules) if isinstance(rules, list) else rules for rule, rules in v.items()}
