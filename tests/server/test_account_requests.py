@@ -43,6 +43,7 @@ accounts {{
         subscribe: {{allow: ["_INBOX.>", "foo", "x.* q"], deny: ["secret"]}}
       }}}}
       {{user: a2, password: a2, permissions: {{publish: ["$SYS.REQ.USER.INFO"], allow_responses: {{max: 5, expires: "1m"}}}}}}
+      {{user: a3, password: a3}}
     ]
     jetstream: enabled
     exports: [ {{service: "svc.>"}}, {{stream: "feed.>"}} ]
@@ -78,6 +79,10 @@ _VARYING = frozenset(
         "idle",
         "uptime",
         "update_time",
+        "created",
+        "leader",
+        "first_ts",
+        "last_ts",
         "subscriptions",
         "num_subscriptions",
         "num_cache",
@@ -236,10 +241,20 @@ REQUESTS: list[tuple[str, str, bytes]] = [
 ]  # fmt: skip
 
 
+async def _with_a_stream(port: int) -> None:
+    """A stream with one message in account A, made by a client that then leaves."""
+    nc = await _connect(port, "a3")
+    js = nc.jetstream()
+    await js.add_stream(name="S", subjects=["s.>"])
+    await js.publish("s.one", b"hello")
+    await nc.close()
+
+
 async def test_account_requests_as_nats_server(tmp_path: Path) -> None:
     async for pair in _pair(tmp_path):
         got: dict[str, list[Any]] = {}
         for kind, port in pair.ports.items():
+            await _with_a_stream(port)
             clients = await _Clients.open(port)
             answers = []
             for user, subject, body in REQUESTS:
