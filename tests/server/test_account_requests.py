@@ -152,15 +152,41 @@ async def _connect(port: int, user: str) -> nats.NATS:
     return await nats.connect(f"nats://127.0.0.1:{port}", user=user, password=user, name=f"cl-{user}")
 
 
-async def _ask(nc: nats.NATS, subject: str, body: bytes = b"") -> Any:
-    """The reply, "no responders", or "no reply" (nothing within 0.3 s)."""
+#: Asked after each request: handled in the same queue as the account requests on
+#: nats-server (``noInlineCallback``) and always answered, so once its answer is in, an
+#: answer to the request before it would be in too.
+_BARRIER = ("$SYS.REQ.ACCOUNT.PING.STATZ", b'{"include_unused": true}')
+
+
+async def _ask(nc: nats.NATS, subject: str, body: bytes = b"", barrier: bool = True) -> Any:
+    """The reply, "no responders", or "no reply": nothing had come by the time the barrier
+    request after it was answered (a fixed wait would be a race on a loaded machine). The
+    barrier goes out once the reply is in (or after 0.3 s), so the counts a later request sees
+    are the same on both servers, and no request is handled while the next is in flight."""
+    if not barrier:
+        try:
+            return json.loads((await nc.request(subject, body, timeout=5)).data)
+        except NoRespondersError:
+            return "no responders"
+    inbox = nc.new_inbox()
+    sub = await nc.subscribe(inbox)
     try:
-        msg = await nc.request(subject, body, timeout=0.3)
-    except NoRespondersError:
-        return "no responders"
-    except NatsTimeout:
-        return "no reply"
-    return json.loads(msg.data)
+        await nc.publish(subject, body, reply=inbox)
+        try:
+            msg = await sub.next_msg(timeout=0.3)
+        except NatsTimeout:
+            msg = None
+        await nc.request(*_BARRIER, timeout=10)
+        if msg is None:
+            try:
+                msg = await sub.next_msg(timeout=0.05)
+            except NatsTimeout:
+                return "no reply"
+        if msg.headers and msg.headers.get("Status") == "503":
+            return "no responders"
+        return json.loads(msg.data)
+    finally:
+        await sub.unsubscribe()
 
 
 class _Clients:
@@ -176,7 +202,6 @@ class _Clients:
         await conns["a"].subscribe("foo")
         await conns["a"].subscribe("x.*", queue="q")
         await conns["a"].flush()
-        await asyncio.sleep(0.1)  # nats-server's SUBSZ sometimes missed subscriptions answered by the flush
         return cls(conns)
 
     async def close(self) -> None:
@@ -271,7 +296,7 @@ async def test_user_info_with_response_permissions(tmp_path: Path) -> None:
         got = {}
         for kind, port in pair.ports.items():
             nc = await _connect(port, "a2")
-            got[kind] = _norm(await _ask(nc, "$SYS.REQ.USER.INFO"), {})
+            got[kind] = _norm(await _ask(nc, "$SYS.REQ.USER.INFO", barrier=False), {})
             await nc.close()
         assert got["jsemu"] == got["real"]
         assert got["real"]["data"]["permissions"]["responses"] == {"max": 5, "ttl": 60_000_000_000}
