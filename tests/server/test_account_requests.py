@@ -302,6 +302,16 @@ async def test_user_info_with_response_permissions(tmp_path: Path) -> None:
         assert got["real"]["data"]["permissions"]["responses"] == {"max": 5, "ttl": 60_000_000_000}
 
 
+async def test_no_responders_through_a_filtered_inbox(tmp_path: Path) -> None:
+    """User ``a`` has a subscribe deny list, so its wildcard request inbox is filtered: an
+    account request nobody in its account answers still gets the 503 (no system import)."""
+    async for pair in _pair(tmp_path):
+        for port in pair.ports.values():
+            nc = await _connect(port, "a")
+            assert await _ask(nc, "$SYS.REQ.ACCOUNT.A.INFO", barrier=False) == "no responders"
+            await nc.close()
+
+
 #: CONNZ options jsemu applies (``state`` open only: each example leaves closed clients of
 #: its own behind, whose ids the normalisation cannot name).
 _CONNZ_OPTIONS = st.fixed_dictionaries(
