@@ -97,6 +97,7 @@ class AccountSpace:
             kept[config.name] = account
         self.by_name = kept
         self.configured = bool(configs)
+        self.server.account_requests.attach_all()  # new accounts get the system imports
         new_imports = _imports(configs)
         if new_imports != old_imports:
             unwire_imports(self.wiring)

@@ -524,7 +524,7 @@ class Cluster:
 
     def _local_change(self, router: Router, interest: _Interest, sub: Subscription) -> None:
         """A subscription of ``router`` came or went: tell the routes if its subject's interest changed."""
-        if sub.client.__class__ is RouteConnection:
+        if sub.client.__class__ is RouteConnection or getattr(sub.client, "local_only", False):
             return
         if sub.subject.startswith(LOCAL_ONLY) and not (
             self.meta is not None and sub.subject.startswith(_JS_API) and router.name in self.meta.accounts

@@ -604,7 +604,8 @@ class ClientConnection(asyncio.Protocol):
 
     def _send_no_responders(self, subject: bytes, reply: bytes) -> None:
         for sub in self.account.sublist.match(reply).psubs:
-            if sub.client is self:
+            # A subscription whose messages a deny list filters has the filter as its client.
+            if sub.client is self or getattr(sub.client, "conn", None) is self:
                 self.send(encode_no_responders(reply, sub.sid, subject))
                 break
 

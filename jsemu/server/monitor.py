@@ -363,41 +363,47 @@ class Monitor:
         consumers = _truthy(query.get("consumers"))
         streams_too = consumers or _truthy(query.get("streams"))
         if streams_too or _truthy(query.get("accounts")):
-            details = []
-            for name, account in js.accounts():
-                stats = account.stats()
-                api_total, api_errors = account.api_counts()
-                reserved_memory, reserved_storage = account.account_reservations()
-                detail: dict[str, Any] = {
-                    "name": name,
-                    "id": name,
-                    "memory": stats["memory"],
-                    "storage": stats["storage"],
-                    "reserved_memory": reserved_memory,
-                    "reserved_storage": reserved_storage,
-                    "accounts": 0,
-                    "ha_assets": 0,
-                    "api": {"level": 0, "total": api_total, "errors": api_errors},
-                }
-                if streams_too:
-                    detail["stream_detail"] = account.stream_detail(_truthy(query.get("config")), consumers)
-                details.append(detail)
-            out["account_details"] = details
+            config = _truthy(query.get("config"))
+            out["account_details"] = [
+                _account_detail(name, account, streams_too, consumers, config) for name, account in js.accounts()
+            ]
         out["total"] = len(js.accounts())
         return out
+
+    def jsz_account(self, name: str, query: dict[str, str]) -> dict[str, Any]:
+        """One account's ``AccountDetail`` (nats-server's ``JszAccount``, the JSZ account
+        request); LookupError with nats-server's words when there is none."""
+        js = self.jetstream
+        if js is None:
+            raise LookupError("jetstream not enabled")
+        if name not in self.server.account_space.by_name:
+            raise LookupError(f'account "{name}" not found')
+        for account_name, account in js.accounts():
+            if account_name == name:
+                consumers = _truthy(query.get("consumers"))
+                streams = consumers or _truthy(query.get("streams"))
+                return _account_detail(name, account, streams, consumers, _truthy(query.get("config")))
+        raise LookupError(f'account "{name}" not jetstream enabled')
 
     def connz(self, query: dict[str, str]) -> dict[str, Any]:
         server = self.server
         node = self.node
         state = query.get("state", "open").lower()
+        offset = int(query["offset"]) if query.get("offset", "").isdigit() else 0
+        limit = int(query["limit"]) if query.get("limit", "").isdigit() else _CONNZ_LIMIT
+        account = query.get("acc", "")
+        if account and account not in server.account_space.by_name:
+            # nats-server returns the page before it fills in its id or any connection.
+            empty = {"server_id": "", "now": self._now(), "num_connections": 0, "total": 0}
+            return empty | {"offset": offset, "limit": limit, "connections": None}
         entries: list[tuple[ClientConnection, ClosedClient | None]] = []
         if state in ("open", "any", "all"):
             entries += [(conn, None) for conn in server.connections.values() if conn.node is node]
         if state in ("closed", "any", "all"):
             entries += [(closed.conn, closed) for closed in server.closed_clients if closed.conn.node is node]
+        if account:
+            entries = [entry for entry in entries if entry[0].account.name == account]
         entries.sort(key=lambda entry: entry[0].cid)
-        offset = int(query["offset"]) if query.get("offset", "").isdigit() else 0
-        limit = int(query["limit"]) if query.get("limit", "").isdigit() else _CONNZ_LIMIT
         page = entries[offset : offset + limit]
         now = time.time_ns()
         loop_now = server.loop_time() if server._loop is not None else 0.0
@@ -447,6 +453,31 @@ class Monitor:
 
     def healthz(self, query: dict[str, str]) -> dict[str, Any]:
         return {"status": "ok"}
+
+
+def _account_detail(
+    name: str, account: JetStreamReport, streams: bool, consumers: bool, config: bool
+) -> dict[str, Any]:
+    """``AccountDetail``: one account's JetStream figures (and its streams if asked)."""
+    stats = account.stats()
+    api_total, api_errors = account.api_counts()
+    reserved_memory, reserved_storage = account.account_reservations()
+    detail: dict[str, Any] = {
+        "name": name,
+        "id": name,
+        "memory": stats["memory"],
+        "storage": stats["storage"],
+        "reserved_memory": reserved_memory,
+        "reserved_storage": reserved_storage,
+        "accounts": 0,
+        "ha_assets": 0,
+        "api": {"level": 0, "total": api_total, "errors": api_errors},
+    }
+    if streams:
+        streams_shown = account.stream_detail(config, consumers)
+        if streams_shown:  # Go's omitempty
+            detail["stream_detail"] = streams_shown
+    return detail
 
 
 def _truthy(value: str | None) -> bool:

@@ -20,12 +20,14 @@ from ..ids import nkey_like
 from ..protocol.encoder import encode_info
 from ..store.clock import Clock, SystemClock
 from ..version import API_LEVEL, NATS_VERSION, PROTO_VERSION, __version__
+from .account_requests import AccountRequests
 from .accounts import AccountSpace
 from .ack_lane import AckLane
 from .advertise import AdvertiseError, join_host_port, parse_host_port
 from .closed import MAX_CLOSED_CLIENTS, ClosedClient, closed_reason
 from .cluster import Cluster
 from .connection import ClientConnection
+from .envelope import ServerEnvelope
 from .faults import FaultInjector
 from .interfaces import global_unicast_ips
 from .lame_duck import LameDuck, shutdown_task
@@ -188,6 +190,11 @@ class Server(Router):
         #: ``$SYS.REQ.SERVER`` requests and connect events, when the system account has users
         #: (``system_account``, or an account named ``$SYS``); None otherwise.
         self.system: SystemAccount | None = None
+        #: The ``server`` block (and its ``seq``) of every system message this server sends.
+        self.envelope = ServerEnvelope(self)
+        #: ``$SYS.REQ.ACCOUNT.<acc>.<kind>`` and ``$SYS.REQ.USER.INFO`` (every account's imports).
+        self.account_requests = AccountRequests(self)
+        self.services.append(self.account_requests)
         system_router = self.account_space.by_name.get(options.system_account)
         if system_router is not None and system_router is not self:
             self.system = SystemAccount(self, system_router)

@@ -23,9 +23,8 @@ from typing import TYPE_CHECKING, Any
 from ..ids import new_event_id
 from ..protocol.gojson import GoJSONError, GoSyntaxError, dumps, scan_values
 from ..timefmt import format_ns
-from ..version import NATS_VERSION
 from .closed import closed_reason
-from .monitor import _FEATURE_FLAGS, Monitor
+from .monitor import Monitor
 from .sublist import Subscription
 
 if TYPE_CHECKING:
@@ -41,9 +40,6 @@ ENDPOINTS = ("STATSZ", "VARZ", "CONNZ", "JSZ", "HEALTHZ", "IDZ")
 NOT_BUILT = ("SUBSZ", "ROUTEZ", "GATEWAYZ", "LEAFZ", "ACCOUNTZ", "EXPVARZ", "IPQUEUESZ", "RAFTZ", "PROFILEZ")
 #: Request options that select servers (``EventFilterOptions``): not applied by jsemu.
 _FILTERS = frozenset({"server_name", "cluster", "host", "tags", "domain", "exact_match"})
-#: ``ServerInfo.Flags`` bits of nats-server 2.15.1: JetStream enabled, binary stream
-#: snapshots, account NRG.
-_JS_FLAG, _OTHER_FLAGS = 1, 2 | 4
 
 
 class _Requests:
@@ -65,8 +61,6 @@ class SystemAccount:
     def __init__(self, server: Server, router: Router) -> None:
         self.server = server
         self.router = router
-        #: ``ServerInfo.Seq``: one more for every message the system account sends.
-        self.seq = 0
         self._sub = Subscription(_Requests(self), b"$SYS.REQ.SERVER.>", None, b"$SYS")
 
     def start(self) -> None:
@@ -132,16 +126,7 @@ class SystemAccount:
 
     def server_info(self) -> dict[str, Any]:
         """``ServerInfo``: which server sent a system message, and its ``seq``."""
-        server = self.server
-        opts = server.options
-        self.seq += 1
-        info: dict[str, Any] = {"name": server.server_name, "host": opts.host, "id": server.server_id}
-        if opts.jetstream and opts.domain:
-            info["domain"] = opts.domain
-        info |= {"ver": NATS_VERSION, "feature_flags": dict(_FEATURE_FLAGS), "jetstream": opts.jetstream}
-        info |= {"flags": (_JS_FLAG if opts.jetstream else 0) | _OTHER_FLAGS, "seq": self.seq}
-        info["time"] = format_ns(time.time_ns())
-        return info
+        return self.server.envelope.server_info()
 
     def _send(self, subject: bytes, value: dict[str, Any]) -> None:
         self.router.outbound.send_via_sendq(subject, -1, dumps(value).encode())
