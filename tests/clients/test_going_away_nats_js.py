@@ -8,6 +8,13 @@ a ``consume()`` reports ``consumer_deleted``, then ``heartbeats_missed`` and
 ``consume()`` goes on with no message lost after its consumer is deleted or the server
 restarts on the same port and store directory (``js/restart_check.mjs``, against
 ``jsemu serve`` as a process).
+
+When the stream goes (``js/stream_gone_check.mjs``: deleted, or deleted and made again), a
+durable's ``fetch()`` and an ordered consumer's ``next()`` / ``fetch()`` end at once with
+``consumer deleted`` (the next ordered call: ``no responders``, its old consumer's subject
+being gone); a ``consume()`` reports ``consumer_deleted``, ``heartbeats_missed`` and then
+``stream_not_found`` (deleted) or ``consumer_not_found`` (re-created); an ordered ``consume()``
+on a re-created stream is recreated and goes on from the next stream sequence it expected.
 """
 
 from __future__ import annotations
@@ -87,4 +94,23 @@ async def _across_restart(node: str, jsemu_process: bool) -> dict[str, Any]:
 async def test_ordered_consume_across_a_restart(node: str) -> None:
     expected, got = await asyncio.gather(_across_restart(node, False), _across_restart(node, True))
     assert expected == {"ordered.consume": [f"m{i}@{i + 1}" for i in range(6)]}
+    assert got == expected
+
+
+async def test_stream_gone_same_on_jsemu(node: str, real_server: Any) -> None:
+    name = f"S{uuid.uuid4().hex[:10]}"
+    async with jsemu.Server() as srv:
+        expected, got = await asyncio.gather(
+            run_script(node, "stream_gone_check.mjs", f"nats://127.0.0.1:{real_server.port}", name),
+            run_script(node, "stream_gone_check.mjs", srv.url, name),
+        )
+    deleted = "JetStreamStatusError: consumer deleted"
+    for what in ("deleted", "recreated"):
+        assert expected[f"fetch.{what}"] == {"error": deleted, "early": True}
+        assert expected[f"ordered.next.{what}"]["error"] == deleted
+        assert expected[f"ordered.next.{what}"]["after"] == "JetStreamStatusError: no responders"
+    assert expected["consume.deleted"]["notifications"][2] == "stream_not_found"
+    assert expected["consume.recreated"]["notifications"][2] == "consumer_not_found"
+    assert expected["ordered.consume.recreated"]["got"] == ["n2@3"]
+    assert "ordered_consumer_recreated" in expected["ordered.consume.recreated"]["notifications"]
     assert got == expected
