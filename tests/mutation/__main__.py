@@ -37,7 +37,8 @@ TIMEOUT = 900
 
 
 def _copy_tree(dest: Path) -> None:
-    """The parts of the tree the tests need; nats.js's node_modules is linked, not copied."""
+    """The parts of the tree the tests need; nats.js's node_modules and the newest nats.py's venv are
+    linked, not copied."""
     ignore = shutil.ignore_patterns("__pycache__", "node_modules", ".venv", "*.egg-info", ".hypothesis")
     shutil.copytree(ROOT / "jsemu", dest / "jsemu", ignore=ignore)
     shutil.copytree(ROOT / "tests", dest / "tests", ignore=ignore)
@@ -45,6 +46,9 @@ def _copy_tree(dest: Path) -> None:
     modules = ROOT / "tests" / "clients" / "js" / "node_modules"
     if modules.exists():
         (dest / "tests" / "clients" / "js" / "node_modules").symlink_to(modules)
+    newest = ROOT / ".venv-nats-next"  # the newest nats.py packages' venv: linked too, or their tests skip
+    if newest.exists():
+        (dest / ".venv-nats-next").symlink_to(newest)
 
 
 def _plant(dest: Path, m: Mutation) -> None:
