@@ -26,7 +26,6 @@ from ..protocol.gojson import (
     decode_request,
     go_quote,
     go_unmarshal_string,
-    scan_values,
 )
 
 __all__ = [
@@ -43,7 +42,6 @@ __all__ = [
     "STREAM_PURGE_REQUEST",
     "UNPIN_REQUEST",
     "decode_request",
-    "unmarshal_json",
 ]
 
 
@@ -166,59 +164,3 @@ STEPDOWN_REQUEST = GoStruct("JSApiLeaderStepdownRequest", {"placement": GoPointe
 PAUSE_REQUEST = GoStruct("JSApiConsumerPauseRequest", {"pause_until": T_TIME})
 UNPIN_REQUEST = GoStruct("JSApiConsumerUnpinRequest", {"group": T_STRING})
 RESET_REQUEST = GoStruct("JSApiConsumerResetRequest", {"seq": T_UINT64})
-
-
-_GO_ESCAPES = {0x07: "\\a", 0x08: "\\b", 0x0C: "\\f", 0x0A: "\\n", 0x0D: "\\r", 0x09: "\\t", 0x0B: "\\v"}
-
-
-def unmarshal_json(data: bytes, struct: GoStruct) -> dict[str, Any]:
-    """``json.Unmarshal(data, &struct)`` (not the API's strict decoder: unknown keys are
-    ignored): exactly one JSON value, checked whole before it is decoded (``checkValid``), so
-    a syntax error or a second value comes first; raises :class:`GoJSONError` with Go's text."""
-    values = scan_values(data)
-    try:
-        first = next(values, None)
-    except GoJSONError as exc:
-        raise GoJSONError(_syntax_text(str(exc))) from None
-    if first is None:
-        raise GoJSONError("unexpected end of JSON input")
-    rest = data[first[1] :].lstrip(b" \t\r\n")
-    if rest:
-        raise GoJSONError(f"invalid character {_quote_char(rest)} after top-level value")
-    return decode_request(data[: first[1]], struct, strict=False)
-
-
-def _syntax_text(text: str) -> str:
-    """A ``*json.SyntaxError`` as ``json.Unmarshal`` words it: no offset, ``unexpected end
-    of JSON input`` for a value cut short."""
-    if text == "unexpected EOF":
-        return "unexpected end of JSON input"
-    head, sep, tail = text.rpartition(" at offset ")
-    return head if sep and tail.isdigit() else text
-
-
-def _quote_char(rest: bytes) -> str:
-    """Go's quoting of the character that starts ``rest`` in a syntax error: one UTF-8
-    character as ``strconv.Quote`` shows it (printable as itself), a byte that does not
-    start one as ``\\xNN``."""
-    c = rest[0]
-    if c == 0x27:
-        return "'\\''"
-    if c == 0x22:
-        return "'\"'"
-    if c == 0x5C:
-        return "'\\\\'"
-    if c < 0x80:
-        if 0x20 <= c < 0x7F:
-            return f"'{chr(c)}'"
-        return "'" + _GO_ESCAPES.get(c, f"\\x{c:02x}") + "'"
-    for size in (2, 3, 4):
-        try:
-            char = rest[:size].decode()
-        except UnicodeDecodeError:
-            continue
-        if char.isprintable():
-            return f"'{char}'"
-        code = ord(char)
-        return f"'\\u{code:04x}'" if code < 0x10000 else f"'\\U{code:08x}'"
-    return f"'\\x{c:02x}'"

@@ -16,14 +16,14 @@ import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from ...protocol.gojson import GO_ZERO_TIME_NS, T_INT, GoJSONError, GoStruct
+from ...protocol.gojson import GO_ZERO_TIME_NS, T_INT, GoJSONError, GoStruct, unmarshal_request
 from ...protocol.texts import CONSUMER_REPLICAS_ACROSS_PROCESSES
 from ...timefmt import format_ns
 from ..consumers.config import CREATE_CONSUMER_REQUEST, config_from_request, set_static_metadata
 from ..consumers.consumer import Consumer
 from ..consumers.pause import is_paused, pause, pause_remaining, send_pause_advisory
 from ..errors import ApiError, ApiErrors, api_error
-from ..requests import PAUSE_REQUEST, UNPIN_REQUEST, unmarshal_json
+from ..requests import PAUSE_REQUEST, UNPIN_REQUEST
 from .registry import ApiRequest, api, error_response, is_empty_request, is_json_object_or_array, response_type
 
 if TYPE_CHECKING:
@@ -253,7 +253,7 @@ def consumer_pause(js: JetStream, req: ApiRequest) -> dict[str, Any]:
 def _unmarshal_unpin(data: bytes) -> dict[str, Any]:
     """``json.Unmarshal`` (not the API's strict decoder): one value, unknown keys ignored."""
     try:
-        return unmarshal_json(data, UNPIN_REQUEST)
+        return unmarshal_request(data, UNPIN_REQUEST)
     except GoJSONError as exc:
         raise api_error(ApiErrors.JSInvalidJSONErr, err=str(exc)) from None
 

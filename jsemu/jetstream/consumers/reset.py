@@ -36,12 +36,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ...ids import get_hash
-from ...protocol.gojson import GoJSONError, dumps
+from ...protocol.gojson import GoJSONError, dumps, unmarshal_request
 from ...protocol.headers import api_level_too_high, slice_header
 from ...timefmt import format_ns
 from ...version import API_LEVEL
 from ..errors import ApiError, ApiErrors, api_error, response_type
-from ..requests import RESET_REQUEST, unmarshal_json
+from ..requests import RESET_REQUEST
 
 if TYPE_CHECKING:
     from .consumer import Consumer
@@ -55,7 +55,7 @@ _KIND = response_type("consumer_reset_response")
 def unmarshal_reset(data: bytes) -> int:
     """The ``seq`` of a non-empty body, as ``json.Unmarshal`` reads it (0 when not set)."""
     try:
-        seq: int = unmarshal_json(data, RESET_REQUEST).get("seq") or 0
+        seq: int = unmarshal_request(data, RESET_REQUEST).get("seq") or 0
     except GoJSONError as exc:
         raise api_error(ApiErrors.JSInvalidJSONErr, err=str(exc)) from None
     return seq
