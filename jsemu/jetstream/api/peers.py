@@ -12,9 +12,10 @@ A stream of more than one replica with a spare server moves the replica there
 (``cluster/moves.py``) and answers ``success``. Two moves jsemu does not make are refused with
 an error that says so, never answered ``success`` and ignored: the only replica of an R1
 stream (nats-server starts the replacement empty: the stream's messages are gone) and a
-consumer's own replica. A move settles before its reply goes out in jsemu, so
-``STREAM.CANCEL_MOVE`` on an existing stream answers 10129 (not in progress), as
-nats-server does for a settled stream.
+consumer's own replica. A peer removal settles before its reply goes out in jsemu;
+``STREAM.CANCEL_MOVE`` cancels an ``ACCOUNT.STREAM.MOVE`` the control plane holds
+(``cluster/stream_move.py``) and answers 10129 (not in progress) otherwise, as nats-server
+does for a settled stream.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from ...ids import get_hash
 from ..cluster.moves import replace_peer, spare_servers
+from ..cluster.stream_move import desired_json
 from ..errors import ApiError, ApiErrors, api_error
 from ..events.stream_advisories import MODIFY, send_stream_action
 from ..requests import PEER_REMOVE_REQUEST
@@ -33,7 +35,14 @@ if TYPE_CHECKING:
     from ..service import JetStream
     from ..streams.stream import Stream
 
-__all__ = ["consumer_peer_remap", "move_replica", "stream_cancel_move", "stream_peer_remap"]
+__all__ = [
+    "cancel_move",
+    "consumer_peer_remap",
+    "move_replica",
+    "settle_move",
+    "stream_cancel_move",
+    "stream_peer_remap",
+]
 
 #: What the simulated cluster cannot do, in the refusals' words.
 NO_MOVE = "jsemu does not implement moving a replica to another server yet"
@@ -109,6 +118,31 @@ def move_replica(js: JetStream, stream: Stream, removed: str, spare: str) -> Non
         send_stream_action(js, stream.name, MODIFY)
 
 
+def settle_move(js: JetStream, stream: Stream) -> None:
+    """Finish the stream's move under way (``cluster/stream_move.py``): the leaving peer's
+    replica goes to the spare, unless the group changed meanwhile."""
+    move = stream.pending_move
+    if move is None:
+        return
+    stream.pending_move = None
+    names = [p.name for p in stream.replicas.peers]
+    if move.removed in names and move.spare not in names and js.server.node(move.spare).up:
+        move_replica(js, stream, move.removed, move.spare)
+
+
+def cancel_move(js: JetStream, stream: Stream, kind: str) -> dict[str, Any]:
+    """A cancel of the move under way: the stream's info with a ``desired`` block naming the
+    original group (captured), and the move dropped; 10129 with none under way."""
+    move = stream.pending_move
+    if move is None:
+        raise api_error(ApiErrors.JSStreamReconfigureNotInProgressErr)
+    out = {"type": response_type(kind), **stream.info_json()}
+    out["cluster"]["desired"] = desired_json(js.cluster_name, move, move.origin)
+    stream.pending_move = None
+    send_stream_action(js, stream.name, MODIFY)
+    return out
+
+
 @api("CONSUMER.PEER.REMOVE.*.*")
 def consumer_peer_remove(js: JetStream, req: ApiRequest) -> dict[str, Any]:
     """``CONSUMER.PEER.REMOVE`` (seen in the 2.15.1 binary; checks as captured from it)."""
@@ -137,11 +171,10 @@ def consumer_peer_remap(js: JetStream, req: ApiRequest, kind: str) -> dict[str, 
 
 @api("STREAM.CANCEL_MOVE.*")
 def stream_cancel_move(js: JetStream, req: ApiRequest) -> dict[str, Any]:
-    """``jsStreamCancelMoveRequest``: nothing is ever in flight in jsemu."""
+    """``jsStreamCancelMoveRequest``: drops a move under way (10129 with none)."""
     kind = "stream_cancel_move_response"
     try:
         _clustered(js, req)
-        _stream(js, req.token(5))
-        raise api_error(ApiErrors.JSStreamReconfigureNotInProgressErr)
+        return cancel_move(js, _stream(js, req.token(5)), kind)
     except ApiError as err:
         return error_response(kind, err)

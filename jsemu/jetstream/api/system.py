@@ -34,11 +34,12 @@ from typing import TYPE_CHECKING, Any
 from ...protocol.gojson import T_INT, T_STRING, GoSlice, GoStruct, dumps
 from ..cluster.meta import MetaGroup
 from ..cluster.moves import spare_servers
+from ..cluster.stream_move import start_move
 from ..errors import ApiError, ApiErrors, api_error
 from ..events.api_audit import AUDIT_SUBJECT, send_api_audit
-from ..events.stream_advisories import DELETE, send_stream_action
+from ..events.stream_advisories import DELETE, MODIFY, send_stream_action
 from ..requests import STEPDOWN_REQUEST
-from .peers import NO_R1_MOVE, move_replica
+from .peers import NO_R1_MOVE, cancel_move, move_replica, settle_move
 from .registry import (
     ApiRequest,
     error_response,
@@ -68,7 +69,8 @@ STREAM_MOVE_REQUEST = GoStruct(
 
 #: What the simulated cluster cannot do, in the refusals' words.
 NO_SERVER_REMOVE = "jsemu does not implement removing a server from the cluster yet"
-NO_MOVE = "jsemu does not implement moving a replica to another server yet"
+NO_MOVE = "jsemu does not implement moving a stream to a new placement yet"
+NO_SECOND_MOVE = "jsemu does not implement a move while another one is in progress yet"
 NO_RESCUE = "jsemu does not implement META.RESCUE of a group without a leader yet"
 #: ``NewJSClusterNoPeersError`` of a move with no server to move to (captured).
 NO_PLACEMENT = "no suitable peers for placement"
@@ -320,21 +322,23 @@ def _move_target(sysjs: SystemJetStream, call: SystemCall) -> tuple[str, str] | 
     return account, stream
 
 
-def _existing_stream(sysjs: SystemJetStream, account: str, name: str) -> list[str]:
-    """The peers of the account's stream: 10035 without the account, 10059 without the stream."""
+def _existing_stream(sysjs: SystemJetStream, account: str, name: str) -> tuple[JetStream, Stream]:
+    """The account's stream: 10035 without the account, 10059 without the stream."""
     if account not in sysjs.server.account_space.by_name:
         raise api_error(ApiErrors.JSNoAccountErr)
     js = sysjs.jetstreams.get(account)
     stream = js.streams.get(name) if js is not None else None
-    if stream is None:
+    if js is None or stream is None:
         raise api_error(ApiErrors.JSStreamNotFoundErr)
-    return [p.name for p in stream.replicas.peers]
+    return js, stream
 
 
 @system_api("ACCOUNT.STREAM.MOVE.*.*")
 def account_stream_move(sysjs: SystemJetStream, call: SystemCall) -> Response:
-    """``jsLeaderServerStreamMoveRequest``: a group that spans every server has nowhere to
-    go (400/10005); one that could move is refused."""
+    """``jsLeaderServerStreamMoveRequest``: the named server's replica moves to a spare
+    server (``cluster/stream_move.py``); the reply shows the move under way. A group that
+    spans every server has nowhere to go (400/10005). A move without a ``server`` (a new
+    placement) and the only replica of an R1 stream are refused."""
     target = _move_target(sysjs, call)
     if target is None:
         return None
@@ -345,22 +349,37 @@ def account_stream_move(sysjs: SystemJetStream, call: SystemCall) -> Response:
         call.req.check_api_level()
         request = call.req.decode(STREAM_MOVE_REQUEST)
         server: str = request.get("server") or ""
-        peers = _existing_stream(sysjs, *target)
+        js, stream = _existing_stream(sysjs, *target)
+        peers = [p.name for p in stream.replicas.peers]
         if server:
             if server not in meta.names or (request.get("cluster") or meta.cluster) != meta.cluster:
                 raise api_error(ApiErrors.JSClusterServerNotMemberErr)
             if server not in peers:
                 raise api_error(ApiErrors.JSClusterPeerNotMemberErr)
-        if len(peers) >= len(meta.names) or request.get("tags"):
+        spares = spare_servers(peers, meta.names, meta.up)
+        if not spares or request.get("tags"):
             raise api_error(ApiErrors.JSClusterNoPeersErrF, err=NO_PLACEMENT)
-        raise api_error(ApiErrors.JSStreamGeneralErrorF, err=NO_MOVE)
+        if len(peers) == 1:
+            raise api_error(ApiErrors.JSStreamGeneralErrorF, err=NO_R1_MOVE)
+        if not server:
+            raise api_error(ApiErrors.JSStreamGeneralErrorF, err=NO_MOVE)
+        if stream.pending_move is not None:
+            raise api_error(ApiErrors.JSStreamGeneralErrorF, err=NO_SECOND_MOVE)
     except ApiError as err:
         return error_response(kind, err)
+    members = [p.name for p in stream.replicas.peers]
+    now = sysjs.clock.now_ns()
+    stream.pending_move = start_move(stream.replicas.leader.name, members, server, spares[0], now)
+    out = {"type": response_type(kind), **stream.info_json()}
+    send_stream_action(js, stream.name, MODIFY)
+    if not stream.move_held:
+        settle_move(js, stream)
+    return out
 
 
 @system_api("ACCOUNT.STREAM.CANCEL_MOVE.*.*")
 def account_stream_cancel_move(sysjs: SystemJetStream, call: SystemCall) -> Response:
-    """``jsLeaderServerStreamCancelMoveRequest``: nothing is ever being moved in jsemu."""
+    """``jsLeaderServerStreamCancelMoveRequest``: drops a move under way (10129 with none)."""
     if not sysjs.leader_answers():
         return None
     kind = "stream_cancel_move_response"
@@ -369,7 +388,7 @@ def account_stream_cancel_move(sysjs: SystemJetStream, call: SystemCall) -> Resp
         target = _move_target(sysjs, call)
         if target is None:
             return None
-        _existing_stream(sysjs, *target)
-        raise api_error(ApiErrors.JSStreamReconfigureNotInProgressErr)
+        js, stream = _existing_stream(sysjs, *target)
+        return cancel_move(js, stream, kind)
     except ApiError as err:
         return error_response(kind, err)

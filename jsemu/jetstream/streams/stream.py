@@ -20,6 +20,7 @@ from ...store.records import ROLLUP_ALL, ROLLUP_SUBJECT, SKIP_NO_INTEREST, Batch
 from ...subject_transform import SubjectTransform
 from ...timefmt import format_ns
 from ..cluster.replicas import Peer, ReplicaSet, replicated_store
+from ..cluster.stream_move import PendingMove, desired_json
 from ..context import Watcher
 from ..errors import ApiError, ApiErrors, api_error, wrap_error
 from ..limits.storage import checks_publish, publish_error
@@ -103,6 +104,9 @@ class Stream:
         ]
         self.replicas = ReplicaSet(self, peers)
         self.raft_group = ""
+        #: A move to another server under way (``cluster/stream_move.py``); held moves stay.
+        self.pending_move: PendingMove | None = None
+        self.move_held = False
         self.store: Store = peers[0].store
         #: Mirrors and sources copying from this stream, and its consumers while pull
         #: requests wait, woken after each stored message.
@@ -651,4 +655,7 @@ class Stream:
             info["peer"] = get_hash(peer.name)
             followers.append(info)
         out["replicas"] = followers
+        move = self.pending_move
+        if move is not None:
+            out["desired"] = desired_json(js.cluster_name, move, move.desired)
         return out
