@@ -1,0 +1,49 @@
+"""Planted bugs in a stream's move to another server (``ACCOUNT.STREAM.MOVE``, the cancels;
+``cluster/stream_move.py``, ``api/system.py``, ``api/peers.py``), each with the tests that must
+catch it."""
+
+from __future__ import annotations
+
+from tests.mutation.mutations import Mutation
+
+_MOVE_TESTS = ("tests/jetstream/cluster/test_stream_move.py",)
+
+MUTATIONS: list[Mutation] = [
+    Mutation(
+        "stream_move_desired_spare_first",
+        "jetstream",
+        "jsemu/jetstream/cluster/stream_move.py",
+        "    desired = [n for n in origin if n != removed] + [spare]\n",
+        "    desired = [spare] + [n for n in origin if n != removed]\n",
+        _MOVE_TESTS,
+        "the desired group lists the new server first, not the leader (the captured order)",
+    ),
+    Mutation(
+        "stream_move_cancel_keeps_move",
+        "jetstream",
+        "jsemu/jetstream/api/peers.py",
+        "    out[\"cluster\"][\"desired\"] = desired_json(js.cluster_name, move, move.origin)\n"
+        "    stream.pending_move = None\n",
+        "    out[\"cluster\"][\"desired\"] = desired_json(js.cluster_name, move, move.origin)\n",
+        _MOVE_TESTS,
+        "a cancelled move stays in progress (stream info keeps its desired block)",
+    ),
+    Mutation(
+        "stream_move_cancel_names_moved_group",
+        "jetstream",
+        "jsemu/jetstream/api/peers.py",
+        "desired_json(js.cluster_name, move, move.origin)",
+        "desired_json(js.cluster_name, move, move.desired)",
+        _MOVE_TESTS,
+        "the cancel's desired block names the group moved to, not the original group",
+    ),
+    Mutation(
+        "stream_move_hold_ignored",
+        "jetstream",
+        "jsemu/jetstream/api/system.py",
+        "    if not stream.move_held:\n        settle_move(js, stream)\n",
+        "    settle_move(js, stream)\n",
+        _MOVE_TESTS,
+        "a move the control plane holds settles at once (nothing to observe or cancel)",
+    ),
+]
