@@ -68,7 +68,7 @@ STREAM_MOVE_REQUEST = GoStruct(
 )
 
 #: What the simulated cluster cannot do, in the refusals' words.
-NO_SERVER_REMOVE = "jsemu does not implement removing a server from the cluster yet"
+NO_SERVER_REMOVE = "jsemu does not implement removing a server whose replicas have nowhere to go yet"
 NO_MOVE = "jsemu does not implement moving a stream to a new placement yet"
 NO_SECOND_MOVE = "jsemu does not implement a move while another one is in progress yet"
 NO_RESCUE = "jsemu does not implement META.RESCUE of a group without a leader yet"
@@ -219,16 +219,53 @@ def _server_request(meta: MetaGroup, call: SystemCall) -> str:
 
 @system_api("SERVER.REMOVE")
 def server_remove(sysjs: SystemJetStream, call: SystemCall) -> Response:
-    """``jsLeaderServerRemoveRequest``: removing a member is refused."""
+    """``jsLeaderServerRemoveRequest``: the server leaves the meta group (captured from a real
+    5-node cluster): every stream replica on it moves to a spare server as a peer removal's
+    does, the system account hears ``SERVER.REMOVED``, no stream is placed on it again, and
+    the reply is ``success``, but none when the server removed led the meta group (a new
+    leader is elected). A replica with nowhere to go (a group on every server left) and the
+    only replica of an R1 stream are refused."""
     if not call.system or not sysjs.leader_answers():
         return None
-    assert sysjs.meta is not None
+    meta = sysjs.meta
+    assert meta is not None
     kind = "meta_server_remove_response"
     try:
-        _server_request(sysjs.meta, call)
-        raise api_error(ApiErrors.JSStreamGeneralErrorF, err=NO_SERVER_REMOVE)
+        name = _server_request(meta, call)
+        moves = _replicas_on(sysjs, meta, name, NO_SERVER_REMOVE)
     except ApiError as err:
         return error_response(kind, err)
+    for js, stream, spare in moves:
+        move_replica(js, stream, name, spare)
+    for js in sysjs.jetstreams.values():
+        if name in js.peer_names:
+            js.peer_names.remove(name)
+    led = name == meta.leader
+    meta.remove(name, sysjs.server.node(name).server_id)
+    return None if led else {"type": response_type(kind), "success": True}
+
+
+def _replicas_on(
+    sysjs: SystemJetStream, meta: MetaGroup, name: str, stuck: str | None
+) -> list[tuple[JetStream, Stream, str]]:
+    """Each stream with a replica on ``name`` and the spare server it would move to. A
+    stream with no spare is skipped, or refused with ``stuck`` when given; an R1 stream's
+    only replica is refused."""
+    moves: list[tuple[JetStream, Stream, str]] = []
+    for js in sysjs.jetstreams.values():
+        for stream in js.streams.values():
+            members = [p.name for p in stream.replicas.peers]
+            if name not in members:
+                continue
+            spares = spare_servers(members, meta.names, meta.up)
+            if not spares:
+                if stuck is None:
+                    continue
+                raise api_error(ApiErrors.JSStreamGeneralErrorF, err=stuck)
+            if len(members) == 1:
+                raise api_error(ApiErrors.JSStreamGeneralErrorF, err=NO_R1_MOVE)
+            moves.append((js, stream, spares[0]))
+    return moves
 
 
 @system_api("SERVER.EVACUATE")
@@ -242,18 +279,9 @@ def server_evacuate(sysjs: SystemJetStream, call: SystemCall) -> Response:
     meta = sysjs.meta
     assert meta is not None
     kind = "meta_server_evacuate_response"
-    moves: list[tuple[JetStream, Stream, str]] = []
     try:
         name = _server_request(meta, call)
-        for js in sysjs.jetstreams.values():
-            for stream in js.streams.values():
-                members = [p.name for p in stream.replicas.peers]
-                spares = spare_servers(members, meta.names, meta.up)
-                if name not in members or not spares:
-                    continue
-                if len(members) == 1:
-                    raise api_error(ApiErrors.JSStreamGeneralErrorF, err=NO_R1_MOVE)
-                moves.append((js, stream, spares[0]))
+        moves = _replicas_on(sysjs, meta, name, None)
     except ApiError as err:
         return error_response(kind, err)
     for js, stream, spare in moves:
