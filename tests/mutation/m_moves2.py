@@ -22,9 +22,9 @@ MUTATIONS: list[Mutation] = [
         "stream_move_cancel_keeps_move",
         "jetstream",
         "jsemu/jetstream/api/peers.py",
-        "    out[\"cluster\"][\"desired\"] = desired_json(js.cluster_name, move, move.origin)\n"
+        '    out["cluster"]["desired"] = desired_json(js.cluster_name, move, move.origin)\n'
         "    stream.pending_move = None\n",
-        "    out[\"cluster\"][\"desired\"] = desired_json(js.cluster_name, move, move.origin)\n",
+        '    out["cluster"]["desired"] = desired_json(js.cluster_name, move, move.origin)\n',
         _MOVE_TESTS,
         "a cancelled move stays in progress (stream info keeps its desired block)",
     ),
@@ -45,5 +45,46 @@ MUTATIONS: list[Mutation] = [
         "    settle_move(js, stream)\n",
         _MOVE_TESTS,
         "a move the control plane holds settles at once (nothing to observe or cancel)",
+    ),
+]
+
+_REMOVE_TESTS = ("tests/jetstream/cluster/test_server_remove.py",)
+
+MUTATIONS += [
+    Mutation(
+        "server_remove_keeps_placing_on_it",
+        "jetstream",
+        "jsemu/jetstream/api/system.py",
+        "        if name in js.peer_names:\n            js.peer_names.remove(name)\n",
+        "        pass\n",
+        _REMOVE_TESTS,
+        "a removed server still gets new replicas",
+    ),
+    Mutation(
+        "server_remove_answers_for_the_removed_leader",
+        "jetstream",
+        "jsemu/jetstream/api/system.py",
+        '    return None if led else {"type": response_type(kind), "success": True}\n',
+        '    return {"type": response_type(kind), "success": True}\n',
+        _REMOVE_TESTS,
+        "removing the meta leader is answered (nats-server's removed leader never replies)",
+    ),
+    Mutation(
+        "server_remove_no_advisory",
+        "jetstream",
+        "jsemu/jetstream/cluster/meta.py",
+        "        self._publish(SERVER_REMOVED.encode(), dumps(event).encode())\n",
+        "",
+        _REMOVE_TESTS,
+        "SERVER.REMOVE sends no SERVER.REMOVED advisory",
+    ),
+    Mutation(
+        "server_remove_leaves_replicas",
+        "jetstream",
+        "jsemu/jetstream/api/system.py",
+        "        moves = _replicas_on(sysjs, meta, name, NO_SERVER_REMOVE)\n",
+        "        moves = []\n",
+        _REMOVE_TESTS,
+        "a removed server keeps its stream and consumer replicas",
     ),
 ]

@@ -15,13 +15,14 @@ account ``SYS``, an account ``A`` with JetStream and an account ``B`` without):
   answers with its own ``server`` and ``server_id``).
 
 What jsemu's simulated cluster does (``ServerOptions.cluster_size``): the meta leader steps
-down to a preferred or another up server (``cluster/meta.py``), a server evacuation moves
-every replica on the server to a spare one (``cluster/moves.py``), the account purge deletes
-every stream, and every request check answers as nats-server's. What it cannot do is refused
-with an error that says so, never answered ``success`` and ignored: removing a server from
-the cluster, an account's stream move to a placement (nats-server answers it while the move
-is under way, with a ``desired`` block jsemu does not model), moving the only replica of an
-R1 stream, and lowering the quorum of a meta group that lost its leader (``META.RESCUE``;
+down to a preferred or another up server (``cluster/meta.py``), a server evacuation or
+removal moves every replica on the server to a spare one (``cluster/moves.py``; a removal
+also takes it out of the meta group), an account's stream move off a named server moves that
+replica (``cluster/stream_move.py``), the account purge deletes every stream, and every request
+check answers as nats-server's. What it cannot do is refused with an error that says so, never
+answered ``success`` and ignored: a removal whose replicas have nowhere to go, a stream move to
+a new placement (no ``server``), moving the only replica of an R1 stream, and lowering the
+quorum of a meta group that lost its leader (``META.RESCUE``;
 with a leader, raft refuses it: 400/10224 ``raft: leader is known``).
 """
 
