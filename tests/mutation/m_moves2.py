@@ -88,3 +88,26 @@ MUTATIONS += [
         "a removed server keeps its stream and consumer replicas",
     ),
 ]
+
+_CONSUMER_TESTS = ("tests/jetstream/cluster/test_consumer_peer_remap.py",)
+
+MUTATIONS += [
+    Mutation(
+        "consumer_remap_to_any_server",
+        "jetstream",
+        "jsemu/jetstream/api/peers.py",
+        "        removed, spare = _remap(js, peer, group.peers, [p.name for p in stream.replicas.peers])\n",
+        "        removed, spare = _remap(js, peer, group.peers, js.peer_names)\n",
+        _CONSUMER_TESTS,
+        "a consumer's replica moves to a server outside its stream's group (nats-server: 10075)",
+    ),
+    Mutation(
+        "consumer_remap_answers_without_moving",
+        "jetstream",
+        "jsemu/jetstream/api/peers.py",
+        "    group.replace_peer(removed, spare, stream.replicas.leader.name)\n",
+        "",
+        _CONSUMER_TESTS,
+        "CONSUMER.PEER.REMOVE answers success and leaves the replica where it was",
+    ),
+]

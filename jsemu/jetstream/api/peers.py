@@ -9,10 +9,14 @@ A member is then replaced by a server outside the group; with none left (an R3 g
 three servers) the remap fails with 503/10075, as captured from a real 3-node cluster.
 
 A stream of more than one replica with a spare server moves the replica there
-(``cluster/moves.py``) and answers ``success``. Two moves jsemu does not make are refused with
-an error that says so, never answered ``success`` and ignored: the only replica of an R1
-stream (nats-server starts the replacement empty: the stream's messages are gone) and a
-consumer's own replica. A peer removal settles before its reply goes out in jsemu;
+(``cluster/moves.py``) and answers ``success``. A consumer's replica moves only to a server of
+its stream's group outside the consumer's (captured from a real 5-node cluster: an R3 consumer
+of an R5 stream moves, one of an R3 stream answers 10075); a removed leader hands over first.
+Two moves jsemu does not make are refused with an error that says so, never answered
+``success`` and ignored: the only replica of an R1 stream (nats-server starts the
+replacement empty: the stream's messages are gone) and of an R1 consumer (nats-server's
+comes back on another server, empty and without a leader). A peer removal settles before
+its reply goes out in jsemu;
 ``STREAM.CANCEL_MOVE`` cancels an ``ACCOUNT.STREAM.MOVE`` the control plane holds
 (``cluster/stream_move.py``) and answers 10129 (not in progress) otherwise, as nats-server
 does for a settled stream.
@@ -45,7 +49,7 @@ __all__ = [
 ]
 
 #: What the simulated cluster cannot do, in the refusals' words.
-NO_MOVE = "jsemu does not implement moving a replica to another server yet"
+NO_R1_CONSUMER_MOVE = "jsemu does not implement moving the only replica of an R1 consumer yet"
 NO_R1_MOVE = "jsemu does not implement moving the only replica of an R1 stream yet"
 
 
@@ -65,14 +69,20 @@ def _clustered(js: JetStream, req: ApiRequest) -> None:
     req.check_api_level()
 
 
-def _remap(js: JetStream, peer: str, members: Sequence[str]) -> tuple[str, str]:
-    """``isGroupMember`` by peer id or server name, then the remap: the member's name and
-    the spare server that takes its place (503/10075 when there is none)."""
+def _member(peer: str, members: Sequence[str]) -> str:
+    """``isGroupMember`` by peer id or server name: the member's name (10040 for none)."""
     by_id = {get_hash(name): name for name in members}
     name = by_id.get(get_hash(peer)) or by_id.get(peer)
     if name is None:
         raise api_error(ApiErrors.JSClusterPeerNotMemberErr)
-    spares = spare_servers(members, js.peer_names, lambda n: js.server.node(n).up)
+    return name
+
+
+def _remap(js: JetStream, peer: str, members: Sequence[str], servers: Sequence[str]) -> tuple[str, str]:
+    """The member ``peer`` names and the spare server among ``servers`` that takes its
+    place (503/10075 when there is none)."""
+    name = _member(peer, members)
+    spares = spare_servers(members, servers, lambda n: js.server.node(n).up)
     if not spares:
         raise api_error(ApiErrors.JSPeerRemapErr)
     return name, spares[0]
@@ -102,7 +112,7 @@ def stream_peer_remap(js: JetStream, req: ApiRequest, kind: str) -> dict[str, An
         _clustered(js, req)
         peer = _requested_peer(req)
         stream = _stream(js, req.token(6))
-        removed, spare = _remap(js, peer, [p.name for p in stream.replicas.peers])
+        removed, spare = _remap(js, peer, [p.name for p in stream.replicas.peers], js.peer_names)
         if len(stream.replicas.peers) == 1:
             raise api_error(ApiErrors.JSStreamGeneralErrorF, err=NO_R1_MOVE)
     except ApiError as err:
@@ -163,10 +173,14 @@ def consumer_peer_remap(js: JetStream, req: ApiRequest, kind: str) -> dict[str, 
         consumer = js.consumer_set(stream).by_name.get(req.token(7))
         if consumer is None or consumer.group is None:
             raise api_error(ApiErrors.JSConsumerNotFoundErr)
-        _remap(js, peer, consumer.group.peers)
-        raise api_error(ApiErrors.JSStreamGeneralErrorF, err=NO_MOVE)
+        group = consumer.group
+        removed, spare = _remap(js, peer, group.peers, [p.name for p in stream.replicas.peers])
+        if len(group.peers) == 1:
+            raise api_error(ApiErrors.JSStreamGeneralErrorF, err=NO_R1_CONSUMER_MOVE)
     except ApiError as err:
         return error_response(kind, err)
+    group.replace_peer(removed, spare, stream.replicas.leader.name)
+    return {"type": response_type(kind), "success": True}
 
 
 @api("STREAM.CANCEL_MOVE.*")
