@@ -111,3 +111,35 @@ MUTATIONS += [
         "CONSUMER.PEER.REMOVE answers success and leaves the replica where it was",
     ),
 ]
+
+_R1_TESTS = ("tests/jetstream/cluster/test_peer_remap.py",)
+
+MUTATIONS += [
+    Mutation(
+        "r1_restart_keeps_messages",
+        "jetstream",
+        "jsemu/jetstream/api/peers.py",
+        "    restart_empty(stream, spare, stream.empty_store())\n",
+        "    restart_empty(stream, spare, stream.store)\n",
+        _R1_TESTS,
+        "an R1 stream restarted on a spare keeps its messages (nats-server's starts empty)",
+    ),
+    Mutation(
+        "r1_restart_consumers_keep_state",
+        "jetstream",
+        "jsemu/jetstream/api/peers.py",
+        "        consumer.reset_to(first)\n",
+        "",
+        _R1_TESTS,
+        "the restarted R1 stream's consumers keep what they had delivered",
+    ),
+    Mutation(
+        "r1_restart_no_leader_advisory",
+        "jetstream",
+        "jsemu/jetstream/api/peers.py",
+        "    stream_leader_elected(stream, stream.replicas, single=True)\n",
+        "",
+        _R1_TESTS,
+        "the restarted R1 stream sends no STREAM.LEADER_ELECTED",
+    ),
+]

@@ -28,10 +28,13 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from ...ids import get_hash
-from ..cluster.moves import replace_peer, spare_servers
+from ..cluster.leader import consumer_leader_elected, stream_leader_elected
+from ..cluster.moves import replace_peer, restart_empty, spare_servers
 from ..cluster.stream_move import desired_json
 from ..errors import ApiError, ApiErrors, api_error
-from ..events.stream_advisories import MODIFY, send_stream_action
+from ..events.consumer_advisories import CREATE as CONSUMER_CREATED
+from ..events.consumer_advisories import send_consumer_action
+from ..events.stream_advisories import CREATE, MODIFY, send_stream_action
 from ..requests import PEER_REMOVE_REQUEST
 from .registry import ApiRequest, api, error_response, is_empty_request, response_type
 
@@ -43,6 +46,7 @@ __all__ = [
     "cancel_move",
     "consumer_peer_remap",
     "move_replica",
+    "restart_r1",
     "settle_move",
     "stream_cancel_move",
     "stream_peer_remap",
@@ -113,12 +117,40 @@ def stream_peer_remap(js: JetStream, req: ApiRequest, kind: str) -> dict[str, An
         peer = _requested_peer(req)
         stream = _stream(js, req.token(6))
         removed, spare = _remap(js, peer, [p.name for p in stream.replicas.peers], js.peer_names)
-        if len(stream.replicas.peers) == 1:
+        r1 = len(stream.replicas.peers) == 1
+        if r1 and not _restartable(js, stream):
             raise api_error(ApiErrors.JSStreamGeneralErrorF, err=NO_R1_MOVE)
     except ApiError as err:
         return error_response(kind, err)
-    move_replica(js, stream, removed, spare)
+    if r1:
+        restart_r1(js, stream, removed, spare)
+    else:
+        move_replica(js, stream, removed, spare)
     return {"type": response_type(kind), "success": True}
+
+
+def _restartable(js: JetStream, stream: Stream) -> bool:
+    """Whether jsemu can restart the R1 stream empty: nothing but messages to lose."""
+    plain = stream.mirror_link is None and not stream.source_links
+    return plain and stream.markers is None and stream.schedules is None and not js.persists(stream.config)
+
+
+def restart_r1(js: JetStream, stream: Stream, removed: str, spare: str) -> None:
+    """The R1 stream starts anew on ``spare``, empty, as nats-server's does
+    (``cluster/moves.py``), and so do its consumers, in the captured advisories' order."""
+    restart_empty(stream, spare, stream.empty_store())
+    stream_leader_elected(stream, stream.replicas, single=True)
+    stream.forget_messages()
+    send_stream_action(js, stream.name, CREATE)
+    send_stream_action(js, stream.name, MODIFY)
+    first = stream.store.first_seq or 1
+    for consumer in list(js.consumer_set(stream).by_name.values()):
+        if consumer.group is not None and removed in consumer.group.peers:
+            consumer.group.replace_peer(removed, spare, spare)
+            consumer_leader_elected(consumer, single=True)
+        consumer.reset_to(first)
+        send_consumer_action(js, stream.name, consumer.name, CONSUMER_CREATED)
+    send_stream_action(js, stream.name, MODIFY)
 
 
 def move_replica(js: JetStream, stream: Stream, removed: str, spare: str) -> None:

@@ -138,6 +138,17 @@ class Stream:
         #: told apart by identity; see ``server/subscriber.py``).
         self.fast_batch: FastBatch = self.publish_batch
 
+    def empty_store(self) -> Store:
+        """A new, empty store of this stream's flavour (an R1 stream restarted elsewhere)."""
+        config = self.config
+        make = new_store if len(self.replicas.peers) == 1 and not self.js.persists(config) else replicated_store
+        return make(config.storage or "file", _limits(config), self.js.clock, config.first_seq)
+
+    def forget_messages(self) -> None:
+        """Its messages are gone (an R1 stream restarted empty): the duplicate window too."""
+        self.dedup = DedupWindow(self.config.duplicate_window, self.js.clock)
+        self.last_msg_id = b""
+
     def _plain_path(self) -> tuple[bool, int]:
         """Whether a header-less message can skip the publish rules (and up to what size)."""
         cfg = self.config
