@@ -24,6 +24,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
+from ..jetstream.api.peers import settle_move
 from ..jetstream.cluster.replicas import ReplicationError
 from ..server.queue_policy import Prefer, RoundRobin
 from ..store import ControlledClock, ManualClock
@@ -192,8 +193,6 @@ class ControlPlane(ConsumerControls):
     @remote
     def finish_move(self, stream: str, account: str | None = None) -> None:
         """Settle the stream's move under way (the new peer caught up, the old one gone)."""
-        from ..jetstream.api.peers import settle_move
-
         js, target = self._account_stream(stream, account)
         if target.pending_move is None:
             raise ControlError(f"stream {stream!r} has no move in progress")
