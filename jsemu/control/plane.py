@@ -24,6 +24,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
+from ..jetstream.api.peers import settle_move
 from ..jetstream.cluster.replicas import ReplicationError
 from ..server.queue_policy import Prefer, RoundRobin
 from ..store import ControlledClock, ManualClock
@@ -176,6 +177,27 @@ class ControlPlane(ConsumerControls):
             }
             for p in replicas.peers
         ]
+
+    def _account_stream(self, stream: str, account: str | None) -> tuple[JetStream, Stream]:
+        js = self.js if account is None else self.server.account_jetstreams.get(account)
+        if js is None or stream not in js.streams:
+            raise ControlError(f"no stream {stream!r}" + (f" in account {account!r}" if account else ""))
+        return js, js.streams[stream]
+
+    @remote
+    def hold_moves(self, stream: str, account: str | None = None, hold: bool = True) -> None:
+        """Keep a move of the stream (``ACCOUNT.STREAM.MOVE``) in progress, its ``desired``
+        block showing, until ``finish_move`` or a ``CANCEL_MOVE``; ``hold=False`` stops holding."""
+        self._account_stream(stream, account)[1].move_held = hold
+
+    @remote
+    def finish_move(self, stream: str, account: str | None = None) -> None:
+        """Settle the stream's move under way (the new peer caught up, the old one gone)."""
+        js, target = self._account_stream(stream, account)
+        if target.pending_move is None:
+            raise ControlError(f"stream {stream!r} has no move in progress")
+        settle_move(js, target)
+        self.server.flush()
 
     @remote
     def mirror_state(self, stream: str) -> dict[str, Any]:

@@ -57,8 +57,9 @@ MUTATIONS: list[Mutation] = [
         "evacuate_moves_nothing",
         "jetstream",
         "jsemu/jetstream/api/system.py",
-        "    for js, stream, spare in moves:\n        move_replica(js, stream, name, spare)\n",
-        "",
+        "    for js, stream, spare in moves:\n        move_replica(js, stream, name, spare)\n"
+        '    return {"type": response_type(kind), "success": True}\n',
+        '    return {"type": response_type(kind), "success": True}\n',
         _MOVES,
         "SERVER.EVACUATE answers success and leaves the replicas on the server",
     ),

@@ -41,8 +41,10 @@ MUTATIONS: list[Mutation] = [
         "cancel_move_without_stream_check",
         "jetstream",
         "jsemu/jetstream/api/peers.py",
-        "        _clustered(js, req)\n        _stream(js, req.token(5))\n",
-        "        _clustered(js, req)\n",
+        "        return cancel_move(js, _stream(js, req.token(5)), kind)\n",
+        "        stream = js.streams.get(req.token(5))\n        if stream is None:\n"
+        "            raise api_error(ApiErrors.JSStreamReconfigureNotInProgressErr)\n"
+        "        return cancel_move(js, stream, kind)\n",
         _PEER_TESTS,
         "STREAM.CANCEL_MOVE of a missing stream says 'not in progress' instead of 'stream not found'",
     ),

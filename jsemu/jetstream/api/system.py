@@ -15,13 +15,14 @@ account ``SYS``, an account ``A`` with JetStream and an account ``B`` without):
   answers with its own ``server`` and ``server_id``).
 
 What jsemu's simulated cluster does (``ServerOptions.cluster_size``): the meta leader steps
-down to a preferred or another up server (``cluster/meta.py``), a server evacuation moves
-every replica on the server to a spare one (``cluster/moves.py``), the account purge deletes
-every stream, and every request check answers as nats-server's. What it cannot do is refused
-with an error that says so, never answered ``success`` and ignored: removing a server from
-the cluster, an account's stream move to a placement (nats-server answers it while the move
-is under way, with a ``desired`` block jsemu does not model), moving the only replica of an
-R1 stream, and lowering the quorum of a meta group that lost its leader (``META.RESCUE``;
+down to a preferred or another up server (``cluster/meta.py``), a server evacuation or
+removal moves every replica on the server to a spare one (``cluster/moves.py``; a removal
+also takes it out of the meta group), an account's stream move off a named server moves that
+replica (``cluster/stream_move.py``), the account purge deletes every stream, and every request
+check answers as nats-server's. What it cannot do is refused with an error that says so, never
+answered ``success`` and ignored: a removal whose replicas have nowhere to go, a stream move to
+a new placement (no ``server``), moving the only replica of an R1 stream, and lowering the
+quorum of a meta group that lost its leader (``META.RESCUE``;
 with a leader, raft refuses it: 400/10224 ``raft: leader is known``).
 """
 
@@ -34,11 +35,12 @@ from typing import TYPE_CHECKING, Any
 from ...protocol.gojson import T_INT, T_STRING, GoSlice, GoStruct, dumps
 from ..cluster.meta import MetaGroup
 from ..cluster.moves import spare_servers
+from ..cluster.stream_move import start_move
 from ..errors import ApiError, ApiErrors, api_error
 from ..events.api_audit import AUDIT_SUBJECT, send_api_audit
-from ..events.stream_advisories import DELETE, send_stream_action
+from ..events.stream_advisories import DELETE, MODIFY, send_stream_action
 from ..requests import STEPDOWN_REQUEST
-from .peers import NO_R1_MOVE, move_replica
+from .peers import NO_R1_MOVE, cancel_move, move_replica, settle_move
 from .registry import (
     ApiRequest,
     error_response,
@@ -67,8 +69,9 @@ STREAM_MOVE_REQUEST = GoStruct(
 )
 
 #: What the simulated cluster cannot do, in the refusals' words.
-NO_SERVER_REMOVE = "jsemu does not implement removing a server from the cluster yet"
-NO_MOVE = "jsemu does not implement moving a replica to another server yet"
+NO_SERVER_REMOVE = "jsemu does not implement removing a server whose replicas have nowhere to go yet"
+NO_MOVE = "jsemu does not implement moving a stream to a new placement yet"
+NO_SECOND_MOVE = "jsemu does not implement a move while another one is in progress yet"
 NO_RESCUE = "jsemu does not implement META.RESCUE of a group without a leader yet"
 #: ``NewJSClusterNoPeersError`` of a move with no server to move to (captured).
 NO_PLACEMENT = "no suitable peers for placement"
@@ -217,16 +220,53 @@ def _server_request(meta: MetaGroup, call: SystemCall) -> str:
 
 @system_api("SERVER.REMOVE")
 def server_remove(sysjs: SystemJetStream, call: SystemCall) -> Response:
-    """``jsLeaderServerRemoveRequest``: removing a member is refused."""
+    """``jsLeaderServerRemoveRequest``: the server leaves the meta group (captured from a real
+    5-node cluster): every stream replica on it moves to a spare server as a peer removal's
+    does, the system account hears ``SERVER.REMOVED``, no stream is placed on it again, and
+    the reply is ``success``, but none when the server removed led the meta group (a new
+    leader is elected). A replica with nowhere to go (a group on every server left) and the
+    only replica of an R1 stream are refused."""
     if not call.system or not sysjs.leader_answers():
         return None
-    assert sysjs.meta is not None
+    meta = sysjs.meta
+    assert meta is not None
     kind = "meta_server_remove_response"
     try:
-        _server_request(sysjs.meta, call)
-        raise api_error(ApiErrors.JSStreamGeneralErrorF, err=NO_SERVER_REMOVE)
+        name = _server_request(meta, call)
+        moves = _replicas_on(sysjs, meta, name, NO_SERVER_REMOVE)
     except ApiError as err:
         return error_response(kind, err)
+    for js, stream, spare in moves:
+        move_replica(js, stream, name, spare)
+    for js in sysjs.jetstreams.values():
+        if name in js.peer_names:
+            js.peer_names.remove(name)
+    led = name == meta.leader
+    meta.remove(name, sysjs.server.node(name).server_id)
+    return None if led else {"type": response_type(kind), "success": True}
+
+
+def _replicas_on(
+    sysjs: SystemJetStream, meta: MetaGroup, name: str, stuck: str | None
+) -> list[tuple[JetStream, Stream, str]]:
+    """Each stream with a replica on ``name`` and the spare server it would move to. A
+    stream with no spare is skipped, or refused with ``stuck`` when given; an R1 stream's
+    only replica is refused."""
+    moves: list[tuple[JetStream, Stream, str]] = []
+    for js in sysjs.jetstreams.values():
+        for stream in js.streams.values():
+            members = [p.name for p in stream.replicas.peers]
+            if name not in members:
+                continue
+            spares = spare_servers(members, meta.names, meta.up)
+            if not spares:
+                if stuck is None:
+                    continue
+                raise api_error(ApiErrors.JSStreamGeneralErrorF, err=stuck)
+            if len(members) == 1:
+                raise api_error(ApiErrors.JSStreamGeneralErrorF, err=NO_R1_MOVE)
+            moves.append((js, stream, spares[0]))
+    return moves
 
 
 @system_api("SERVER.EVACUATE")
@@ -240,18 +280,9 @@ def server_evacuate(sysjs: SystemJetStream, call: SystemCall) -> Response:
     meta = sysjs.meta
     assert meta is not None
     kind = "meta_server_evacuate_response"
-    moves: list[tuple[JetStream, Stream, str]] = []
     try:
         name = _server_request(meta, call)
-        for js in sysjs.jetstreams.values():
-            for stream in js.streams.values():
-                members = [p.name for p in stream.replicas.peers]
-                spares = spare_servers(members, meta.names, meta.up)
-                if name not in members or not spares:
-                    continue
-                if len(members) == 1:
-                    raise api_error(ApiErrors.JSStreamGeneralErrorF, err=NO_R1_MOVE)
-                moves.append((js, stream, spares[0]))
+        moves = _replicas_on(sysjs, meta, name, None)
     except ApiError as err:
         return error_response(kind, err)
     for js, stream, spare in moves:
@@ -320,21 +351,23 @@ def _move_target(sysjs: SystemJetStream, call: SystemCall) -> tuple[str, str] | 
     return account, stream
 
 
-def _existing_stream(sysjs: SystemJetStream, account: str, name: str) -> list[str]:
-    """The peers of the account's stream: 10035 without the account, 10059 without the stream."""
+def _existing_stream(sysjs: SystemJetStream, account: str, name: str) -> tuple[JetStream, Stream]:
+    """The account's stream: 10035 without the account, 10059 without the stream."""
     if account not in sysjs.server.account_space.by_name:
         raise api_error(ApiErrors.JSNoAccountErr)
     js = sysjs.jetstreams.get(account)
     stream = js.streams.get(name) if js is not None else None
-    if stream is None:
+    if js is None or stream is None:
         raise api_error(ApiErrors.JSStreamNotFoundErr)
-    return [p.name for p in stream.replicas.peers]
+    return js, stream
 
 
 @system_api("ACCOUNT.STREAM.MOVE.*.*")
 def account_stream_move(sysjs: SystemJetStream, call: SystemCall) -> Response:
-    """``jsLeaderServerStreamMoveRequest``: a group that spans every server has nowhere to
-    go (400/10005); one that could move is refused."""
+    """``jsLeaderServerStreamMoveRequest``: the named server's replica moves to a spare
+    server (``cluster/stream_move.py``); the reply shows the move under way. A group that
+    spans every server has nowhere to go (400/10005). A move without a ``server`` (a new
+    placement) and the only replica of an R1 stream are refused."""
     target = _move_target(sysjs, call)
     if target is None:
         return None
@@ -345,22 +378,37 @@ def account_stream_move(sysjs: SystemJetStream, call: SystemCall) -> Response:
         call.req.check_api_level()
         request = call.req.decode(STREAM_MOVE_REQUEST)
         server: str = request.get("server") or ""
-        peers = _existing_stream(sysjs, *target)
+        js, stream = _existing_stream(sysjs, *target)
+        peers = [p.name for p in stream.replicas.peers]
         if server:
             if server not in meta.names or (request.get("cluster") or meta.cluster) != meta.cluster:
                 raise api_error(ApiErrors.JSClusterServerNotMemberErr)
             if server not in peers:
                 raise api_error(ApiErrors.JSClusterPeerNotMemberErr)
-        if len(peers) >= len(meta.names) or request.get("tags"):
+        spares = spare_servers(peers, meta.names, meta.up)
+        if not spares or request.get("tags"):
             raise api_error(ApiErrors.JSClusterNoPeersErrF, err=NO_PLACEMENT)
-        raise api_error(ApiErrors.JSStreamGeneralErrorF, err=NO_MOVE)
+        if len(peers) == 1:
+            raise api_error(ApiErrors.JSStreamGeneralErrorF, err=NO_R1_MOVE)
+        if not server:
+            raise api_error(ApiErrors.JSStreamGeneralErrorF, err=NO_MOVE)
+        if stream.pending_move is not None:
+            raise api_error(ApiErrors.JSStreamGeneralErrorF, err=NO_SECOND_MOVE)
     except ApiError as err:
         return error_response(kind, err)
+    members = [p.name for p in stream.replicas.peers]
+    now = sysjs.clock.now_ns()
+    stream.pending_move = start_move(stream.replicas.leader.name, members, server, spares[0], now)
+    out = {"type": response_type(kind), **stream.info_json()}
+    send_stream_action(js, stream.name, MODIFY)
+    if not stream.move_held:
+        settle_move(js, stream)
+    return out
 
 
 @system_api("ACCOUNT.STREAM.CANCEL_MOVE.*.*")
 def account_stream_cancel_move(sysjs: SystemJetStream, call: SystemCall) -> Response:
-    """``jsLeaderServerStreamCancelMoveRequest``: nothing is ever being moved in jsemu."""
+    """``jsLeaderServerStreamCancelMoveRequest``: drops a move under way (10129 with none)."""
     if not sysjs.leader_answers():
         return None
     kind = "stream_cancel_move_response"
@@ -369,7 +417,7 @@ def account_stream_cancel_move(sysjs: SystemJetStream, call: SystemCall) -> Resp
         target = _move_target(sysjs, call)
         if target is None:
             return None
-        _existing_stream(sysjs, *target)
-        raise api_error(ApiErrors.JSStreamReconfigureNotInProgressErr)
+        js, stream = _existing_stream(sysjs, *target)
+        return cancel_move(js, stream, kind)
     except ApiError as err:
         return error_response(kind, err)

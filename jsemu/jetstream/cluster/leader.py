@@ -53,9 +53,10 @@ def _send(stream: ReplicatedStream, subject: str, fields: dict[str, Any]) -> Non
     out.send_via_sendq(subject.encode(), -1, dumps(fields).encode())
 
 
-def stream_leader_elected(stream: ReplicatedStream, replicas: ReplicaSet) -> None:
-    """``sendStreamLeaderElectAdvisory`` for a stream of more than one peer."""
-    if len(replicas.peers) < 2 or replicas.leaderless:
+def stream_leader_elected(stream: ReplicatedStream, replicas: ReplicaSet, single: bool = False) -> None:
+    """``sendStreamLeaderElectAdvisory`` for a stream of more than one peer (or of one when
+    ``single``: an R1 stream restarted on another server)."""
+    if (len(replicas.peers) < 2 and not single) or replicas.leaderless:
         return
     now = stream.js.clock.now_ns()
     peers = [_peer_info(replicas, p.name, now, replicas.lag(p)) for p in replicas.peers]
@@ -70,15 +71,16 @@ def stream_leader_elected(stream: ReplicatedStream, replicas: ReplicaSet) -> Non
     _send(stream, f"{STREAM_LEADER_ELECTED}.{stream.name}", fields)
 
 
-def consumer_leader_elected(consumer: GroupedConsumer) -> None:
-    """``sendConsumerLeaderElectAdvisory`` for a consumer whose group has more than one peer."""
+def consumer_leader_elected(consumer: GroupedConsumer, single: bool = False) -> None:
+    """``sendConsumerLeaderElectAdvisory`` for a consumer whose group has more than one peer
+    (or of one when ``single``: an R1 consumer restarted with its stream)."""
     group = consumer.group
-    if group is None or group.replicas is None or group.leaderless:
+    if group is None or (group.replicas is None and not single) or group.leaderless:
         return
     stream = consumer.stream
     now = stream.js.clock.now_ns()
     replicas = group.replicas
-    peers = [_peer_info(stream.replicas, name, now, replicas.lag(name)) for name in group.peers]
+    peers = [_peer_info(stream.replicas, n, now, replicas.lag(n) if replicas else 0) for n in group.peers]
     fields: dict[str, Any] = {
         "type": _CONSUMER_TYPE,
         "id": new_event_id(),

@@ -8,6 +8,10 @@ down with ``node_down`` is not a candidate). Each change sends the system accoun
 ``$JS.EVENT.ADVISORY.DOMAIN.LEADER_ELECTED``, as nats-server 2.15.1 does
 (``sendDomainLeaderElectAdvisory``): the new leader's peer id (the 8-character hash of its
 name), every server of the group as a ``PeerInfo`` (the leader first here), the cluster name.
+
+``SERVER.REMOVE`` takes a server out of the group for good (``remove``): the system account
+hears ``$JS.EVENT.ADVISORY.SERVER.REMOVED`` (``JSServerRemovedAdvisory``: the server's name
+and id, the cluster, the domain when there is one; captured), and a removed leader hands over.
 """
 
 from __future__ import annotations
@@ -19,10 +23,12 @@ from ...ids import get_hash, new_event_id
 from ...protocol.gojson import dumps
 from ...timefmt import format_ns
 
-__all__ = ["DOMAIN_LEADER_ELECTED", "MetaGroup"]
+__all__ = ["DOMAIN_LEADER_ELECTED", "SERVER_REMOVED", "MetaGroup"]
 
 DOMAIN_LEADER_ELECTED = "$JS.EVENT.ADVISORY.DOMAIN.LEADER_ELECTED"
 _TYPE = "io.nats.jetstream.advisory.v1.domain_leader_elected"
+SERVER_REMOVED = "$JS.EVENT.ADVISORY.SERVER.REMOVED"
+_REMOVED_TYPE = "io.nats.jetstream.advisory.v1.server_removed"
 
 
 class MetaGroup:
@@ -84,3 +90,23 @@ class MetaGroup:
         if self.domain:
             event["domain"] = self.domain
         self._publish(DOMAIN_LEADER_ELECTED.encode(), dumps(event).encode())
+
+    def remove(self, name: str, server_id: str) -> None:
+        """Take ``name`` out of the group (``processRemovePeer``): the ``server_removed``
+        advisory, then a new leader when it led."""
+        self.names.remove(name)
+        event: dict[str, Any] = {
+            "type": _REMOVED_TYPE,
+            "id": new_event_id(),
+            "timestamp": format_ns(self._now_ns()),
+            "server": name,
+            "server_id": server_id,
+            "cluster": self.cluster,
+        }
+        if self.domain:
+            event["domain"] = self.domain
+        self._publish(SERVER_REMOVED.encode(), dumps(event).encode())
+        if name == self.leader:
+            candidates = self.candidates()
+            if candidates:
+                self.step_down(candidates[0])

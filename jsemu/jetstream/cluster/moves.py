@@ -18,6 +18,15 @@ nats-server shows the move in progress for half a second (a ``desired`` block in
 ``cluster``). jsemu's replacement catches up at once from a copy of the leader's store (what
 raft's snapshot and catch-up leave it with), so the move has settled by the time the reply
 goes out.
+
+An R1 stream has no other replica to copy from: nats-server 2.15.1 answers the removal of its
+only peer ``success`` and starts the stream anew on a spare server (captured from a real
+5-node cluster): no leader for about four seconds, then ``STREAM.LEADER_ELECTED``,
+``STREAM.CREATED`` and ``modify`` advisories, every message gone (the next publish is
+sequence 1), each consumer recreated there (``CONSUMER.LEADER_ELECTED``, ``CONSUMER.CREATED``)
+with nothing delivered or acked. jsemu makes the settled state at once (``restart_empty``,
+the consumers in ``api/peers.py``); a stream with state beyond its messages (a mirror, sources,
+delete markers, schedules, a store dir) is refused instead.
 """
 
 from __future__ import annotations
@@ -29,9 +38,10 @@ from typing import TYPE_CHECKING
 from .replicas import Peer, ReplicatedStore
 
 if TYPE_CHECKING:
+    from ...store import Store
     from .members import ReplicatedStream
 
-__all__ = ["replace_peer", "spare_servers"]
+__all__ = ["replace_peer", "restart_empty", "spare_servers"]
 
 
 def spare_servers(members: Sequence[str], names: Sequence[str], is_up: Callable[[str], bool]) -> list[str]:
@@ -62,3 +72,8 @@ def replace_peer(stream: ReplicatedStream, removed: str, spare: str) -> None:
     replicas.peers[replicas.peers.index(old)] = new
     replicas.forget(old)
     stream.sync_responders()
+
+
+def restart_empty(stream: ReplicatedStream, spare: str, store: Store) -> None:
+    """Start the R1 stream anew on ``spare`` with ``store`` (empty); it leads at once."""
+    stream.replicas.restart_on(Peer(spare, store, stream.js.clock.now_ns()))

@@ -309,6 +309,19 @@ class ReplicaSet:
         self.leaderless = True
         self.stream.sync_responders()
 
+    def restart_on(self, new: Peer) -> None:
+        """The only peer of an R1 group is replaced by ``new`` (an empty store on another
+        server), which leads at once: the log so far no longer applies to anyone."""
+        new.applied = self.end
+        if isinstance(new.store, ReplicatedStore):
+            new.store.replicas = self
+        self.peers[0].offline = True  # its Direct Get responders leave with it
+        self.stream.sync_responders()
+        self.peers[0] = new
+        self._make_leader(new)
+        self._trim()
+        self.stream.sync_responders()
+
     def forget(self, peer: Peer) -> None:
         """``peer`` left the group (a move): the log no longer waits for it."""
         self._trim()

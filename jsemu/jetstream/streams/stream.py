@@ -20,6 +20,7 @@ from ...store.records import ROLLUP_ALL, ROLLUP_SUBJECT, SKIP_NO_INTEREST, Batch
 from ...subject_transform import SubjectTransform
 from ...timefmt import format_ns
 from ..cluster.replicas import Peer, ReplicaSet, replicated_store
+from ..cluster.stream_move import PendingMove, desired_json
 from ..context import Watcher
 from ..errors import ApiError, ApiErrors, api_error, wrap_error
 from ..limits.storage import checks_publish, publish_error
@@ -103,6 +104,9 @@ class Stream:
         ]
         self.replicas = ReplicaSet(self, peers)
         self.raft_group = ""
+        #: A move to another server under way (``cluster/stream_move.py``); held moves stay.
+        self.pending_move: PendingMove | None = None
+        self.move_held = False
         self.store: Store = peers[0].store
         #: Mirrors and sources copying from this stream, and its consumers while pull
         #: requests wait, woken after each stored message.
@@ -133,6 +137,17 @@ class Stream:
         #: The stream's entry for a connection's fast lane: one stable object (runs are
         #: told apart by identity; see ``server/subscriber.py``).
         self.fast_batch: FastBatch = self.publish_batch
+
+    def empty_store(self) -> Store:
+        """A new, empty store of this stream's flavour (an R1 stream restarted elsewhere)."""
+        config = self.config
+        make = new_store if len(self.replicas.peers) == 1 and not self.js.persists(config) else replicated_store
+        return make(config.storage or "file", _limits(config), self.js.clock, config.first_seq)
+
+    def forget_messages(self) -> None:
+        """Its messages are gone (an R1 stream restarted empty): the duplicate window too."""
+        self.dedup = DedupWindow(self.config.duplicate_window, self.js.clock)
+        self.last_msg_id = b""
 
     def _plain_path(self) -> tuple[bool, int]:
         """Whether a header-less message can skip the publish rules (and up to what size)."""
@@ -651,4 +666,7 @@ class Stream:
             info["peer"] = get_hash(peer.name)
             followers.append(info)
         out["replicas"] = followers
+        move = self.pending_move
+        if move is not None:
+            out["desired"] = desired_json(js.cluster_name, move, move.desired)
         return out

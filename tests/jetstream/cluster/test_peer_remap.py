@@ -3,11 +3,13 @@
 localhost, accounts with JetStream; the replies below are its bytes): the request checks in
 ``jsStreamRemapPeerRequest``'s order, a member of an R3 group with no server left to take its
 place fails the remap (503/10075), and nothing is ever being reconfigured (10129). Removing
-the only peer of an R1 stream is refused (nats-server starts an empty replica on a spare
-server: the messages are lost); moves of an R3 stream's replica are in ``test_moves.py``."""
+the only peer of an R1 stream answers ``success`` and starts the stream anew on a spare server,
+empty, its consumers with it (captured from a real 5-node cluster: the messages are lost);
+moves of an R3 stream's replica are in ``test_moves.py``."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import AsyncIterator
 from typing import Any
@@ -113,15 +115,47 @@ async def test_a_member_is_named_by_server_name_or_peer_id(cluster: Client) -> N
     assert await _reply(cluster, "STREAM.PEER.REMOVE.S", by_id) == expected
 
 
-async def test_a_move_to_a_spare_server_is_refused_not_ignored(cluster: Client) -> None:
-    info: dict[str, Any] = json.loads(await _reply(cluster, "STREAM.INFO.R1", b""))
+async def test_an_r1_streams_only_peer_restarts_empty_on_a_spare(cluster: Client) -> None:
+    nc = cluster
+    for i in range(3):
+        await nc.request("r1", b"m%d" % i, timeout=2)
+    durable = {"stream_name": "R1", "config": {"durable_name": "E", "ack_policy": "explicit"}}
+    await nc.request("$JS.API.CONSUMER.DURABLE.CREATE.R1.E", json.dumps(durable).encode(), timeout=2)
+    inbox = await nc.subscribe("pull.in")
+    await nc.publish("$JS.API.CONSUMER.MSG.NEXT.R1.E", b'{"batch":1}', reply="pull.in")
+    await inbox.next_msg(timeout=2)  # one delivered, unacked
+    events: list[str] = []
+
+    async def seen(msg: Any) -> None:
+        events.append(msg.subject)
+
+    await nc.subscribe("$JS.EVENT.ADVISORY.>", cb=seen)
+    info: dict[str, Any] = json.loads(await _reply(nc, "STREAM.INFO.R1", b""))
     leader = info["cluster"]["leader"]
     other = next(n for n in ("n1", "n2", "n3") if n != leader)
-    assert await _reply(cluster, "STREAM.PEER.REMOVE.R1", json.dumps({"peer": other}).encode()) == _err(
+    assert await _reply(nc, "STREAM.PEER.REMOVE.R1", json.dumps({"peer": other}).encode()) == _err(
         "stream_remove_peer_response", 400, 10040, "peer not a member"
     )
-    reply = json.loads(await _reply(cluster, "STREAM.PEER.REMOVE.R1", json.dumps({"peer": leader}).encode()))
-    assert reply["error"]["err_code"] == 10051
-    assert "does not implement" in reply["error"]["description"]
-    after: dict[str, Any] = json.loads(await _reply(cluster, "STREAM.INFO.R1", b""))
-    assert after["cluster"]["leader"] == leader  # nothing moved
+    reply = await _reply(nc, "STREAM.PEER.REMOVE.R1", json.dumps({"peer": leader}).encode())
+    assert reply == json.dumps({"type": _T + "stream_remove_peer_response", "success": True}, separators=(",", ":"))
+    after: dict[str, Any] = json.loads(await _reply(nc, "STREAM.INFO.R1", b""))
+    assert after["cluster"] == {"name": "c", "leader": after["cluster"]["leader"]}
+    assert after["cluster"]["leader"] != leader
+    assert after["state"]["messages"] == 0 and after["state"]["consumer_count"] == 1
+    consumer: dict[str, Any] = json.loads(await _reply(nc, "CONSUMER.INFO.R1.E", b""))
+    assert consumer["cluster"] == after["cluster"]
+    assert consumer["delivered"] == {"consumer_seq": 0, "stream_seq": 0} and consumer["num_ack_pending"] == 0
+    ack = json.loads((await nc.request("r1", b"after", timeout=2)).data)
+    assert ack == {"stream": "R1", "seq": 1}  # the stream starts over
+    assert json.loads(await _reply(nc, "CONSUMER.INFO.R1.E", b""))["num_pending"] == 1
+    await nc.flush()
+    await asyncio.sleep(0.05)
+    prefix = "$JS.EVENT.ADVISORY."
+    assert [e.removeprefix(prefix) for e in events if not e.startswith(prefix + "API")] == [
+        "STREAM.LEADER_ELECTED.R1",
+        "STREAM.CREATED.R1",
+        "STREAM.UPDATED.R1",
+        "CONSUMER.LEADER_ELECTED.R1.E",
+        "CONSUMER.CREATED.R1.E",
+        "STREAM.UPDATED.R1",
+    ]
