@@ -40,11 +40,12 @@ async def test_kv_key_ttl_leaves_a_limit_marker(js: JetStreamContext, names: Nam
     assert await kv.create("k", b"v", msg_ttl=1) == 1
     assert await kv.put("other", b"w") == 2
     watcher = await kv.watchall()
-    assert await updates(watcher, 3) == [
-        ("k", b"v", 1, "None"),
-        ("other", b"w", 2, "None"),
-        ("<init done>", b"", 0, ""),
-    ]
+    # nats-py marks the end of the initial values when the consumer's create reply says nothing is
+    # pending; on a loaded machine nats-server has sometimes delivered both already when it builds
+    # that reply, so the marker may come first: its place is the client's race, the values are not.
+    seen = await updates(watcher, 3)
+    assert ("<init done>", b"", 0, "") in seen
+    assert [u for u in seen if u[0] != "<init done>"] == [("k", b"v", 1, "None"), ("other", b"w", 2, "None")]
     assert (await kv.get("k")).value == b"v"
     # The key's TTL is up: the server replaces it by a marker, which watchers see as a purge.
     assert await updates(watcher, 1) == [("k", b"", 3, "PURGE")]

@@ -77,7 +77,7 @@ async def pull_cases(js: Any, name: str) -> None:
     for what in ("consumer", "stream", "recreated"):
         for how in ("next", "fetch", "messages"):
             s = f"{name}_p_{what}_{how}"
-            stream = await js.create_stream(name=s, subjects=[f"{s}.>"])
+            stream = await js.create_stream(name=s, subjects=[f"{s}.>"], storage="memory")
             cons = await stream.create_consumer(name="D", ack_policy="explicit")
 
             async def wait(cons: Any = cons, how: str = how) -> Any:
@@ -96,7 +96,7 @@ async def pull_cases(js: Any, name: str) -> None:
                     return
                 await js.delete_stream(s)
                 if what == "recreated":
-                    await js.create_stream(name=s, subjects=[f"{s}.>"])
+                    await js.create_stream(name=s, subjects=[f"{s}.>"], storage="memory")
                     await js.publish(f"{s}.a", b"n1")
 
             await case(f"pull.{how}.{what}", wait, remove)
@@ -128,7 +128,7 @@ async def ordered_cases(js: Any, name: str) -> None:
     for what in ("consumer", "stream", "recreated"):
         for how in ("next", "fetch", "messages"):
             s = f"{name}_o_{what}_{how}"
-            stream = await js.create_stream(name=s, subjects=[f"{s}.>"])
+            stream = await js.create_stream(name=s, subjects=[f"{s}.>"], storage="memory")
             for i in range(2):
                 await js.publish(f"{s}.a", f"m{i}".encode())
             cons = await stream.ordered_consumer(max_reset_attempts=2)
@@ -158,7 +158,7 @@ async def ordered_cases(js: Any, name: str) -> None:
                     return
                 await js.delete_stream(s)
                 if what == "recreated":
-                    await js.create_stream(name=s, subjects=[f"{s}.>"])
+                    await js.create_stream(name=s, subjects=[f"{s}.>"], storage="memory")
                     for i in range(2, 6):
                         await js.publish(f"{s}.a", f"n{i}".encode())
 
