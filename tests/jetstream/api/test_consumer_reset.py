@@ -259,8 +259,8 @@ async def test_drawn_reset_requests(pair: Pair, steps: list[tuple[str, Any, bool
         await _stream_with(pair, 6)
         for name, cfg in _POLICIES.items():
             await pair.same(f"{CREATE}.{name}", _req({"durable_name": name, **cfg}))
-        emu, real = await pull_frames(pair, f"{NEXT}.ALL", {"batch": 2}, 2)
-        assert emu.frames == real.frames
+        # No deliveries here: a reset reply's ``delivered`` raced nats-server's delivery loop
+        # under load (the effects on delivered messages are the fixed tests' above).
         pair.reset_ready = True  # type: ignore[attr-defined]
     for name, body, info in steps:
         await pair.same(f"{RESET}.{name}", body)
