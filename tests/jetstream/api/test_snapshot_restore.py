@@ -144,12 +144,11 @@ async def test_snapshot_and_restore_round_trip(server: Handle) -> None:
     await asyncio.sleep(0.2)
     kinds = [f"{e['type'].rsplit('.', 1)[-1]}:{e.get('action', '')}" for e in events]
     assert kinds[:2] == ["stream_action:create", "snapshot_create:"], kinds
-    # nats-server sends snapshot_complete from the snapshot's goroutine once the last chunk is
-    # acked; under load the delete that follows the snapshot can overtake it: either order
-    assert sorted(kinds[2:4]) == ["snapshot_complete:", "stream_action:delete"], kinds
-    assert kinds[4] == "restore_create:", kinds
-    # nats-server sends these two from different goroutines: either order
-    assert sorted(kinds[5:]) == ["restore_complete:", "stream_action:create"], kinds
+    # After those, nats-server sends its advisories from several goroutines (the snapshot's, the
+    # API's, the restore's) and under load they cross: the same five, in any order.
+    assert sorted(kinds[2:]) == sorted(
+        ["snapshot_complete:", "stream_action:delete", "restore_create:", "restore_complete:", "stream_action:create"]
+    ), kinds
     snap_events = {e["type"].rsplit(".", 1)[-1]: e for e in events}
     assert list(snap_events["snapshot_create"]) == ["type", "id", "timestamp", "stream", "state", "client"]
     assert snap_events["snapshot_create"]["state"] == info["state"]
