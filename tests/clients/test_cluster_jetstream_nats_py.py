@@ -17,7 +17,7 @@ import pytest
 from nats.aio.client import Client as NATS
 from nats.aio.msg import Msg
 from nats.js.api import StreamConfig
-from support.cluster import Node, first_publish, start_js_cluster, stop_cluster
+from support.cluster import Node, first_fetch, first_publish, start_js_cluster, stop_cluster
 from support.servers import KINDS
 
 NAMES = ("n1", "n2", "n3")
@@ -65,7 +65,7 @@ async def test_pull_fetch_and_acks_across_nodes(conns: list[NATS]) -> None:
     for i in range(1, 3):
         await n2.jetstream().publish(f"pull.{i}", b"m%d" % i)
     sub = await n3.jetstream().pull_subscribe("pull.>", "worker", stream="PULL")
-    msgs = await sub.fetch(3, timeout=5)
+    msgs = await first_fetch(sub, 3)
     assert [(m.subject, m.data) for m in msgs] == [("pull.0", b"m0"), ("pull.1", b"m1"), ("pull.2", b"m2")]
     for m in msgs:
         await m.ack_sync()

@@ -12,7 +12,7 @@ from pathlib import Path
 import nats
 import pytest
 from nats.js.api import StreamConfig
-from support.cluster import Node, first_publish, start_js_cluster, stop_cluster
+from support.cluster import Node, first_fetch, first_publish, start_js_cluster, stop_cluster
 from support.servers import KINDS
 
 
@@ -38,7 +38,7 @@ async def test_domain_api_through_every_node(cluster: list[Node]) -> None:
             assert (ack.stream, ack.seq, ack.domain) == ("DOM", i + 1, "X")
             assert (await js.stream_info("DOM")).state.messages == i + 1
         sub = await ncs[2].jetstream(domain="X").pull_subscribe("dom.>", "w", stream="DOM")
-        msgs = await sub.fetch(3, timeout=5)
+        msgs = await first_fetch(sub, 3)
         assert [m.subject for m in msgs] == ["dom.0", "dom.1", "dom.2"]
         for m in msgs:
             await m.ack_sync()

@@ -23,11 +23,12 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from nats.errors import NoRespondersError
-from nats.js.errors import NoStreamResponseError
+from nats.js.errors import NoStreamResponseError, ServiceUnavailableError
 
 from .servers import nats_server_binary
 
 if TYPE_CHECKING:
+    from nats.aio.msg import Msg
     from nats.js.api import PubAck
     from nats.js.client import JetStreamContext
 
@@ -239,6 +240,22 @@ async def first_publish(
         try:
             return await js.publish(subject, data, headers=headers)
         except (NoStreamResponseError, NoRespondersError):
+            if loop.time() > deadline:
+                raise
+            await asyncio.sleep(0.05)
+
+
+async def first_fetch(sub: JetStreamContext.PullSubscription, batch: int, timeout: float = 5.0) -> list[Msg]:
+    """A fetch through another node right after the consumer was created: the consumer's
+    ``MSG.NEXT`` interest reaches that node's routes a moment after the create's reply (nats-server
+    under load took long enough for nats-py to hear no responders, a 503), so a 503 is retried
+    for up to 5 s; nothing is delivered by a request nobody heard."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + 5
+    while True:
+        try:
+            return await sub.fetch(batch, timeout=timeout)
+        except ServiceUnavailableError:
             if loop.time() > deadline:
                 raise
             await asyncio.sleep(0.05)
