@@ -25,6 +25,11 @@ never the bottleneck. Sections (``--only`` picks some):
 
 Every ratio is oriented so that >= 1.0 means jsemu meets the target: jsemu / nats-server
 for rates, nats-server / jsemu for latencies, bytes and start-up times.
+
+``--runs N`` runs each section N times (both servers each time, in the same order), then
+reports every row as the median of its N figures per server; its ratio is the median of
+the N ratios (each from one run, the two servers measured side by side) and its spread the
+lowest and highest of them (``merge_runs``). ``--json`` keeps every run's figures.
 """
 
 from __future__ import annotations
@@ -73,13 +78,31 @@ class Row:
     #: False for a figure about the measurement itself (a spread of rounds): shown per
     #: server, no ratio (a wider spread on one server is no target to meet).
     compared: bool = True
+    #: With ``--runs``: each run's figure per server, in run order (``values`` holds their
+    #: medians) and each run's ratio where both servers gave a figure.
+    runs: dict[str, list[float]] = field(default_factory=dict)
+    ratios: list[float] = field(default_factory=list)
 
     @property
     def ratio(self) -> float | None:
+        if self.ratios:
+            return statistics.median(self.ratios)
+        return self.run_ratio
+
+    @property
+    def run_ratio(self) -> float | None:
+        """The ratio of the figures in ``values`` (one run's)."""
         real, emu = self.values.get("real"), self.values.get("jsemu")
         if not self.compared or not real or not emu:
             return None
         return emu / real if self.higher_is_better else real / emu
+
+    @property
+    def spread(self) -> tuple[float, float] | None:
+        """The lowest and highest ratio of the runs (None for fewer than two)."""
+        if len(self.ratios) < 2:
+            return None
+        return min(self.ratios), max(self.ratios)
 
 
 @dataclass
@@ -506,19 +529,62 @@ def machine() -> str:
 
 
 def table(rows: dict[str, Row]) -> str:
-    out = [f"{'section':<12}{'row':<46}{'unit':>7}{'nats-server':>14}{'jsemu':>14}{'ratio':>8}"]
+    """The rows as text: a ``spread`` column (lowest-highest ratio) when any row has several runs."""
+    spreads = any(row.spread for row in rows.values())
+    width = max([46, *(len(row.name) + 2 for row in rows.values())])
+    head = f"{'section':<12}{'row':<{width}}{'unit':>7}{'nats-server':>14}{'jsemu':>14}{'ratio':>8}"
+    out = [head + (f"{'spread':>13}" if spreads else "")]
+
+    def cell(v: float | None) -> str:
+        return "-" if v is None else f"{v:,.3f}" if v < 10 else f"{v:,.0f}"
+
     for row in rows.values():
-        real, emu, ratio = row.values.get("real"), row.values.get("jsemu"), row.ratio
-
-        def cell(v: float | None) -> str:
-            return "-" if v is None else f"{v:,.3f}" if v < 10 else f"{v:,.0f}"
-
-        out.append(
-            f"{row.section:<12}{row.name:<46}{row.unit:>7}{cell(real):>14}{cell(emu):>14}"
+        real, emu, ratio, spread = row.values.get("real"), row.values.get("jsemu"), row.ratio, row.spread
+        line = (
+            f"{row.section:<12}{row.name:<{width}}{row.unit:>7}{cell(real):>14}{cell(emu):>14}"
             f"{'-' if ratio is None else f'{ratio:.2f}':>8}"
         )
+        if spreads:
+            line += f"{'-' if spread is None else f'{spread[0]:.2f}-{spread[1]:.2f}':>13}"
+        out.append(line.rstrip())
     out.append("ratio: jsemu/nats-server for rates, nats-server/jsemu for µs, ms and bytes; >= 1.00 meets the target")
+    if spreads:
+        runs = max(len(r.ratios) for r in rows.values())
+        out.append(f"each figure the median of {runs} runs; spread: the lowest and highest ratio of those runs")
     return "\n".join(out)
+
+
+def merge_runs(per_run: list[dict[str, Row]]) -> dict[str, Row]:
+    """One row per key of the runs' tables (in order of first appearance): the median of
+    each server's figures, every figure kept in ``runs``, and each run's own ratio (the two
+    servers of one run were measured side by side) in ``ratios``."""
+    merged: dict[str, Row] = {}
+    for rows in per_run:
+        for key, row in rows.items():
+            into = merged.setdefault(
+                key, Row(row.section, row.name, row.unit, row.higher_is_better, compared=row.compared)
+            )
+            for kind, value in row.values.items():
+                into.runs.setdefault(kind, []).append(value)
+            ratio = row.run_ratio
+            if ratio is not None:
+                into.ratios.append(ratio)
+    for row in merged.values():
+        row.values = {kind: statistics.median(values) for kind, values in row.runs.items()}
+    return merged
+
+
+def run_repeated(only: list[str], sizes: Sizes, runs: int = 1) -> dict[str, Row]:
+    """Each section ``runs`` times in a row (``run``), merged (``merge_runs``)."""
+    rows: dict[str, Row] = {}
+    for section in only:
+        per_run = []
+        for n in range(runs):
+            if runs > 1:
+                print(f"run {n + 1} of {runs}:", file=sys.stderr, flush=True)
+            per_run.append(run([section], sizes))
+        rows.update(merge_runs(per_run))
+    return rows
 
 
 SECTIONS = ("directget", "directget16", "ingest", "consumers", "scaling", "connections", "startup", "routes")
