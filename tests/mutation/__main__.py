@@ -4,7 +4,7 @@
     python -m tests.mutation NAME [NAME...]  # some of them (also: -k SUBSTRING)
     python -m tests.mutation --list          # the list, with the anchors checked
 
-For each mutation the runner copies ``jsemu/``, ``tests/`` and ``pyproject.toml`` to a temporary
+For each mutation the runner copies ``jsemu/``, ``tests/``, ``benchmarks/`` and ``pyproject.toml`` to a temporary
 directory (the working tree is never touched), replaces the one occurrence of the anchor, and
 runs ``pytest -x`` on the mutation's tests there, with the copy first on ``PYTHONPATH`` so that
 ``import jsemu`` loads the mutant. It prints a table and exits 1 if any mutation survives
@@ -42,6 +42,7 @@ def _copy_tree(dest: Path) -> None:
     ignore = shutil.ignore_patterns("__pycache__", "node_modules", ".venv", "*.egg-info", ".hypothesis")
     shutil.copytree(ROOT / "jsemu", dest / "jsemu", ignore=ignore)
     shutil.copytree(ROOT / "tests", dest / "tests", ignore=ignore)
+    shutil.copytree(ROOT / "benchmarks", dest / "benchmarks", ignore=ignore)  # for benchmark runner tests
     shutil.copy2(ROOT / "pyproject.toml", dest / "pyproject.toml")
     modules = ROOT / "tests" / "clients" / "js" / "node_modules"
     if modules.exists():
