@@ -1,5 +1,6 @@
 """Planted bugs of ``python -m benchmarks --runs`` (``benchmarks/suite.py``: ``Row.ratio``,
-``Row.spread``, ``merge_runs``)."""
+``Row.spread``, ``merge_runs``) and of the wildcard lookups that take a filter's remembered
+subjects (``store/stream_store.py``: ``_few_matches``, ``_known_few``, the match memo)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,8 @@ from tests.mutation.mutations import Mutation
 
 _SUITE = "benchmarks/suite.py"
 _TEST = "tests/test_benchmark_runs.py"
+_STORE = "jsemu/store/stream_store.py"
+_MEMO = "tests/store/test_wildcard_memo.py"
 
 MUTATIONS: list[Mutation] = [
     Mutation(
@@ -35,5 +38,35 @@ MUTATIONS: list[Mutation] = [
         "                into.runs[kind] = [value]\n",
         (f"{_TEST}::test_medians_ratios_and_spread", f"{_TEST}::test_each_section_runs_n_times_in_turn"),
         "only the last run's figure kept per server: the median is one run's",
+    ),
+    Mutation(
+        "memo_kept_for_new_subject",
+        "store",
+        _STORE,
+        "            if self._match_memo:\n                self._match_memo.clear()\n        else:\n",
+        "            pass\n        else:\n",
+        (f"{_MEMO}::test_remembered_subjects_follow_subjects_coming_and_going",),
+        "a subject new to the store leaves the remembered matches alone: next/prev by wildcard miss it",
+    ),
+    Mutation(
+        "memo_kept_for_gone_subject",
+        "store",
+        _STORE,
+        "            del self._fss[subject]\n            self._match_memo.clear()\n            self._tree.remove(subject)\n"
+        "            return\n        if seqs[0] == seq:\n",
+        "            del self._fss[subject]\n            self._tree.remove(subject)\n"
+        "            return\n        if seqs[0] == seq:\n",
+        (f"{_MEMO}::test_remembered_subjects_follow_subjects_coming_and_going",),
+        "a subject whose last message goes stays remembered: its stale index answers next/prev",
+    ),
+    Mutation(
+        "memo_partial_subject_list",
+        "store",
+        _STORE,
+        "            if len(found) > _FEW_SUBJECTS:\n                return None\n            if len(memo) >= _MEMO_MAX_FILTERS:\n",
+        "            memo[filter] = found\n            if len(found) > _FEW_SUBJECTS:\n                return None\n"
+        "            if len(memo) >= _MEMO_MAX_FILTERS:\n",
+        (f"{_MEMO}::test_a_lookup_remembers_no_partial_list_for_multi_last",),
+        "a next lookup remembers the cut-short list of a filter with many subjects: multi-last misses some",
     ),
 ]

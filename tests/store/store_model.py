@@ -41,6 +41,7 @@ def shrink_thresholds(monkeypatch: pytest.MonkeyPatch) -> None:
         "_SCAN_SHORT": 1,
         "_SCAN_SLOTS": 3,  # ...or three slots
         "_CHUNK": 2,
+        "_CHUNK_FIRST": 1,  # a walk's first chunk one slot, then two
         "_PROBE": 1,  # next/prev live go to the dmap after one slot
         "_LIVE_STEP": 1,
     }.items():

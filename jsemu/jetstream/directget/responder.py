@@ -393,8 +393,16 @@ class DirectGetResponder:
                     key = last.encode()
                     if 42 not in key and 62 not in key:  # no ``*`` or ``>``: a literal subject
                         plan = (_LAST, key)
+            if plan is None and req:
+                self._remember_decoded(data, req)  # for the general path: decoded once, not twice
         plans[data] = plan
         return plan
+
+    def _remember_decoded(self, data: bytes, req: dict[str, Any]) -> None:
+        decoded = self._decoded
+        if len(decoded) >= _PLAN_CACHE_MAX:
+            decoded.clear()
+        decoded[data] = req  # read-only from here on
 
     def _on_payload_general(self, reply: bytes, hdr_len: int, msg: bytes) -> None:
         hdr, data = (msg[:hdr_len], msg[hdr_len:]) if hdr_len > 0 else (b"", msg)
@@ -411,10 +419,7 @@ class DirectGetResponder:
             except GoJSONError:
                 self._status(reply, STATUS_MALFORMED_REQUEST)
                 return
-            decoded = self._decoded
-            if len(decoded) >= _PLAN_CACHE_MAX:
-                decoded.clear()
-            decoded[data] = req  # read-only from here on
+            self._remember_decoded(data, req)
         seq = req.get("seq") or 0
         last_for = req.get("last_by_subj") or ""
         next_for = req.get("next_by_subj") or ""
