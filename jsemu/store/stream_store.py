@@ -99,6 +99,11 @@ _SCAN_SLOTS = 65536
 _CHUNK = 4096
 _CHUNK_FIRST = 64
 
+# Whether a subject met by a wildcard walk matches its filter, remembered for this many filters and
+# subjects each (a verdict never goes stale: it depends on the two names alone).
+_VERDICT_FILTERS = 64
+_VERDICT_SUBJECTS = 4096
+
 # Multi-last filters remembered with their subjects (for at most this many subjects each).
 _MEMO_MAX_FILTERS = 256
 _MEMO_MAX_SUBJECTS = 4096
@@ -244,6 +249,7 @@ class StreamStore:
         "_ttl_on",
         "_ttls",
         "_unlimited",
+        "_verdicts",
     )
 
     def __init__(
@@ -279,6 +285,7 @@ class StreamStore:
         self._tree_pending: list[_Subj] = []
         # Wildcard filter -> its subjects, while the set of subjects stays the same.
         self._match_memo: dict[bytes, list[tuple[bytes, _Subj]]] = {}
+        self._verdicts: dict[bytes, dict[bytes, bool]] = {}
         self._dmap: _SortedSeqs = _sorted_list()
         self._msgs = 0
         self._bytes = 0
@@ -425,6 +432,7 @@ class StreamStore:
         self._tree = SubjectTree()
         self._tree_pending = []
         self._match_memo.clear()
+        self._verdicts.clear()
         self._dmap.clear()
         self._msgs = 0
         self._bytes = 0
@@ -1182,11 +1190,28 @@ class StreamStore:
         get = self._fss.get
         return [st.seqs[-1] if (st := get(subject)) is not None else 0 for subject in subjects]
 
-    def _scan(self, ftoks: list[bytes], start: int, end: int, step: int, budget: int = 0) -> tuple[int, int]:
+    def _verdicts_for(self, filter: bytes) -> dict[bytes, bool]:
+        """The remembered verdicts of ``filter``'s walks (see ``_scan``)."""
+        verdicts = self._verdicts
+        memo = verdicts.get(filter)
+        if memo is None:
+            if len(verdicts) >= _VERDICT_FILTERS:
+                verdicts.clear()
+            memo = verdicts[filter] = {}
+        elif len(memo) > _VERDICT_SUBJECTS:
+            memo.clear()
+        return memo
+
+    def _scan(
+        self, ftoks: list[bytes], memo: dict[bytes, bool], start: int, end: int, step: int, budget: int = 0
+    ) -> tuple[int, int]:
         """Walk live slots from ``start`` to ``end`` (``step`` +1 or -1) for a wildcard match.
 
         Dead slots are skipped at C speed (``compress``); the walk gives up after a number of live
         messages comparable to what the subject-tree lookup would cost, or after _SCAN_SLOTS slots.
+        Each subject's verdict is kept in ``memo`` (``_verdicts_for`` the filter), so later walks
+        over the same subjects look it up instead of comparing tokens (measured: ``load_next(b"s.7.*",
+        1)`` on 1,000 messages on 1,000 subjects, a match 8 messages on, 7.4 -> 4.3 µs).
         Returns (match or 0, the first sequence not examined).
         """
         base, subj = self._base, self._subj
@@ -1194,7 +1219,6 @@ class StreamStore:
             budget = _SCAN_MIN + min(len(self._fss), _SCAN_CAP)
         if abs(end - start) >= _SCAN_SLOTS:
             end = start + step * (_SCAN_SLOTS - 1)
-        memo: dict[bytes, bool] = {}
         pos = start
         # Chunks grow from _CHUNK_FIRST to _CHUNK slots: a walk usually ends within a few
         # messages, and slicing a whole _CHUNK for it cost more than the walk (measured:
@@ -1277,12 +1301,13 @@ class StreamStore:
         few = self._known_few(filter)
         if few is None:
             ftoks = filter.split(b".")
-            found, start = self._scan(ftoks, start, self._last, 1, _SCAN_SHORT)
+            memo = self._verdicts_for(filter)
+            found, start = self._scan(ftoks, memo, start, self._last, 1, _SCAN_SHORT)
             if found or start > self._last:
                 return found
             few = self._few_matches(filter)
             if few is None:
-                found, start = self._scan(ftoks, start, self._last, 1)
+                found, start = self._scan(ftoks, memo, start, self._last, 1)
                 if found or start > self._last:
                     return found
         best = 0
@@ -1318,12 +1343,13 @@ class StreamStore:
         few = self._known_few(filter)
         if few is None:
             ftoks = filter.split(b".")
-            found, start = self._scan(ftoks, start, self._first, -1, _SCAN_SHORT)
+            memo = self._verdicts_for(filter)
+            found, start = self._scan(ftoks, memo, start, self._first, -1, _SCAN_SHORT)
             if found or start < self._first:
                 return found
             few = self._few_matches(filter)
             if few is None:
-                found, start = self._scan(ftoks, start, self._first, -1)
+                found, start = self._scan(ftoks, memo, start, self._first, -1)
                 if found or start < self._first:
                     return found
         best = 0

@@ -69,4 +69,13 @@ MUTATIONS: list[Mutation] = [
         (f"{_MEMO}::test_a_lookup_remembers_no_partial_list_for_multi_last",),
         "a next lookup remembers the cut-short list of a filter with many subjects: multi-last misses some",
     ),
+    Mutation(
+        "verdicts_shared_by_filters",
+        "store",
+        _STORE,
+        "        verdicts = self._verdicts\n        memo = verdicts.get(filter)\n",
+        '        verdicts = self._verdicts\n        filter = b"*"\n        memo = verdicts.get(filter)\n',
+        (f"{_MEMO}::test_remembered_subjects_follow_subjects_coming_and_going",),
+        "a walk's remembered verdicts shared by every filter: one filter's match answers another's",
+    ),
 ]

@@ -1,6 +1,7 @@
-"""Wildcard next/prev lookups that take a filter's remembered subjects (the match memo) are
-the lookups of a store that never remembered anything: the memo goes when a subject comes or
-goes, and what one lookup remembers serves every other query on that filter."""
+"""Wildcard next/prev lookups that take a filter's remembered subjects (the match memo) or
+the remembered verdicts of its walks are the lookups of a store that never remembered anything:
+the memo goes when a subject comes or goes, a verdict belongs to one filter, and what one lookup
+remembers serves every other query on that filter."""
 
 from __future__ import annotations
 
