@@ -16,6 +16,7 @@ per write to a lost connection: must stay a constant few).
 from __future__ import annotations
 
 import json
+import os
 import selectors
 import socket
 import statistics
@@ -157,6 +158,12 @@ def wide_replies(port: int, subscribers: int, requests: int) -> tuple[float, int
     for sock in (*subs, requester):
         sock.close()
     return wall, errors + pending
+
+
+def cpu_seconds(pid: int) -> float:
+    """User and system CPU seconds of process ``pid`` so far (all its threads)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def prepare(conn: Any) -> None:
