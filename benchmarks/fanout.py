@@ -218,3 +218,57 @@ class CountedServer(RealServer):
 def summary(values: list[float]) -> tuple[float, float]:
     """Median and spread (max - min)."""
     return statistics.median(values), max(values) - min(values)
+
+
+#: (subscribers, replies) of the wide rows; the fresh rows run 500 and 2,000 clients.
+WIDE = ((500, 200), (2000, 100))
+FRESH = (500, 2000)
+ROUNDS = 3
+
+
+def fanout(kind: str, rows: dict[str, Any]) -> None:
+    """The ``fanout`` section of ``python -m benchmarks``: median of ``ROUNDS`` rounds on one
+    server, with their spread, and the lines the server logged meanwhile."""
+    from benchmarks.client import Conn
+    from benchmarks.suite import Row
+
+    server = CountedServer(jsemu_process=(kind == "jsemu"))
+    try:
+        prepare(Conn(server.port))
+        for n in FRESH:
+            walls, errors = [], 0
+            for _ in range(ROUNDS):
+                wall, errs = fan_out(server.port, n)
+                walls.append(wall * 1e3)
+                errors += errs
+            name = f"{n:,} fresh on one wildcard inbox, close at {ANSWERS}"
+            rows.setdefault(f"fanout/fresh{n}", Row("fanout", name, "ms", False)).values[kind] = statistics.median(
+                walls
+            )
+            spread = Row("fanout", "  spread of its rounds ((max-min)/median)", "%", False, compared=False)
+            rows.setdefault(f"fanout/fresh{n}/spread", spread).values[kind] = (
+                (max(walls) - min(walls)) / statistics.median(walls) * 100
+            )
+            rows.setdefault(f"fanout/fresh{n}/errors", Row("fanout", "  errors (must be 0)", "count", False)).values[
+                kind
+            ] = errors
+        for n, replies in WIDE:
+            rates, errors = [], 0
+            for _ in range(ROUNDS):
+                wall, errs = wide_replies(server.port, n, replies)
+                rates.append(n * replies / wall)
+                errors += errs
+            name = f"{replies} replies, each to {n:,} on the wildcard"
+            rows.setdefault(f"fanout/wide{n}", Row("fanout", name, "msg/s", True)).values[kind] = statistics.median(
+                rates
+            )
+            rows.setdefault(f"fanout/wide{n}/errors", Row("fanout", "  errors (must be 0)", "count", False)).values[
+                kind
+            ] = errors
+        time.sleep(0.5)  # the last lines reach the counter
+        logged = Row("fanout", "lines logged meanwhile (must be a few)", "count", False, compared=False)
+        rows.setdefault("fanout/logged", logged).values[kind] = server.lines.total
+        if server.lines.total:
+            print(f"  {kind} fanout logged {server.lines.total} lines, first: {server.lines.sample}", file=sys.stderr)
+    finally:
+        server.stop()
