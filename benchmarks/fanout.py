@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
-from support.servers import RealServer
+from support.servers import CountedServer
 
 GETS = 20
 PUBS = 5
@@ -174,50 +174,6 @@ def prepare(conn: Any) -> None:
         raise RuntimeError(reply)
     for i in range(100):
         conn.request(f"f.{i % 50}", b"value")
-
-
-class StderrLines:
-    """A server's stderr as ``RealServer`` reads it, counting the lines after start-up:
-    its ``readline`` (start-up) passes through; its ``read`` (the harness's drain thread)
-    counts instead of keeping."""
-
-    def __init__(self, stream: Any) -> None:
-        self._stream = stream
-        self.total = 0
-        self.send_raised = 0
-        #: The first few lines, to show what was logged.
-        self.sample: list[str] = []
-
-    def readline(self) -> str:
-        return str(self._stream.readline())
-
-    def read(self) -> str:
-        for line in self._stream:
-            self.total += 1
-            if len(self.sample) < 5:
-                self.sample.append(line.rstrip())
-            if "socket.send() raised exception" in line:
-                self.send_raised += 1
-        return ""
-
-    def close(self) -> None:
-        self._stream.close()
-
-
-class CountedServer(RealServer):
-    """A ``RealServer`` whose stderr lines after start-up are counted (``lines``)."""
-
-    lines: StderrLines
-
-    def _wait_ready(self) -> int:
-        self.lines = StderrLines(self.proc.stderr)
-        self.proc.stderr = self.lines  # type: ignore[assignment]
-        return super()._wait_ready()
-
-
-def summary(values: list[float]) -> tuple[float, float]:
-    """Median and spread (max - min)."""
-    return statistics.median(values), max(values) - min(values)
 
 
 #: (subscribers, replies) of the wide rows; the fresh rows run 500 and 2,000 clients.
