@@ -470,8 +470,11 @@ class ClientConnection(asyncio.Protocol):
 
     def eof_received(self) -> None:
         """The client closed its side: it leaves routing now, not when asyncio gets round
-        to ``connection_lost`` (nats-server's read loop closes on EOF, ``Client Closed``);
-        the transport then closes itself."""
+        to ``connection_lost`` (nats-server's read loop closes on EOF, ``Client Closed``,
+        and flushes what is queued first: only read and write errors skip that); the
+        transport then closes itself."""
+        if not self.closed and not self.handshaking:
+            self.flush()
         self._teardown()
 
     def connection_lost(self, exc: Exception | None) -> None:

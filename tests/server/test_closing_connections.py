@@ -152,13 +152,23 @@ async def _open(port: int) -> Any:
 
 
 async def test_eof_leaves_routing_at_once() -> None:
+    """Leaves routing at its EOF, what was queued for it written first (as nats-server's
+    ``Client Closed``: the client may have closed only its sending side)."""
     async with jsemu.Server() as srv:
         conn, writer = await _jsemu_pair(srv)
+        srv.route(None, b"fan.x", None, -1, b"hello")
+        writes: list[bytes] = []
+        conn.transport.write = writes.append  # type: ignore[method-assign]
         conn.eof_received()  # what asyncio calls on reading the client's EOF
         assert not srv.sublist.match(b"fan.x").psubs  # before connection_lost
-        assert conn.closed
+        assert conn.closed and writes == [b"MSG fan.x 1 5\r\nhello\r\n"]
         record = srv.closed_clients[-1]
-        assert (record.conn, record.reason, record.subjects) == (conn, "Client Closed", [b"fan.>"])
+        assert (record.conn, record.reason, record.subjects, record.pending_bytes) == (
+            conn,
+            "Client Closed",
+            [b"fan.>"],
+            0,
+        )
         writer.close()
 
 
