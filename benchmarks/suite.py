@@ -18,6 +18,10 @@ never the bottleneck. Sections (``--only`` picks some):
   and ``multi_last`` at 10^3 .. 10^6 stored messages (it should stay flat).
 * ``connections``: 500 fresh connections at once, each 20 Direct Gets and 5 acknowledged
   publishes (``benchmarks/connections.py``): wall time and errors.
+* ``fanout``: clients sharing one wildcard inbox, 500 and 2,000, each sending 20 Direct
+  Gets and 5 acknowledged publishes and closing after 25 answers (anybody's), and replies
+  each fanning out to all of them (``benchmarks/fanout.py``): wall time, rates, errors and
+  the lines the server logged.
 * ``routes``: a message routed across a two-node cluster, publisher on node A and subscriber
   on node B (``benchmarks/routes.py``): the median rate of three rounds and their spread.
 * ``startup``: an in-process ``jsemu.Server`` to its first PONG and to a created stream,
@@ -58,6 +62,7 @@ from benchmarks.client import Conn, build_frames, rss_bytes
 from benchmarks.connections import CONNECTIONS, GETS, PUBS, many_connections
 from benchmarks.connections import prepare as prepare_connections
 from benchmarks.consumers import consumers
+from benchmarks.fanout import fanout
 from benchmarks.routes import routed
 
 KINDS = ("real", "jsemu")
@@ -589,7 +594,7 @@ def run_repeated(only: list[str], sizes: Sizes, runs: int = 1) -> dict[str, Row]
     return rows
 
 
-SECTIONS = ("directget", "directget16", "ingest", "consumers", "scaling", "connections", "startup", "routes")
+SECTIONS = ("directget", "directget16", "ingest", "consumers", "scaling", "connections", "fanout", "startup", "routes")
 
 
 def run(only: list[str], sizes: Sizes) -> dict[str, Row]:
@@ -613,6 +618,8 @@ def run(only: list[str], sizes: Sizes) -> dict[str, Row]:
                     scaling(kind, sizes, rows)
                 elif section == "connections":
                     connections(kind, rows)
+                elif section == "fanout":
+                    fanout(kind, rows)
                 elif section == "routes":
                     routed(kind, sizes, rows)
             except (OSError, RuntimeError) as exc:  # TimeoutError is an OSError

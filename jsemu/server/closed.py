@@ -14,9 +14,13 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from .connection import ClientConnection
 
-__all__ = ["MAX_CLOSED_CLIENTS", "ClosedClient", "closed_reason"]
+__all__ = ["MAX_CLOSED_CLIENTS", "READ_ERROR", "WRITE_ERROR", "ClosedClient", "closed_reason"]
 
 MAX_CLOSED_CLIENTS = 10_000
+#: The socket failed under a read (a reset) or a write (the peer gone): Go's ``ReadError``
+#: and ``WriteError``, which is how nats-server records a client that vanished.
+READ_ERROR = "Read Error"
+WRITE_ERROR = "Write Error"
 
 #: The error a connection was closed with -> Go's ``ClosedState`` string.
 _REASONS = {
@@ -26,6 +30,8 @@ _REASONS = {
     "Slow Consumer": "Slow Consumer (Pending Bytes)",
     "Slow Consumer (Write Deadline)": "Slow Consumer (Write Deadline)",
     "Server Shutdown": "Server Shutdown",
+    READ_ERROR: READ_ERROR,
+    WRITE_ERROR: WRITE_ERROR,
 }
 
 
@@ -41,5 +47,7 @@ class ClosedClient:
     conn: ClientConnection
     reason: str
     stop_ns: int
-    #: Its subscriptions when it closed (the connection has dropped them since).
-    subscriptions: int
+    #: Its subscriptions' subjects when it closed (the connection has dropped them since).
+    subjects: list[bytes]
+    #: Output queued and never written (dropped): nats-server's ``pending_bytes`` then.
+    pending_bytes: int

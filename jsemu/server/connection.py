@@ -62,6 +62,7 @@ from ..protocol.texts import (
 from ..subjects import is_valid_literal_subject
 from .auth import DEFAULT_AUTH_TIMEOUT, User
 from .client_info import ClientInfo
+from .closed import READ_ERROR, WRITE_ERROR
 from .nkeys import new_nonce
 from .permissions import DeliveryFilter, Permissions
 from .responses import ReplyPermits
@@ -467,8 +468,17 @@ class ClientConnection(asyncio.Protocol):
         if not self.closed and self.transport is not None:
             self.transport.resume_reading()
 
-    def connection_lost(self, exc: Exception | None) -> None:
+    def eof_received(self) -> None:
+        """The client closed its side: it leaves routing now, not when asyncio gets round
+        to ``connection_lost`` (nats-server's read loop closes on EOF, ``Client Closed``,
+        and flushes what is queued first: only read and write errors skip that); the
+        transport then closes itself."""
+        if not self.closed and not self.handshaking:
+            self.flush()
         self._teardown()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._teardown(None if exc is None else READ_ERROR)
 
     # --- ops --------------------------------------------------------------------------
 
@@ -788,10 +798,19 @@ class ClientConnection(asyncio.Protocol):
         self.out.clear()
         transport = self.transport
         assert transport is not None
+        if transport.is_closing():
+            # Lost (a failed read or write): asyncio would drop the bytes and log a line per
+            # write from the fifth on. Leave routing now; what was queued is dropped.
+            self.out.append(data)  # still pending: counted in the closed record
+            self._teardown(READ_ERROR)
+            return
         if self.server.write_deadline_ns < 0:  # a deadline already past: no write succeeds
             cut_slow_writer(self, len(data))
             return
         transport.write(data)
+        if transport.is_closing():  # the write failed (the peer is gone): never write again
+            self._teardown(WRITE_ERROR)
+            return
         self.handed += len(data)
         pending = transport.get_write_buffer_size()
         if pending and self.write_timer is None:
@@ -851,7 +870,6 @@ class ClientConnection(asyncio.Protocol):
         if self.closed:
             return
         self.closed = True
-        self.out.clear()
         self._cancel_auth_timer()
         if self.write_timer is not None:
             self.write_timer.cancel()
@@ -859,7 +877,8 @@ class ClientConnection(asyncio.Protocol):
         if self.ping_handle is not None:
             self.ping_handle.cancel()
             self.ping_handle = None
-        self.server.remove_connection(self, error)  # first: the closed record counts the subscriptions
+        self.server.remove_connection(self, error)  # first: the closed record counts the subscriptions and output
+        self.out.clear()  # dropped, counted as pending in the closed record (as nats-server's)
         self._remove_all_subs()
         if self.announced and self.server.system is not None:
             self.server.system.client_disconnected(self, error)

@@ -428,18 +428,19 @@ class Monitor:
                 "rtt": go_duration(conn.rtt),
                 "uptime": uptime((end_ns - conn.start_ns) / 1e9),
                 "idle": uptime(max(0, end_ns - last_ns) / 1e9 if conn.last_in else 0.0),
-                "pending_bytes": sum(len(b) for b in conn.out),
+                "pending_bytes": sum(len(b) for b in conn.out) if closed is None else closed.pending_bytes,
                 "in_msgs": conn.in_msgs,
                 "out_msgs": conn.out_msgs,
                 "in_bytes": conn.in_bytes,
                 "out_bytes": conn.out_bytes,
-                "subscriptions": len(conn.subs) if closed is None else closed.subscriptions,
+                "subscriptions": len(conn.subs) if closed is None else len(closed.subjects),
             }
             for key in ("name", "lang", "version"):
                 if opts.get(key):
                     item[key] = opts[key]
             if _truthy(query.get("subs")):
-                item["subscriptions_list"] = sorted(s.subject.decode("utf-8", "replace") for s in conn.subs.values())
+                subjects = [s.subject for s in conn.subs.values()] if closed is None else closed.subjects
+                item["subscriptions_list"] = sorted(s.decode("utf-8", "replace") for s in subjects)
             items.append(item)
         return {
             "server_id": node.server_id,

@@ -8,8 +8,19 @@ server's deliver-subject rewrite, a whole delivery run in one call).
 
 A subject is resolved once to a *plan*: the subscriptions that take it when they are all
 plain client subscriptions (no queue group, no ``UNSUB`` limit), with the head of their
-frames pre-encoded (``protocol.encoder.frame_heads``). Plans are cached per subject and
-dropped with the sublist's match cache on every ``Change`` (see ``server/subscriber.py``).
+frames pre-encoded (``b"HMSG <subject> <sid> "``, as ``protocol.encoder.frame_heads``).
+Plans are cached per subject and dropped with the sublist's match cache on every
+``Change`` (see ``server/subscriber.py``).
+
+Who is in a plan does not depend on the subject but on the sublist's match result, and the
+sublist hands out one shared ``MatchResult`` for every subject with the same subscribers:
+so the members (subscription, connection, ``b" <sid> "``) are worked out once per shared
+result (``_members``, dropped on the same ``Change``s) and a plan for a new subject only
+puts its subject in front of each. That is the case of replies to many inboxes under one
+wildcard that many clients share: every reply subject is new, the subscribers the same
+(``benchmarks/fanout.py``). Plans wider than ``_WIDE`` targets are kept apart, a few
+hundred at most, so a stream of one-off reply subjects fanning out to thousands of
+clients never fills the per-subject cache with millions of targets.
 A subject whose plan is empty (anything unusual listens, or nobody) is routed like any
 message, one message at a time. Each connection owns its queue and its counters
 (``ClientConnection.queue``); the server flushes every touched connection once per read.
@@ -25,7 +36,6 @@ from ..protocol.encoder import (
     EMPTY_REPLY,
     Delivery,
     delivery_frames,
-    frame_heads,
     join_tails,
     message_frame,
     message_frames,
@@ -33,16 +43,23 @@ from ..protocol.encoder import (
     split_tail,
 )
 from .connection import ClientConnection
-from .sublist import Sublist, Subscription
+from .sublist import MatchResult, Sublist, Subscription
 
 __all__ = ["Outbound", "Sender"]
 
 # Plans kept before the cache starts over.
 _PLANS_MAX = 1 << 18
+# A plan with more targets than this is wide: at most _WIDE_PLANS of them are kept. Every
+# target is a tuple the cyclic GC tracks: keeping 256 wide plans of 2,000 targets made
+# building a new one 2.5x slower (collections walking the kept ones) than keeping 16.
+_WIDE = 64
+_WIDE_PLANS = 16
 _MESSAGE = itemgetter(3)
 
 #: (subscription, its connection, b"HMSG <subject> <sid> ", b"MSG <subject> <sid> ")
 _Target = tuple[Subscription, ClientConnection, bytes, bytes]
+#: (subscription, its connection, b" <sid> "): a plan's target without its subject.
+_Member = tuple[Subscription, ClientConnection, bytes]
 
 #: ``Server.route``: (producer, subject, reply, header length, message) -> delivered.
 RouteFn = Callable[[object, bytes, bytes | None, int, bytes], bool]
@@ -99,7 +116,7 @@ class Sender(Protocol):
 class Outbound:
     """The :class:`Sender` of one server."""
 
-    __slots__ = ("_plans", "_route", "_route_shown", "_sublist")
+    __slots__ = ("_members", "_plans", "_route", "_route_shown", "_sublist", "_wide")
 
     def __init__(self, sublist: Sublist, route: RouteFn, route_shown: RouteShownFn) -> None:
         self._sublist = sublist
@@ -107,7 +124,13 @@ class Outbound:
         self._route_shown = route_shown
         #: subject -> its plan; () when messages to it must be routed.
         self._plans: dict[bytes, tuple[_Target, ...]] = {}
+        #: subject -> its plan, for plans of more than ``_WIDE`` targets.
+        self._wide: dict[bytes, tuple[_Target, ...]] = {}
+        #: shared match result -> its members; () when messages must be routed.
+        self._members: dict[MatchResult, tuple[_Member, ...]] = {}
         sublist.derive(self._plans)
+        sublist.derive(self._wide)
+        sublist.derive(self._members)
 
     def reroute(self, route: RouteFn, route_shown: RouteShownFn | None = None) -> None:
         """Send what has no plan through ``route`` (and deliveries through ``route_shown``)
@@ -124,22 +147,44 @@ class Outbound:
         return plan
 
     def _make_plan(self, subject: bytes) -> tuple[_Target, ...]:
+        plan = self._wide.get(subject)
+        if plan is not None:
+            return plan
         result = self._sublist.match(subject)
-        plan: tuple[_Target, ...] = ()
-        if not result.qsubs:
-            targets = []
-            for sub in result.psubs:
-                conn = sub.client
-                if type(conn) is not ClientConnection or sub.max or sub.closed:
-                    break
-                targets.append((sub, conn, *frame_heads(subject, sub.sid)))
-            else:
-                plan = tuple(targets)
+        members = self._members.get(result)
+        if members is None:
+            members = self._members_of(result)
+        if members:
+            hmsg = b"HMSG " + subject
+            pmsg = b"MSG " + subject
+            plan = tuple([(sub, conn, hmsg + tail, pmsg + tail) for sub, conn, tail in members])
+            if len(plan) > _WIDE:
+                wide = self._wide
+                if len(wide) >= _WIDE_PLANS:
+                    wide.clear()
+                wide[subject] = plan
+                return plan
+        else:
+            plan = ()
         plans = self._plans
         if len(plans) >= _PLANS_MAX:
             plans.clear()
         plans[subject] = plan
         return plan
+
+    def _members_of(self, result: MatchResult) -> tuple[_Member, ...]:
+        members: tuple[_Member, ...] = ()
+        if not result.qsubs:
+            found = []
+            for sub in result.psubs:
+                conn = sub.client
+                if type(conn) is not ClientConnection or sub.max or sub.closed:
+                    break
+                found.append((sub, conn, b" " + sub.sid + b" "))
+            else:
+                members = tuple(found)
+        self._members[result] = members
+        return members
 
     def send(self, subject: bytes, hdr: int, msg: bytes) -> None:
         plan = self._plans.get(subject)

@@ -386,7 +386,9 @@ class Server(Router):
         """Forget a connection that closed (with ``error``, None: the client left), keeping
         its counters for /varz and its record for ``/connz?state=closed``."""
         if self.connections.pop(conn.cid, None) is not None:
-            self.closed_clients.append(ClosedClient(conn, closed_reason(error), time.time_ns(), len(conn.subs)))
+            subjects = [sub.subject for sub in conn.subs.values()]
+            pending = sum(map(len, conn.out))
+            self.closed_clients.append(ClosedClient(conn, closed_reason(error), time.time_ns(), subjects, pending))
             closed = self.closed_stats
             closed[0] += conn.in_msgs
             closed[1] += conn.in_bytes

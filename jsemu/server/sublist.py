@@ -104,7 +104,7 @@ class Sublist:
         self._shared: dict[tuple[tuple[int, ...], tuple[tuple[int, ...], ...]], MatchResult] = {}
         self.count = 0
         #: Caches computed from match results, cleared with the match cache.
-        self._derived: list[dict[bytes, Any]] = []
+        self._derived: list[dict[Any, Any]] = []
         #: Advances on every ``invalidate``: whoever keeps something derived from a match
         #: outside ``derive`` can tell it is stale.
         self.epoch = 0
@@ -114,7 +114,7 @@ class Sublist:
         #: interest in their deliver subject); empty unless someone listens.
         self.on_change: list[Callable[[Subscription], None]] = []
 
-    def derive(self, cache: dict[bytes, Any]) -> None:
+    def derive(self, cache: dict[Any, Any]) -> None:
         """Clear ``cache`` with the match cache on every change."""
         self._derived.append(cache)
 

@@ -101,6 +101,45 @@ class RealServer:
         self.tmp.cleanup()
 
 
+class StderrLines:
+    """A server's stderr as ``RealServer`` reads it, counting the lines after start-up:
+    its ``readline`` (start-up) passes through; its ``read`` (the harness's drain thread)
+    counts instead of keeping."""
+
+    def __init__(self, stream: Any) -> None:
+        self._stream = stream
+        self.total = 0
+        self.send_raised = 0
+        #: The first few lines, to show what was logged.
+        self.sample: list[str] = []
+
+    def readline(self) -> str:
+        return str(self._stream.readline())
+
+    def read(self) -> str:
+        for line in self._stream:
+            self.total += 1
+            if len(self.sample) < 5:
+                self.sample.append(line.rstrip())
+            if "socket.send() raised exception" in line:
+                self.send_raised += 1
+        return ""
+
+    def close(self) -> None:
+        self._stream.close()
+
+
+class CountedServer(RealServer):
+    """A ``RealServer`` whose stderr lines after start-up are counted (``lines``)."""
+
+    lines: StderrLines
+
+    def _wait_ready(self) -> int:
+        self.lines = StderrLines(self.proc.stderr)
+        self.proc.stderr = self.lines  # type: ignore[assignment]
+        return super()._wait_ready()
+
+
 def _conf_value(value: Any) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
