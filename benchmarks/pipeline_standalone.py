@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -28,14 +29,38 @@ import time
 from typing import Any
 
 from benchmarks.client import Conn
+from benchmarks.pipeline_profile import _cpu, _tree
 from benchmarks.suite import RealServer, create, fill_acked
 
 KINDS = ("jsemu", "real")
 NAMES = {"jsemu": "jsemu", "real": "nats-server"}
+SIDES = ("server", "driver JVM", "executor JVMs", "executor Python")
 
 
-def driver(master: str, url: str, stream: str, partitions: int, messages: int) -> dict[str, Any]:
-    """One fresh session on ``master`` and its first read of ``stream`` (in this process)."""
+def _executors(app_id: str) -> list[int]:
+    """The pids of this application's executor JVMs (on this machine)."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/cmdline", "rb") as f:
+                    args = f.read().split(b"\0")
+            except OSError:
+                continue
+            if b"org.apache.spark.executor.CoarseGrainedExecutorBackend" in args and app_id.encode() in args:
+                found.append(int(entry))
+    return found
+
+
+def _cpu_split(server: int, driver_jvm: int, executors: list[int]) -> list[float]:
+    """CPU seconds so far: the server, the driver's JVM, the executors' JVMs, their Python workers."""
+    python = sum(_cpu(p) for e in executors for p in _tree(e) if p != e)  # the daemons reap ended workers
+    return [_cpu(server), _cpu(driver_jvm, reaped=False), sum(_cpu(e, reaped=False) for e in executors), python]
+
+
+def driver(master: str, url: str, stream: str, server_pid: int, partitions: int, messages: int) -> dict[str, Any]:
+    """One fresh session on ``master`` and its first read of ``stream`` (in this process), with
+    the CPU seconds the first read cost each side."""
     t0 = time.perf_counter()
     from pyspark.sql import SparkSession
     from pyspark.sql import functions as F
@@ -59,6 +84,9 @@ def driver(master: str, url: str, stream: str, partitions: int, messages: int) -
         time.sleep(0.05)
     session_s = time.perf_counter() - t0
     seconds = []
+    jvm = spark.sparkContext._gateway.proc.pid  # type: ignore[union-attr]
+    executors = _executors(spark.sparkContext.applicationId)
+    cpu = _cpu_split(server_pid, jvm, executors)
     for _ in range(2):  # the first read, then the same again in the same session
         t0 = time.perf_counter()
         df = spark.read.format("jetstream").option("url", url).option("stream", stream)
@@ -67,8 +95,10 @@ def driver(master: str, url: str, stream: str, partitions: int, messages: int) -
         seconds.append(time.perf_counter() - t0)
         if (row.n, row.b, row.m) != (messages, 5 * messages, messages):
             raise RuntimeError(f"read {row.n} rows, {row.b} bytes, last seq {row.m}; wanted {messages}")
+        if len(seconds) == 1:
+            cpu = [b - a for a, b in zip(cpu, _cpu_split(server_pid, jvm, executors))]
     spark.stop()
-    return {"session_s": session_s, "read_s": seconds[0], "second_s": seconds[1]}
+    return {"session_s": session_s, "read_s": seconds[0], "second_s": seconds[1], "cpu": cpu}
 
 
 def _spread(values: list[float]) -> str:
@@ -81,10 +111,11 @@ def main() -> None:
     parser.add_argument("--subjects", type=int, default=10_000)
     parser.add_argument("--partitions", type=int, default=4)
     parser.add_argument("--runs", type=int, default=5)
-    parser.add_argument("--driver", nargs=3, metavar=("MASTER", "URL", "STREAM"), help=argparse.SUPPRESS)
+    parser.add_argument("--driver", nargs=4, metavar=("MASTER", "URL", "STREAM", "PID"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.driver:
-        print(json.dumps(driver(*args.driver, partitions=args.partitions, messages=args.messages)))
+        master, url, stream, pid = args.driver
+        print(json.dumps(driver(master, url, stream, int(pid), partitions=args.partitions, messages=args.messages)))
         return
 
     from jsemu.testing.spark_cluster import SparkStandalone
@@ -103,7 +134,8 @@ def main() -> None:
                 for kind in KINDS if run % 2 == 0 else reversed(KINDS):
                     url = f"nats://127.0.0.1:{servers[kind].port}"
                     command = [sys.executable, "-m", "benchmarks.pipeline_standalone", "--driver"]
-                    command += [cluster.url, url, stream, "--partitions", str(args.partitions)]
+                    command += [cluster.url, url, stream, str(servers[kind].proc.pid)]
+                    command += ["--partitions", str(args.partitions)]
                     command += ["--messages", str(args.messages)]
                     out = subprocess.run(command, check=False, capture_output=True, text=True, timeout=900)
                     if out.returncode:
@@ -114,7 +146,8 @@ def main() -> None:
                     again = args.messages / result["second_s"]
                     print(
                         f"run {run + 1} {NAMES[kind]:<12} session {result['session_s']:5.1f} s, "
-                        f"first read {rate:>10,.0f} rows/s, second {again:>10,.0f} rows/s"
+                        f"first read {rate:>10,.0f} rows/s, second {again:>10,.0f} rows/s; first read's CPU s: "
+                        + ", ".join(f"{name} {v:.1f}" for name, v in zip(SIDES, result["cpu"]))
                     )
                 for server in servers.values():
                     Conn(server.port).request(f"$JS.API.STREAM.DELETE.{stream}")
@@ -137,6 +170,10 @@ def main() -> None:
     print(f"{'second read, same session, rows/s':<44}{cells[0]:>22}{cells[1]:>22}{jm / rm:>8.2f}")
     js, rs = statistics.median(sessions["jsemu"]), statistics.median(sessions["real"])
     print(f"{'session + executors start, s (no server)':<44}{js:>22.1f}{rs:>22.1f}")
+    for i, side in enumerate(SIDES):
+        jc = statistics.median(r["cpu"][i] for r in results["jsemu"])
+        rc = statistics.median(r["cpu"][i] for r in results["real"])
+        print(f"{'first read, CPU s: ' + side:<44}{jc:>22.1f}{rc:>22.1f}")
 
 
 if __name__ == "__main__":
