@@ -161,19 +161,19 @@ def main() -> None:
         f"\nSpark standalone cluster (2 workers, 1 core and 1g each), first read of {args.messages:,} messages "
         f"in a fresh session, {args.partitions} partitions, median of {args.runs} (spread)"
     )
-    print(f"{'':<44}{'jsemu':>22}{'nats-server':>22}{'ratio':>8}")
+    print(f"{'':<44}{'jsemu':>28}{'nats-server':>28}{'ratio':>8}")
     jm, rm = statistics.median(rates["jsemu"]), statistics.median(rates["real"])
     cells = [f"{jm:,.0f} ({_spread(rates['jsemu'])})", f"{rm:,.0f} ({_spread(rates['real'])})"]
-    print(f"{'first read, rows/s':<44}{cells[0]:>22}{cells[1]:>22}{jm / rm:>8.2f}")
+    print(f"{'first read, rows/s':<44}{cells[0]:>28}{cells[1]:>28}{jm / rm:>8.2f}")
     jm, rm = statistics.median(seconds["jsemu"]), statistics.median(seconds["real"])
     cells = [f"{jm:,.0f} ({_spread(seconds['jsemu'])})", f"{rm:,.0f} ({_spread(seconds['real'])})"]
-    print(f"{'second read, same session, rows/s':<44}{cells[0]:>22}{cells[1]:>22}{jm / rm:>8.2f}")
+    print(f"{'second read, same session, rows/s':<44}{cells[0]:>28}{cells[1]:>28}{jm / rm:>8.2f}")
     js, rs = statistics.median(sessions["jsemu"]), statistics.median(sessions["real"])
-    print(f"{'session + executors start, s (no server)':<44}{js:>22.1f}{rs:>22.1f}")
+    print(f"{'session + executors start, s (no server)':<44}{js:>28.1f}{rs:>28.1f}")
     for i, side in enumerate(SIDES):
         jc = statistics.median(r["cpu"][i] for r in results["jsemu"])
         rc = statistics.median(r["cpu"][i] for r in results["real"])
-        print(f"{'first read, CPU s: ' + side:<44}{jc:>22.1f}{rc:>22.1f}")
+        print(f"{'first read, CPU s: ' + side:<44}{jc:>28.1f}{rc:>28.1f}")
 
 
 if __name__ == "__main__":

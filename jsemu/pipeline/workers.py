@@ -47,8 +47,9 @@ def use_this_python(spark: SparkSession) -> bool:
     Python workers run this interpreter, the one that has jsemu and pyarrow, and on a cluster
     master find this jsemu (see the module's docstring). Returns whether it did."""
     sc = spark.sparkContext
-    if os.environ.get("PYSPARK_PYTHON") or sc.getConf().get("spark.pyspark.python"):
-        return False
+    chosen = os.environ.get("PYSPARK_PYTHON", "")
+    if chosen not in ("", sys.executable) or sc.getConf().get("spark.pyspark.python"):
+        return False  # (this interpreter in PYSPARK_PYTHON: as a local session of this process leaves it)
     sc.pythonExec = sys.executable  # the workers of functions wrapped from now on
     if (sc.master or "").startswith("local"):
         os.environ["PYSPARK_PYTHON"] = sys.executable  # later local sessions of this process too

@@ -55,7 +55,6 @@ def spark(cluster: SparkStandalone) -> Iterator[SparkSession]:
 
     from jsemu.pipeline import register
 
-    os.environ.pop("PYSPARK_PYTHON", None)  # another package's local session may have set it
     session = (
         SparkSession.builder.master(cluster.url)
         .appName("jsemu-standalone-tests")
