@@ -57,5 +57,6 @@ def use_this_python(spark: SparkSession) -> bool:
     source = jsemu_source_dir()
     if source is not None:
         before = sc.environment.get("PYTHONPATH")
-        sc.environment["PYTHONPATH"] = os.pathsep.join([source, before] if before else [source])
+        if source not in (before or "").split(os.pathsep):  # register() again: once is enough
+            sc.environment["PYTHONPATH"] = os.pathsep.join([source, before] if before else [source])
     return True

@@ -26,8 +26,8 @@ MUTATIONS: list[Mutation] = [
         "standalone_executor_pythonpath_dropped",
         "pipeline",
         "jsemu/pipeline/workers.py",
-        '        sc.environment["PYTHONPATH"] = os.pathsep.join([source, before] if before else [source])\n',
-        "        pass\n",
+        '            sc.environment["PYTHONPATH"] = os.pathsep.join([source, before] if before else [source])\n',
+        "            pass\n",
         (STANDALONE,),
         "a checkout's jsemu is not put on the executors' PYTHONPATH: they import another jsemu "
         "(an installed one) or none",
