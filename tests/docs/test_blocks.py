@@ -42,10 +42,13 @@ def test_every_block_is_run_or_says_why_not() -> None:
     found = all_blocks()
     assert len(found) >= 20
     unmarked = [b.name for b in found if not b.kind]
-    assert unmarked == [], "mark each block: <!-- doc-test: run|pytest|spark|fragment (why)|output (what) -->"
+    assert unmarked == [], (
+        "mark each block: <!-- doc-test: run|pytest|spark|standalone|fragment (why)|output (what) -->"
+    )
     assert [b.name for b in found if b.kind in ("fragment", "output") and not b.note] == []
-    assert all(b.lang == "python" for b in found if b.kind in ("run", "pytest", "spark"))
+    assert all(b.lang == "python" for b in found if b.kind in ("run", "pytest", "spark", "standalone"))
     assert len(runnable("run")) >= 4 and len(runnable("pytest")) >= 2 and len(runnable("spark")) == 1
+    assert len(runnable("standalone")) == 1
     assert {b.kind for b in blocks()} >= {"run", "pytest", "fragment"}  # the README's own examples run too
 
 

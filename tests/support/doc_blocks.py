@@ -7,6 +7,7 @@ Each fenced block carries a marker on the line before it, which says how it is c
 * ``<!-- doc-test: run -->``: a Python script, run as written (``tests/docs/test_blocks.py``);
 * ``<!-- doc-test: pytest -->``: a test module, run by pytest in an empty directory;
 * ``<!-- doc-test: spark -->``: run by ``tests/pipeline/test_pipeline.py`` in its Spark session;
+* ``<!-- doc-test: standalone -->``: run by ``tests/pipeline_standalone`` on its Spark standalone cluster;
 * ``<!-- doc-test: fragment (why) -->`` or ``output (what)``: not run, with the reason.
 
 ``nats://127.0.0.1:4222`` in a block that runs is replaced by the URL of a server the test
@@ -30,10 +31,10 @@ DOCS = ROOT / "docs"
 #: The address the examples use for a running server (``jsemu serve``'s default).
 DEV_URL = "nats://127.0.0.1:4222"
 _FENCE = re.compile(r"^```(\w*)\n(.*?)^```$", re.MULTILINE | re.DOTALL)
-_MARKER = re.compile(r"<!-- (?:readme|doc)-test: (run|pytest|spark|fragment|output)\b\s*(.*?)\s*-->\s*\Z")
+_MARKER = re.compile(r"<!-- (?:readme|doc)-test: (run|pytest|spark|standalone|fragment|output)\b\s*(.*?)\s*-->\s*\Z")
 #: Fence lines the block pattern must account for (two per block).
 FENCE_LINE = re.compile(r"^\s*```", re.MULTILINE)
-KINDS = ("run", "pytest", "spark")
+KINDS = ("run", "pytest", "spark", "standalone")
 
 
 @dataclass(frozen=True)
