@@ -93,6 +93,13 @@ def _ascending(seqs: array[int], thorough: bool) -> bool:
     return all(map(lt, seqs, islice(seqs, 1, None)))
 
 
+def _past(index: array[int], k: int) -> bool:
+    """Whether a subject number is ``k`` or more (one byte wide: by deleting the good ones, in C)."""
+    if index.itemsize == 1:
+        return bool(index.tobytes().translate(None, bytes(range(k))))
+    return max(index) >= k
+
+
 def _raw(values: array[int]) -> bytes:
     if _BIG:
         values = array(values.typecode, values)
@@ -103,14 +110,14 @@ def _raw(values: array[int]) -> bytes:
 def _cut(data: bytes, pos: int, lens: array[int]) -> tuple[list[bytes], int]:
     """``len(lens)`` bytes objects cut from ``data`` at ``pos`` on, and where they end."""
     n = len(lens)
-    total = sum(lens)
-    end = pos + total
+    if not n:
+        return [], pos
+    size = lens[0]
+    same = lens.count(size) == n
+    end = pos + (size * n if same else sum(lens))
     if end > len(data):
         raise ValueError("truncated Columns record")
-    if not n:
-        return [], end
-    size = lens[0]
-    if lens.count(size) == n:  # all the same length (the usual stream): cut by struct, in C
+    if same:  # all the same length (the usual stream): cut by struct, in C
         if not size:
             return [b""] * n, end
         out: list[bytes] = []
@@ -261,7 +268,7 @@ def decode_columns(data: bytes, start: int = 0, end: int | None = None) -> Colum
     if pos != end:
         raise ValueError(f"bad Columns record: {end - pos} bytes left over")
     # Cheap checks that the columns agree (the checksum already vouches for the bytes).
-    if max(index) >= k or sum(counts) != n or 0 in counts or b"" in table:
+    if _past(index, k) or sum(counts) != n or 0 in counts or b"" in table:
         raise ValueError("bad Columns record: subjects do not add up")
     if not _ascending(seqs, grouped is not None or hdrs is not None):
         raise ValueError("bad Columns record: sequences out of order")
