@@ -26,6 +26,9 @@ never the bottleneck. Sections (``--only`` picks some):
   on node B (``benchmarks/routes.py``): the median rate of three rounds and their spread.
 * ``startup``: an in-process ``jsemu.Server`` to its first PONG and to a created stream,
   against spawning ``nats-server``.
+* ``restart``: a file stream's restart to its first ``STREAM.INFO`` answer with ``messages``
+  kept, after as many publishes and after ten times as many (``benchmarks/restart_rows.py``):
+  the median of five starts and their spread.
 
 Every ratio is oriented so that >= 1.0 means jsemu meets the target: jsemu / nats-server
 for rates, nats-server / jsemu for latencies, bytes and start-up times.
@@ -63,6 +66,7 @@ from benchmarks.connections import CONNECTIONS, GETS, PUBS, many_connections
 from benchmarks.connections import prepare as prepare_connections
 from benchmarks.consumers import consumers
 from benchmarks.fanout import fanout
+from benchmarks.restart_rows import restart_rows
 from benchmarks.routes import routed
 
 KINDS = ("real", "jsemu")
@@ -594,7 +598,18 @@ def run_repeated(only: list[str], sizes: Sizes, runs: int = 1) -> dict[str, Row]
     return rows
 
 
-SECTIONS = ("directget", "directget16", "ingest", "consumers", "scaling", "connections", "fanout", "startup", "routes")
+SECTIONS = (
+    "directget",
+    "directget16",
+    "ingest",
+    "consumers",
+    "scaling",
+    "connections",
+    "fanout",
+    "startup",
+    "routes",
+    "restart",
+)
 
 
 def run(only: list[str], sizes: Sizes) -> dict[str, Row]:
@@ -622,6 +637,8 @@ def run(only: list[str], sizes: Sizes) -> dict[str, Row]:
                     fanout(kind, rows)
                 elif section == "routes":
                     routed(kind, sizes, rows)
+                elif section == "restart":
+                    restart_rows(kind, sizes, rows)
             except (OSError, RuntimeError) as exc:  # TimeoutError is an OSError
                 print(f"  {kind} {section} failed: {exc!r}", file=sys.stderr)
     return rows

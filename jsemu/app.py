@@ -140,6 +140,7 @@ class Server(CoreServer):
             js.timers.close()  # no consumer timer fires after the server stopped (one set for all)
         for js in self.account_jetstreams.values():
             js.consumer_store.flush()  # consumer changes not written yet (< 100 ms old)
+            js.checkpoint_logs()
         await super().stop()
 
     async def _signal_pull_consumers(self) -> None:

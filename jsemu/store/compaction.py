@@ -3,15 +3,18 @@
 A write-ahead log of every mutation grows with the stream's history, not with what it
 holds: 300k publishes to a ``max_msgs: 1000`` stream log 300k appends for 1000 messages.
 :func:`state_records` is the store's state as records (the live messages with their
-sequences and timestamps, the gaps as skips), so replaying them into a fresh store gives
+sequences and timestamps as :class:`~.column_snapshot.Columns` chunks, which a restart
+loads in bulk; a gap after the last one as a skip), so replaying them into a fresh store gives
 the same messages, sequences and deletes. They are replayed with no limits and the
 store's limits are applied last: messages are rebuilt as they were stored, never judged
 again under limits they were not stored under (a ``max_msgs_per_subject`` or a discard
 policy changed since must not drop or refuse a message already kept).
 
-:class:`CompactingLog` rewrites its log that way whenever the log has grown past
-:data:`MIN_COMPACT_BYTES` plus twice the store's bytes, so a restart replays O(live data)
-records and the rewrites cost amortised O(1) per logged record.
+:class:`CompactingLog` rewrites its log that way whenever the records logged since the
+last rewrite have grown past :data:`MIN_COMPACT_BYTES` plus the store's bytes, so a restart
+loads the columns and replays at most O(live data) records after them, and the rewrites
+cost amortised O(1) per logged record; a clean stop (:meth:`CompactingLog.checkpoint`)
+rewrites it too, so a restart after one loads columns only.
 """
 
 from __future__ import annotations
@@ -19,63 +22,77 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+from .column_snapshot import CHUNK_BYTES, CHUNK_MSGS, Columns
 from .interface import Body, StoreReader
 from .limits import StoreLimits
-from .records import Append, Compact, Record, SkipMany, UpdateLimits
+from .records import Compact, Record, SkipMany, UpdateLimits
 from .wal import WriteAheadLog
 
-__all__ = ["MIN_COMPACT_BYTES", "CompactingLog", "state_records"]
+__all__ = ["CHECKPOINT_BYTES", "MIN_COMPACT_BYTES", "CompactingLog", "state_records"]
 
-#: Logs smaller than this (plus twice the live bytes) are left alone: replaying them is quick.
+#: A tail smaller than this (plus the live bytes) is left alone: replaying it is quick.
 MIN_COMPACT_BYTES = 1 << 20
-
-_BATCH = 4096
-
-
-def _body(body: Body) -> tuple[bytes, bytes]:
-    return body if isinstance(body, tuple) else (b"", body)
+#: A clean stop compacts a tail larger than this (a few thousand records to replay).
+CHECKPOINT_BYTES = 64 << 10
 
 
 def state_records(store: StoreReader) -> Iterator[Record]:
-    """Records that rebuild ``store``'s state in a fresh store of the same stream."""
+    """Records that rebuild ``store``'s state in a fresh store of the same stream: the live
+    messages as :class:`~.column_snapshot.Columns` chunks (their gaps are dead slots)."""
     yield UpdateLimits(StoreLimits())
     first, last = store.first_seq, store.last_seq
     if first > 0 or last > 0:
         yield Compact(first if store.msgs else last + 1)
     at = first - 1 if store.msgs else last
     start = first
+    limit = CHUNK_MSGS
     while store.msgs:
-        batch = store.live_entries(start, _BATCH)
-        if not batch:
+        seqs, subjects, bodies, tss = store.live_columns(start, limit)
+        if not seqs:
             break
-        for seq, subject, body, ts in batch:
-            if seq > at + 1:
-                yield SkipMany(0, seq - at - 1)
-            hdr, data = _body(body)
-            yield Append(subject, hdr, data, ts)
-            at = seq
-        start = batch[-1][0] + 1
+        if limit > 1 and sum(map(len, subjects)) + sum(map(_size, bodies)) > CHUNK_BYTES:
+            limit = max(1, limit // 2)  # big messages: fewer to a chunk
+            continue
+        yield Columns.of_live(seqs, subjects, bodies, tss)
+        at = seqs[-1]
+        start = at + 1
     if last > at:
         yield SkipMany(0, last - at)
     yield UpdateLimits(store.limits)
 
 
+def _size(body: Body) -> int:
+    if isinstance(body, tuple):
+        return len(body[0]) + len(body[1])
+    return len(body)
+
+
 class CompactingLog(WriteAheadLog):
     """A stream's write-ahead log that rewrites itself as :func:`state_records` of
-    ``store()`` once it is much bigger than the data it describes."""
+    ``store()`` once the records logged since its last rewrite (the tail, from byte
+    ``compacted`` on: where the records of the last rewrite end) outweigh the data it
+    describes, and on :meth:`checkpoint` (a clean stop) once there is any tail to speak of."""
 
-    def __init__(self, path: Path, store: Callable[[], StoreReader]) -> None:
+    def __init__(self, path: Path, store: Callable[[], StoreReader], compacted: int = 0) -> None:
         super().__init__(path)
         self._store = store
+        self._compacted = compacted
 
     def append(self, record: Record) -> None:
         super().append(record)
-        if self.size > MIN_COMPACT_BYTES and self.size > MIN_COMPACT_BYTES + 2 * self._store().bytes:
+        if self.size - self._compacted > MIN_COMPACT_BYTES + self._store().bytes:
             self.compact()
 
     def compact(self) -> None:
         """Rewrite the log as the store's current state."""
         self.rewrite(state_records(self._store()))
+        self._compacted = self.size
+
+    def checkpoint(self) -> None:
+        """Compact when more than :data:`CHECKPOINT_BYTES` were logged since the last
+        rewrite, so the next start loads columns instead of replaying records."""
+        if self.size - self._compacted > CHECKPOINT_BYTES:
+            self.compact()
 
     def start(self) -> None:
         """A new log starts with the limits its first messages are stored under."""

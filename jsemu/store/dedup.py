@@ -7,6 +7,8 @@ expired ids costs amortised O(1) per id, like Go's ``ddarr``/``ddindex`` pair.
 from __future__ import annotations
 
 from collections import deque
+from itertools import compress, repeat
+from operator import is_
 from typing import TYPE_CHECKING, cast
 
 from ..protocol.headers import slice_header
@@ -103,7 +105,7 @@ class DedupWindow:
         seqs, _, bodies, tss = store.live_columns(start, last - start + 1)
         last_id: bytes | None = None
         # Only a message with headers can carry an id: those are picked out first.
-        for i in [i for i, body in enumerate(bodies) if type(body) is tuple]:
+        for i in list(compress(range(len(bodies)), map(is_, map(type, bodies), repeat(tuple)))):  # in C
             msg_id = slice_header(_MSG_ID, cast("tuple[bytes, bytes]", bodies[i])[0])
             if msg_id:
                 self.record(msg_id, seqs[i], tss[i])

@@ -14,11 +14,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from .clock import Clock
 from .limits import StoreLimits
 from .records import BatchMessage, Record
+
+if TYPE_CHECKING:
+    from .column_snapshot import Columns
 
 __all__ = ["Body", "Store", "StoreReader", "StoreState", "StoredMsg"]
 
@@ -126,6 +129,7 @@ class Store(StoreReader, Protocol):
     def append_batch(self, messages: list[BatchMessage], ts: int = 0) -> tuple[int, int]: ...
     def append_columns(self, subjects: Sequence[bytes], datas: Sequence[bytes]) -> bool: ...
     def append_run(self, subjects: list[bytes], hdrs: list[bytes], datas: list[bytes], tss: list[int]) -> bool: ...
+    def load_columns(self, run: Columns) -> bool: ...
     def skip_msg(self, seq: int = 0, no_interest: bool = False) -> int: ...
     def skip_msgs(self, seq: int, num: int, no_interest: bool = False) -> int: ...
     def remove(self, seq: int, erase: bool = False) -> bool: ...

@@ -302,6 +302,10 @@ class AppendRun(Record):
         """True when the store took the whole run; False (nothing done) otherwise."""
         return store.append_run(self.subjects, self.hdrs, self.datas, self.tss)
 
+    @property
+    def count(self) -> int:
+        return len(self.subjects)
+
     def appends(self) -> list[Append]:
         return list(map(Append, self.subjects, self.hdrs, self.datas, self.tss))
 

@@ -29,7 +29,8 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import replace
 from functools import lru_cache
 from heapq import heappop, heappush, merge
-from itertools import compress, islice
+from itertools import compress, islice, repeat
+from operator import is_, mul
 from typing import Protocol, cast
 
 from sortedcontainers import SortedList  # type: ignore[import-untyped]
@@ -38,6 +39,7 @@ from ..protocol.headers import slice_header
 from ..protocol.msg_ttl import NEVER, InvalidTTL, header_ttl
 from ..subjects import is_subset_match_tokens
 from .clock import Clock, SystemClock
+from .column_snapshot import Columns
 from .errors import (
     MaxBytesExceeded,
     MaxMsgsExceeded,
@@ -185,6 +187,13 @@ def _count_pending(matched: Iterable[tuple[bytes, _Subj]], start: int, last_per_
         else:
             total += len(seqs) - _bl(seqs, start)
     return total
+
+
+def _sum_max(lens: array[int]) -> tuple[int, int]:
+    """The total and the largest of ``lens``, at once when they are all the same."""
+    if lens.count(lens[0]) == len(lens):
+        return lens[0] * len(lens), lens[0]
+    return sum(lens), max(lens)
 
 
 def _match_tokens(ftoks: list[bytes], subject: bytes) -> bool:
@@ -888,6 +897,101 @@ class StreamStore:
         if lim.max_msgs > 0 or lim.max_bytes > 0:
             self._enforce_msg_limit()
             self._enforce_bytes_limit()
+        return True
+
+    @batched(Columns)
+    def load_columns(self, run: Columns) -> bool:
+        """The chunk's messages stored at their sequences (``run.appends`` one by one, with
+        the skips between them), in bulk: the slot columns extended by whole lists, each
+        subject's index by one array slice. Only where nothing can judge a message (no
+        limit of any kind, as a compacted log replays them) and the chunk starts past the
+        last sequence (right after it when the store is empty); False (nothing done)
+        otherwise. Dead slots between the messages join the dmap, as skips would."""
+        seqs = run.seqs
+        n = len(seqs)
+        lim = self._limits
+        start = self._last + 1
+        first = seqs[0]
+        if (
+            not self._unlimited
+            or lim.discard_new
+            or self._timed
+            or first < start
+            or (not self._msgs and first != start)
+        ):
+            return False
+        hdrs, hlens, dlens = run.hdrs, run.hdr_lens, run.data_lens
+        table = run.table
+        dsum, dmax = _sum_max(dlens)
+        hsum, hmax = _sum_max(hlens) if hlens is not None else (0, 0)
+        if max(map(len, table)) + hmax + dmax + self._hdr_size > self._record_max:
+            return False
+        if not self._msgs:
+            self._restart_at(first)
+        subjects = run.subjects()
+        bodies = run.bodies()
+        last = seqs[-1]
+        span = last - start + 1
+        if span == n:  # no gaps: the columns as they are
+            self._subj += subjects
+            self._body += bodies
+            self._ts.extend(run.tss)
+        else:
+            subj_slots: list[bytes | None] = [None] * span
+            body_slots: list[Body | None] = [None] * span
+            ts_slots = array("q", bytes(8 * span))
+            for seq, subject, body, ts in zip(seqs, subjects, bodies, run.tss):
+                i = seq - start
+                subj_slots[i] = subject
+                body_slots[i] = body
+                ts_slots[i] = ts
+            self._dmap.update(compress(range(start, last + 1), map(is_, subj_slots, repeat(None))))
+            self._subj += subj_slots
+            self._body += body_slots
+            self._ts.extend(ts_slots)
+        fss = self._fss
+        grouped = run.grouped if run.grouped is not None else seqs
+        at = 0
+        new = False
+        if not fss and len(table) == n:  # one message per subject (a KV bucket's values): no slices
+            made = list(map(_Subj, table, seqs))
+            fss.update(zip(table, made))
+            self._tree_pending += made
+            new = True
+        for subject, count in zip(table if not new else (), run.counts):
+            mine = grouped[at : at + count]
+            at += count
+            st = fss.get(subject)
+            if st is None:
+                st = fss[subject] = _Subj(subject, 0)
+                st.seqs = mine if count <= _SMALL_MAX else _sorted_list(mine)
+                self._tree_pending.append(st)
+                new = True
+                continue
+            seqs_of = st.seqs
+            if type(seqs_of) is array:
+                seqs_of.extend(mine)
+                if len(seqs_of) > _SMALL_MAX:
+                    st.seqs = _sorted_list(seqs_of)
+            else:
+                cast(_SortedSeqs, seqs_of).update(mine)
+        if new and self._match_memo:
+            self._match_memo.clear()
+        with_hdr = n - hlens.count(0) if hlens is not None else 0
+        self._msgs += n
+        self._bytes += (
+            sum(map(mul, map(len, table), run.counts))
+            + hsum
+            + dsum
+            + with_hdr * self._hdr_size
+            + (n - with_hdr) * self._overhead
+        )
+        self._last = last
+        self._last_ts = run.tss[-1]
+        if with_hdr and hdrs is not None:
+            for seq, hdr, ts in zip(seqs, hdrs, run.tss):
+                if hdr and _MSG_TTL in hdr:
+                    self._schedule_ttl(seq, ts, hdr)
         return True
 
     def _restart_at(self, seq: int) -> None:

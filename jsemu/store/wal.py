@@ -5,7 +5,9 @@ then records ``<length u32><crc32 u32><payload>`` where the payload is one encod
 :class:`~.records.Record` (a record-type byte and its fields, :mod:`.records`): the same
 records the replication log carries, saved without any Python name, so renaming a store
 method or class does not break a saved store. A file with a newer version is refused
-rather than misread.
+rather than misread. Version 3 added the :class:`~.column_snapshot.Columns` record
+(code 10) that a compacted log starts with; a version 2 log (no such record) still loads,
+and is appended to as it is until its first compaction rewrites it as version 3.
 
 A record is written to the OS before the publish is acknowledged, so a killed process
 loses nothing it acknowledged. A crash in the middle of a write leaves a short or
@@ -34,12 +36,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
+from .column_snapshot import COLUMNS_CODE, Columns, decode_columns
 from .records import AppendRun, Record, decode
 
 __all__ = ["FORMAT_VERSION", "MAGIC", "LogContents", "WriteAheadLog", "log_bytes", "read_log"]
 
 MAGIC = b"JSEMUWAL"
-FORMAT_VERSION = 2
+FORMAT_VERSION = 3
+#: Versions this jsemu reads: 2 is 3 without ``Columns`` records.
+READABLE_VERSIONS = (2, 3)
 _FILE_HEADER = struct.Struct("<8sH")
 _HEADER = struct.Struct("<II")
 _U32 = struct.Struct("<I")
@@ -49,9 +54,10 @@ _TWO_U32 = struct.Struct("<II")
 _APPEND_FRAME = struct.Struct("<IIBI")
 
 
-def _records(data: bytes, start: int, runs: bool = False) -> tuple[list[Record], int, str]:
+def _records(data: bytes, start: int, runs: bool = False) -> tuple[list[Record], int, str, int]:
     """The whole records from ``start`` on, the end of the last one, and what is wrong
-    with the bytes after it ("" when there are none). With ``runs``, consecutive
+    with the bytes after it ("" when there are none), and where the last ``Columns``
+    record ends (0 without one). With ``runs``, consecutive
     ``Append`` records come back as one ``AppendRun`` each, decoded straight into its
     columns (a restart reads one per stored message: no object per message)."""
     out: list[Record] = []
@@ -65,6 +71,7 @@ def _records(data: bytes, start: int, runs: bool = False) -> tuple[list[Record],
     hdrs: list[bytes] = []
     datas: list[bytes] = []
     tss: list[int] = []
+    columns_end = 0
     while good < size:
         if good + 8 > size:
             why = "torn record header"
@@ -105,15 +112,17 @@ def _records(data: bytes, start: int, runs: bool = False) -> tuple[list[Record],
             out.append(AppendRun(subjects, hdrs, datas, tss))
             subjects, hdrs, datas, tss = [], [], [], []
         try:
-            record = read(data[begin:end])
+            record = decode_columns(data, begin, end) if data[begin] == COLUMNS_CODE else read(data[begin:end])
         except Exception as exc:  # noqa: BLE001 - a record we can not read ends the log like a torn one
             why = f"undecodable record ({exc})"
             break
         out.append(record)
         good = end
+        if type(record) is Columns:
+            columns_end = end
     if subjects:
         out.append(AppendRun(subjects, hdrs, datas, tss))
-    return out, good, why
+    return out, good, why, columns_end
 
 
 @dataclass
@@ -123,6 +132,9 @@ class LogContents:
 
     records: list[Record]
     damage: str = ""
+    #: Where the last ``Columns`` record ends: the records after it were logged since the
+    #: last compaction (0: no compaction wrote this log, or the store was empty).
+    columns_end: int = 0
 
 
 def _frame(payload: bytes) -> bytes:
@@ -159,14 +171,14 @@ def read_log(path: Path, runs: bool = False) -> LogContents:
         os.truncate(path, 0)
         return LogContents([], damage)
     _, version = _FILE_HEADER.unpack_from(data)
-    if version != FORMAT_VERSION:
+    if version not in READABLE_VERSIONS:
         raise ValueError(f"{path}: write-ahead log format {version} is newer than this jsemu ({FORMAT_VERSION})")
-    records, good, why = _records(data, _FILE_HEADER.size, runs)
+    records, good, why, columns_end = _records(data, _FILE_HEADER.size, runs)
     damage = ""
     if good != len(data):
         damage = _damage(path, data, good, _count(records), why)
         os.truncate(path, good)
-    return LogContents(records, damage)
+    return LogContents(records, damage, columns_end)
 
 
 def log_bytes(records: Iterable[Record]) -> bytes:
@@ -176,7 +188,9 @@ def log_bytes(records: Iterable[Record]) -> bytes:
 
 def _count(records: list[Record]) -> int:
     """Records in the log (an ``AppendRun`` stands for one per message)."""
-    return sum(len(r.subjects) if isinstance(r, AppendRun) else 1 for r in records)
+    return sum(
+        len(r.subjects) if isinstance(r, AppendRun) else r.count if isinstance(r, Columns) else 1 for r in records
+    )
 
 
 def _write_atomically(path: Path, records: Iterable[Record]) -> None:

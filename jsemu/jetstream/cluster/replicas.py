@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 # FLAVOURS and StreamStore are the concrete classes: the replicated flavours below subclass
 # them (a logging method per mutator); everything else here holds a Store.
 from ...store import FLAVOURS, Clock, Store, StoreError, StoreLimits, StreamStore
+from ...store.column_snapshot import Columns
 from ...store.records import Append, Record, batched
 from ...store.wal import WriteAheadLog
 from .leader import stream_leader_elected
@@ -75,6 +76,13 @@ class ReplicatedStore(StreamStore):
         if not self._depth:
             return False
         return super().append_run(subjects, hdrs, datas, tss)
+
+    @batched(Columns)
+    def load_columns(self, run: Columns) -> bool:
+        """In bulk only as a replay (under ``apply``), like ``append_run``."""
+        if not self._depth:
+            return False
+        return super().load_columns(run)
 
     def apply(self, record: Record) -> object:
         """A record from the log (a follower's copy, a replayed log): not logged again."""

@@ -7,7 +7,9 @@ restart, as with nats-server): one directory per stream under
   directory without one is not a stream;
 * ``msgs.wal``: the write-ahead log of every mutation of the stream's store
   (:mod:`jsemu.store.wal`), appended before the publish is acknowledged, and compacted to
-  the records of the live state when it outgrows them (:mod:`jsemu.store.compaction`).
+  the records of the live state when it outgrows them (:mod:`jsemu.store.compaction`):
+  the live messages as a few column records (:mod:`jsemu.store.column_snapshot`) that a
+  restart loads in bulk, then the records logged since.
 
 On start the server reads every stream directory back: the config, then the log replayed
 into fresh stores (every peer's, for a replicated stream). A damaged log or config is
@@ -17,17 +19,19 @@ format, not nats-server's.
 
 from __future__ import annotations
 
+import gc
 import json
 import logging
 import os
 import shutil
 from dataclasses import asdict, fields
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 from ...store import StoreError
+from ...store.column_snapshot import Columns
 from ...store.compaction import CompactingLog
-from ...store.records import AppendRun
+from ...store.records import AppendRun, Record
 from ...store.wal import read_log
 from ..streams.config import StreamConfig
 
@@ -56,11 +60,22 @@ def _config(values: Any) -> StreamConfig:
     return StreamConfig(**values)
 
 
+def _one_by_one(record: Record, last_seq: int) -> list[Record]:
+    """A run the store did not take in bulk, as the records it stands for."""
+    if isinstance(record, AppendRun):
+        return list(record.appends())
+    if isinstance(record, Columns):
+        return record.appends(last_seq)
+    return [record]
+
+
 class StreamFiles:
     """The directory of one stream."""
 
     def __init__(self, root: Path, name: str) -> None:
         self.dir = root / name
+        #: Where the replayed log's last ``Columns`` record ended (its compacted part).
+        self._compacted = 0
 
     def save_meta(self, config: StreamConfig, created_ns: int) -> None:
         self.dir.mkdir(parents=True, exist_ok=True)
@@ -87,28 +102,37 @@ class StreamFiles:
     def replay_into(self, stream: Stream) -> int:
         """Apply the logged mutations to every peer's store; returns how many. Damage in
         the log is reported (one line) and the records before it are kept."""
+        collecting = gc.isenabled()
+        gc.disable()  # millions of new objects, none of them garbage: no collection passes over them
+        try:
+            return self._replay(stream)
+        finally:
+            if collecting:
+                gc.enable()
+
+    def _replay(self, stream: Stream) -> int:
         contents = read_log(self.dir / _WAL, runs=True)
+        self._compacted = contents.columns_end
         if contents.damage:
             log.warning("Stream '%s > %s': %s", stream.js.account.name, stream.name, contents.damage)
         count = 0
         for record in contents.records:
-            run = isinstance(record, AppendRun)
             for peer in stream.replicas.peers:
-                if run and peer.store.apply(record):  # the run in bulk
+                if isinstance(record, (AppendRun, Columns)) and peer.store.apply(record):  # in bulk
                     continue
-                for one in cast(AppendRun, record).appends() if run else (record,):
+                for one in _one_by_one(record, peer.store.last_seq):
                     try:
                         peer.store.apply(one)
                     except StoreError:
                         log.warning("stream %s: logged %s could not be applied again", stream.name, one)
-            count += len(cast(AppendRun, record).subjects) if run else 1
+            count += record.count if isinstance(record, (AppendRun, Columns)) else 1
         return count
 
     def open_wal(self, stream: Stream) -> CompactingLog:
         """The stream's log, compacting against the leader's store, with the store's limits
         as its first record when it is new."""
         self.dir.mkdir(parents=True, exist_ok=True)
-        wal = CompactingLog(self.dir / _WAL, lambda: stream.store)
+        wal = CompactingLog(self.dir / _WAL, lambda: stream.store, self._compacted)
         wal.start()
         return wal
 
