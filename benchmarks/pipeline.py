@@ -1,11 +1,17 @@
-"""Spark over a stream: read N messages through the ``jetstream`` data source (after a cached
-warm-up read through each path: a batch read as planned, ``read_path=auto``, through Direct Get
-batches; one through a pull consumer per task, ``read_path=consumer``; a streaming read with
-``availableNow``), the end-to-end latency of a new message through a running
-streaming query, then a point-in-time view (``last_per_subject`` at half the
-stream), rows per second for each.
+"""Spark over a stream. The headline is what a batch job waits for: the first read of a
+stream never read before, in a fresh Spark session (``benchmarks.pipeline_first``: a fresh
+server process and a fresh Spark process per run, nothing warmed before the clock starts,
+``count(*)``, ``sum(length(data))`` and ``max(seq)`` in one aggregation), with the third read
+of the same session as the warm row: medians of ``--runs`` runs with the spread.
 
-    python -m benchmarks.pipeline [--messages 1000000] [--subjects 10000] [--partitions 4] [--real]
+Then, in one more session warmed on purpose: the server alone and one reader task without
+Spark, a cached read through each path (``read_path=auto``, through Direct Get batches; one
+through a pull consumer per task, ``read_path=consumer``), a streaming read with
+``availableNow``, a point-in-time view (``last_per_subject`` at half the stream) and the
+end-to-end latency of a new message through a running streaming query.
+
+    python -m benchmarks.pipeline [--messages 1000000] [--subjects 10000] [--partitions 4] [--runs 3]
+                                  [--first-only] [--real]
 
 The server runs as its own process (``jsemu serve``, or ``nats-server -js`` with ``--real``)
 and is filled with acknowledged publishes first; Spark runs locally on all cores.
@@ -20,6 +26,7 @@ import threading
 import time
 from typing import Any
 
+from benchmarks import pipeline_first
 from benchmarks.client import Conn
 from benchmarks.suite import RealServer, create, fill_acked
 
@@ -30,7 +37,22 @@ def main() -> None:
     parser.add_argument("--subjects", type=int, default=10_000)
     parser.add_argument("--partitions", type=int, default=4)
     parser.add_argument("--real", action="store_true", help="read from nats-server instead of jsemu")
+    parser.add_argument("--runs", type=int, default=3, help="first-read runs (a fresh server and session each)")
+    parser.add_argument("--first-only", action="store_true", help="only the first-read and third-read rows")
     args = parser.parse_args()
+    name = "nats-server" if args.real else "jsemu"
+    n = args.messages
+    results = pipeline_first.runs(args.real, n, args.subjects, args.runs)
+    print(
+        f"{name}: {n:,} messages on {args.subjects:,} subjects; {args.runs} runs, each a fresh server "
+        "and a fresh Spark session (local[*]), default partitions"
+    )
+    print(f"{'read (median of the runs)':<40}{'rows':>12}{'seconds':>10}{'rows/s':>12}   spread (rows/s)")
+    for row, seconds, rate, low, high in pipeline_first.rows(results, n):
+        print(f"{row:<40}{n:>12,}{seconds:>10.1f}{rate:>12,.0f}   {low:,.0f} to {high:,.0f}")
+    print(pipeline_first.cpu_line(results), flush=True)
+    if args.first_only:
+        return
 
     from pyspark.sql import SparkSession
 
@@ -82,13 +104,11 @@ def main() -> None:
         spark.stop()
     finally:
         server.stop()
-    name = "nats-server" if args.real else "jsemu"
-    print(f"{name}: {args.messages:,} messages on {args.subjects:,} subjects, {args.partitions} read partitions")
+    print(f"\nlater, in one session warmed on purpose: {args.partitions} read partitions")
     print(f"{'step':<40}{'rows':>12}{'seconds':>10}{'rows/s':>12}")
     print(
         f"{'fill (acked publishes, 10k at a time)':<40}{args.messages:>12,}{fill:>10.1f}{args.messages / fill:>12,.0f}"
     )
-    n = args.messages
     print(f"{'server alone (batches of 10k, raw count)':<40}{n:>12,}{served_s:>10.1f}{n / served_s:>12,.0f}")
     print(f"{'one reader task, no Spark (Arrow)':<40}{n:>12,}{parsed_s:>10.1f}{n / parsed_s:>12,.0f}")
     print(

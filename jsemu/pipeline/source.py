@@ -210,10 +210,7 @@ class StreamPlan:
                     break
                 seq = last_got + 1
                 if last_got > last:  # a filtered batch may run past the range
-                    keep = len(cols)
-                    while keep and cols.seqs[keep - 1] > last:
-                        keep -= 1
-                    cols.truncate(keep)
+                    cols.keep_through(last)
                     break
                 if len(cols) >= _ROWS_PER_RECORD_BATCH:
                     yield cols.batch()
