@@ -23,7 +23,6 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from ..conformance import command as conformance_command
 from ..pipeline import command as pipeline_command
 from ..version import NATS_VERSION, __version__
 from .options import serve_options
@@ -43,6 +42,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if extras:  # the sub-command's usage, not the top level's
         getattr(args, "command_parser", parser).error(f"unrecognized arguments: {' '.join(extras)}")
     if args.command == "conformance":
+        from ..conformance import command as conformance_command  # the runner only when it runs
+
         return conformance_command.main(args)
     if args.command == "pipeline":
         return pipeline_command.main(args)

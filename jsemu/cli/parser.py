@@ -18,7 +18,7 @@ import sys
 from typing import NoReturn
 
 from ..config.cluster import add_cluster_flags
-from ..conformance import command as conformance_command
+from ..conformance.arguments import add_arguments as add_conformance_arguments
 from ..pipeline import command as pipeline_command
 from ..version import NATS_VERSION, __version__
 from .nats_server_help import USAGE
@@ -86,7 +86,7 @@ def build_parser() -> argparse.ArgumentParser:
         "conformance", help="run the conformance table against a server (exit 1 on any failure)"
     )
     conformance.set_defaults(command_parser=conformance)
-    conformance_command.add_arguments(conformance)
+    add_conformance_arguments(conformance)
     pipeline = commands.add_parser("pipeline", help="stream data through Spark: export, view, seed (extra: spark)")
     pipeline.set_defaults(command_parser=pipeline)
     pipeline_command.add_arguments(pipeline)

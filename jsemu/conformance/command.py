@@ -249,16 +249,6 @@ def _clip(text: str, width: int = 100) -> str:
     return text if len(text) <= width else text[: width - 3] + "..."
 
 
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    where = parser.add_mutually_exclusive_group(required=True)
-    where.add_argument("url", nargs="?", help="a running server, nats://host:port")
-    where.add_argument("--spawn-real", action="store_true", help="a fresh nats-server per scenario")
-    where.add_argument("--spawn-jsemu", action="store_true", help="a fresh in-process jsemu per scenario")
-    parser.add_argument("--nats-server", default=None, help="the nats-server binary for --spawn-real")
-    parser.add_argument("--json", action="store_true", help="print the rows as JSON")
-    parser.add_argument("--case", action="append", default=[], help="run only this scenario (repeatable)")
-
-
 def main(args: argparse.Namespace) -> int:
     target = "spawn-real" if args.spawn_real else "spawn-jsemu" if args.spawn_jsemu else args.url
     binary = args.nats_server or shutil.which("nats-server") or str(Path(sys.executable).parent / "nats-server")
