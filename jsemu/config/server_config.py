@@ -38,6 +38,7 @@ from .cluster import ClusterConfigError, cluster_block
 from .js_limits import JsLimitsError, parse_account_jetstream
 from .parser import ConfigError, Positions, parse_file, parse_text
 from .tls import TlsConfigError, parse_tls
+from .websocket import WebSocketConfigError, parse_websocket
 
 __all__ = ["ConfigError", "apply_config", "load_config", "parse_config"]
 
@@ -256,8 +257,6 @@ _NOT_YET = {
             "leafnodes",
             "leaf",
             "mqtt",
-            "websocket",
-            "ws",
             "write_timeout",
             "logfile",
             "log_file",
@@ -642,6 +641,14 @@ def apply_config(
             options.tls = parse_tls(conf["tls"])
         except TlsConfigError as exc:
             raise _at(pos, ("tls", exc.key) if exc.key else ("tls",), exc.message) from None
+    for key in ("websocket", "ws"):
+        if key in conf:
+            try:
+                options.websocket = parse_websocket(conf[key])
+            except WebSocketConfigError as exc:
+                if exc.key is None:
+                    raise ConfigError(exc.message) from None
+                raise _at(pos, (key, exc.key) if exc.key else (key,), exc.message) from None
     for key, value in conf.items():
         target = _TOP_LEVEL.get(key)
         if target is not None:
@@ -743,6 +750,8 @@ _TOP_LEVEL_KEYS = frozenset(
         "store_dir",
         "storedir",
         "cluster",
+        "websocket",
+        "ws",
     }
 )
 

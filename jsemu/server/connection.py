@@ -68,6 +68,7 @@ from .responses import ReplyPermits
 from .sublist import Subscription
 from .subscriber import Change
 from .timers import Cancellable
+from .websocket_transport import WebSocketTransport
 from .write_deadline import cut_slow_writer, watch_writes
 
 if TYPE_CHECKING:
@@ -148,6 +149,7 @@ class ClientConnection(asyncio.Protocol):
         "headers",
         "in_bytes",
         "in_msgs",
+        "info_base",
         "last_in",
         "no_responders",
         "node",
@@ -232,6 +234,8 @@ class ClientConnection(asyncio.Protocol):
         self.perms: Permissions | None = None
         #: Reply subjects ``allow_responses`` lets it publish to (server/responses.py).
         self.replies: ReplyPermits | None = None
+        #: The INFO fields of its listener when not the node's (a WebSocket client's).
+        self.info_base: dict[str, Any] | None = None
 
     # --- asyncio.Protocol -------------------------------------------------------------
 
@@ -246,7 +250,7 @@ class ClientConnection(asyncio.Protocol):
         server = self.server
         server.add_connection(self)
         tls = server.tls_context
-        if tls is None:
+        if tls is None or isinstance(transport, WebSocketTransport):  # wss: TLS before the upgrade
             self.send(encode_info(server.client_info(self)))
             self._start_session()
             return
@@ -852,6 +856,8 @@ class ClientConnection(asyncio.Protocol):
             return
         self.closed = True
         self.out.clear()
+        if isinstance(self.transport, WebSocketTransport):
+            self.transport.reason = error  # the status of its close frame
         self._cancel_auth_timer()
         if self.write_timer is not None:
             self.write_timer.cancel()
