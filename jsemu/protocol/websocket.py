@@ -33,7 +33,7 @@ from urllib.parse import urlsplit
 
 import h11
 from wsproto.extensions import PerMessageDeflate
-from wsproto.frame_protocol import FrameProtocol, Opcode, ParseFailed
+from wsproto.frame_protocol import Frame, FrameProtocol, Opcode, ParseFailed
 
 __all__ = [
     "Accepted",
@@ -325,6 +325,18 @@ _PROTOCOL_ERRORS = {
 }
 
 
+class _Decoder(FrameProtocol):
+    """wsproto's frames, keeping a refused close frame's status for nats-server's text
+    (``invalid close status code N``), which wsproto's error leaves out."""
+
+    close_code = 0
+
+    def _process_close(self, frame: Frame) -> Frame:
+        if len(frame.payload) >= 2:
+            self.close_code = struct.unpack("!H", bytes(frame.payload[:2]))[0]  # type: ignore[arg-type]
+        return super()._process_close(frame)
+
+
 @dataclass(slots=True)
 class Received:
     """What a read of frames gave: NATS protocol bytes, frames to answer with, and whether
@@ -348,7 +360,7 @@ class WebSocketFrames:
             deflate = PerMessageDeflate(client_no_context_takeover=True, server_no_context_takeover=True)
             deflate.accept("permessage-deflate")
             extensions.append(deflate)
-        self._decoder = FrameProtocol(client=False, extensions=extensions)
+        self._decoder = _Decoder(client=False, extensions=extensions)
         self._compressor: zlib._Compress | None = None
 
     def receive(self, data: bytes) -> Received:
@@ -379,8 +391,10 @@ class WebSocketFrames:
                 text = str(exc)
                 if text.startswith("Invalid opcode"):
                     text = f"unknown opcode {int(text.rsplit('x', 1)[1], 16)}"
-                elif text.startswith("CLOSE with") or text.startswith("remote CLOSE"):
-                    text = "invalid close status code"
+                elif text.startswith("expected CONTINUATION"):
+                    text = "new message started before final frame for previous message was received"
+                elif text != "CLOSE with 1 byte payload" and text.startswith(("CLOSE with", "remote CLOSE")):
+                    text = f"invalid close status code {decoder.close_code}"
                 out.reply += close_frame(PROTOCOL_ERROR, _PROTOCOL_ERRORS.get(text, text))
             out.closing = True
         out.data = b"".join(chunks)

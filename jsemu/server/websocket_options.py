@@ -8,6 +8,7 @@ need lives here.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from .tls import TlsOptions
 
@@ -36,3 +37,14 @@ class WebSocketOptions:
     handshake_timeout: float = 0.0
     #: Response headers added to the ``101 Switching Protocols``, in the file's order.
     headers: dict[str, str] = field(default_factory=dict)
+
+    def varz(self, port: int) -> dict[str, Any]:
+        """``/varz``'s ``websocket`` (nats-server's ``WebsocketOptsVarz``, empty values left
+        out), ``port`` the one the listener has."""
+        out: dict[str, Any] = {"host": self.host, "port": port, "advertise": self.advertise}
+        out["handshake_timeout"] = round(self.handshake_timeout * 1e9)
+        out["no_tls"] = self.no_tls
+        out["same_origin"] = self.same_origin
+        out["allowed_origins"] = list(self.allowed_origins)
+        out["compression"] = self.compression
+        return {key: value for key, value in out.items() if value}

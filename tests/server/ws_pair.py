@@ -19,6 +19,7 @@ class Side:
     kind: str
     ws_port: int
     port: int
+    monitor: str = ""  # http://host:port with http_port
     server: Any = None  # the jsemu.Server, on jsemu's side
 
 
@@ -34,8 +35,8 @@ async def ws_pair(block: str = "port: -1, no_tls: true", extra: str = "", jetstr
     try:
         assert emu.websocket is not None
         yield {
-            "jsemu": Side("jsemu", emu.websocket.port, emu.port, emu),
-            "real": Side("real", int(real.ws_url.rsplit(":", 1)[1]), real.port),
+            "jsemu": Side("jsemu", emu.websocket.port, emu.port, (emu.monitor_urls or [""])[0], emu),
+            "real": Side("real", int(real.ws_url.rsplit(":", 1)[1]), real.port, real.monitor_url),
         }
     finally:
         await emu.stop()

@@ -21,6 +21,7 @@ from typing import Any
 #: The two sides of a parametrised test: jsemu, and the real nats-server.
 KINDS = ["jsemu", "real"]
 _LISTEN = re.compile(r"Listening for client connections on ([^\s:]+|\[[^\]]+\]):(\d+)")
+_MONITOR = re.compile(r"Starting http monitor on (\S+):(\d+)")
 _LISTEN_WS = re.compile(r"Listening for websocket clients on (wss?)://\S+:(\d+)")
 
 
@@ -66,6 +67,8 @@ class RealServer:
         ``ws_url``. ``conf_text``: lines added to the configuration file as they are."""
         #: ``ws://127.0.0.1:PORT`` (or ``wss://``) with ``websocket``; empty without.
         self.ws_url = ""
+        #: ``http://127.0.0.1:PORT`` when the configuration opens a monitoring port.
+        self.monitor_url = ""
         self.tmp = tempfile.TemporaryDirectory(prefix="jsemu-real-")
         program = [sys.executable, "-m", "jsemu", "serve"] if jsemu_process else [nats_server_binary()]
         args = [*program, "-a", "127.0.0.1", "-p", str(port)]
@@ -95,6 +98,9 @@ class RealServer:
             m = _LISTEN.search(line)
             if m:
                 port = int(m.group(2))
+            m = _MONITOR.search(line)
+            if m:
+                self.monitor_url = f"http://127.0.0.1:{m.group(2)}"
             m = _LISTEN_WS.search(line)
             if m:
                 self.ws_url = f"{m.group(1)}://127.0.0.1:{m.group(2)}"
