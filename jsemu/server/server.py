@@ -349,6 +349,11 @@ class Server(Router):
         return self.node_url(self.nodes[0])
 
     @property
+    def ws_url(self) -> str:
+        """The WebSocket URL (``ws://`` or ``wss://``) with a ``websocket`` port; empty without."""
+        return self.websocket.url if self.websocket is not None else ""
+
+    @property
     def urls(self) -> list[str]:
         """Every node's client URL, in node order (one for a standalone server)."""
         return [self.node_url(node) for node in self.nodes]
