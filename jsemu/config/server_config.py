@@ -648,7 +648,8 @@ def apply_config(
             except WebSocketConfigError as exc:
                 if exc.key is None:
                     raise ConfigError(exc.message) from None
-                raise _at(pos, (key, exc.key) if exc.key else (key,), exc.message) from None
+                inner = exc.key if isinstance(exc.key, tuple) else (exc.key,) if exc.key else ()
+                raise _at(pos, (key, *inner), exc.message) from None
     for key, value in conf.items():
         target = _TOP_LEVEL.get(key)
         if target is not None:

@@ -17,7 +17,23 @@ from ..server.advertise import AdvertiseError, parse_host_port
 from ..server.websocket_options import WebSocketOptions
 from .tls import TlsConfigError, parse_tls
 
-__all__ = ["WebSocketConfigError", "parse_websocket"]
+__all__ = ["WEBSOCKET_KEYS", "WebSocketConfigError", "parse_websocket"]
+
+#: The keys read (the documentation's reference page lists them; other spellings nats-server
+#: takes are accepted too: ``net``, ``compress``, ``allowed_origin``, ``origins``, ...).
+WEBSOCKET_KEYS = (
+    "listen",
+    "port",
+    "host",
+    "advertise",
+    "no_tls",
+    "tls",
+    "same_origin",
+    "allowed_origins",
+    "handshake_timeout",
+    "compression",
+    "headers",
+)
 
 _NOT_YET = {
     key: "not supported by jsemu yet"
@@ -38,10 +54,11 @@ _RESERVED_HEADERS = frozenset({"host", "content-length", "connection", "upgrade"
 
 
 class WebSocketConfigError(Exception):
-    """``message`` at ``key`` of the block (``""``: the block itself; ``None``: not placed, as
-    nats-server's validation errors, which name no position)."""
+    """``message`` at ``key`` of the block (a tuple: a key inside one of its blocks; ``""``:
+    the block itself; ``None``: not placed, as nats-server's validation errors, which name no
+    position)."""
 
-    def __init__(self, key: str | None, message: str) -> None:
+    def __init__(self, key: str | tuple[str, ...] | None, message: str) -> None:
         super().__init__(message)
         self.key = key
         self.message = message
@@ -121,7 +138,9 @@ def _headers(key: str, value: Any) -> dict[str, str]:
     headers: dict[str, str] = {}
     for name, text in value.items():
         if not isinstance(text, str):
-            raise WebSocketConfigError(key, f"error parsing header key {name}: unsupported type {_go_type(text)}")
+            raise WebSocketConfigError(
+                (key, name), f"error parsing header key {name}: unsupported type {_go_type(text)}"
+            )
         headers[name] = text
     return headers
 

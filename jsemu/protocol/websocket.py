@@ -29,10 +29,11 @@ import hashlib
 import struct
 import zlib
 from dataclasses import dataclass, field
+from typing import cast
 from urllib.parse import urlsplit
 
 import h11
-from wsproto.extensions import PerMessageDeflate
+from wsproto.extensions import Extension, PerMessageDeflate
 from wsproto.frame_protocol import Frame, FrameProtocol, Opcode, ParseFailed
 
 __all__ = [
@@ -63,7 +64,9 @@ POLICY_VIOLATION = 1008
 MESSAGE_TOO_BIG = 1009
 INTERNAL_ERROR = 1011
 
-_PMC_RESPONSE = b"Sec-WebSocket-Extensions: permessage-deflate; server_no_context_takeover; client_no_context_takeover\r\n"
+_PMC_RESPONSE = (
+    b"Sec-WebSocket-Extensions: permessage-deflate; server_no_context_takeover; client_no_context_takeover\r\n"
+)
 #: Go's ``http.StatusText`` for the statuses a refusal uses.
 _STATUS_TEXT = {400: "Bad Request", 403: "Forbidden", 405: "Method Not Allowed"}
 
@@ -135,9 +138,7 @@ def _go_bad_request(h11_error: str) -> bytes:
     text = "400 Bad Request"
     if "Host" in h11_error:
         text += ": missing required Host header"
-    return (
-        f"HTTP/1.1 {text}\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\n\r\n{text}"
-    ).encode()
+    return (f"HTTP/1.1 {text}\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\n\r\n{text}").encode()
 
 
 @dataclass(frozen=True, slots=True)
@@ -207,7 +208,9 @@ def check_upgrade(request: UpgradeRequest, settings: HandshakeSettings) -> Accep
         return Refused(403, f"origin not allowed: {origin_error}")
     compress = settings.compression and _offers_deflate(request)
     accept = base64.b64encode(hashlib.sha1(key.encode() + _GUID).digest())
-    response = b"HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: "
+    response = (
+        b"HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: "
+    )
     response += accept + b"\r\n"
     if compress:
         response += _PMC_RESPONSE
@@ -355,7 +358,7 @@ class WebSocketFrames:
     def __init__(self, compress: bool, browser: bool) -> None:
         self.compress = compress
         self.browser = browser
-        extensions = []
+        extensions: list[Extension] = []
         if compress:
             deflate = PerMessageDeflate(client_no_context_takeover=True, server_no_context_takeover=True)
             deflate.accept("permessage-deflate")
@@ -380,7 +383,7 @@ class WebSocketFrames:
                     payload = bytes(frame.payload)  # type: ignore[arg-type]
                     out.reply += _header(0x8A, len(payload)) + payload
                 elif opcode is Opcode.CLOSE:
-                    code, reason = frame.payload  # type: ignore[misc]
+                    code, reason = cast("tuple[int, str]", frame.payload)
                     out.reply += close_frame(None if code == 1005 else int(code), reason)
                     out.closing = True
                     break

@@ -120,7 +120,7 @@ class UpgradeProtocol(asyncio.Protocol):
             if conn.closed:
                 transport.close()
             else:
-                conn.close_quietly(None)
+                conn.close_quietly("Client Closed")
         elif received.reply and not conn.closed:
             transport.raw.write(received.reply)
 

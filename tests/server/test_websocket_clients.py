@@ -84,7 +84,12 @@ async def test_authentication_applies_to_websocket_clients_as_nats_server() -> N
             good.send(frame(2, b'CONNECT {"verbose":false,"user":"a","pass":"b"}\r\nPING\r\n'))
             pong = await good.until(b"PONG\r\n")
             good.close()
-            got[kind] = ("auth_required" in first[0].payload.decode(), [(f.first, f.payload) for f in frames], closed, pong)
+            got[kind] = (
+                "auth_required" in first[0].payload.decode(),
+                [(f.first, f.payload) for f in frames],
+                closed,
+                pong,
+            )
         assert got["jsemu"] == got["real"]
         assert got["real"][1][-1] == (0x88, struct.pack("!H", 1008) + b"Authentication Failure")
 
@@ -108,8 +113,10 @@ async def test_jsemu_factory_secure_websocket(jsemu_factory: Callable[..., Await
     context = ssl.create_default_context(cafile=server.client_tls.ca_file)
     reader, writer = await asyncio.open_connection("127.0.0.1", port, ssl=context)
     client = WsClient(reader, writer, b"")
-    writer.write(b"GET / HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
-                 b"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n")
+    writer.write(
+        b"GET / HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+        b"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"
+    )
     head = await reader.readuntil(b"\r\n\r\n")
     assert head.startswith(b"HTTP/1.1 101 ")
     info = await client.until(b"\r\n")

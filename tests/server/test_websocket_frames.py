@@ -54,7 +54,10 @@ _EXACT = {
     "fragmented": [frame(2, _C, fin=False), frame(0, b"PING\r\n")],
     "text frame": [frame(1, _C + b"PING\r\n")],
     "sub, pub, ping": [frame(2, _C + b"SUB a 1\r\nPUB a 2\r\nhi\r\nPING\r\n")],
-    "two reads": [frame(2, _C + b"SUB b 1\r\nPING\r\n"), frame(2, b"PUB b 2\r\nhi\r\nHPUB b 12 14\r\nNATS/1.0\r\n\r\nho\r\nPING\r\n")],
+    "two reads": [
+        frame(2, _C + b"SUB b 1\r\nPING\r\n"),
+        frame(2, b"PUB b 2\r\nhi\r\nHPUB b 12 14\r\nNATS/1.0\r\n\r\nho\r\nPING\r\n"),
+    ],
     "70 KB message": [frame(2, _C + b"SUB c 1\r\nPUB c 70000\r\n" + b"x" * 70000 + b"\r\nPING\r\n")],
     "ping": [frame(2, _C), frame(9, b"hello")],
     "empty ping": [frame(2, _C), frame(9, b"")],

@@ -64,8 +64,7 @@ async def test_upgrades_and_refusals_as_nats_server() -> None:
             assert got["jsemu"][name] == got["real"][name], name
         assert got["real"]["post"][0].startswith(b"HTTP/1.1 405 Method Not Allowed\r\n")
         assert got["real"]["garbage"] == (
-            b"HTTP/1.1 400 Bad Request\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\n\r\n"
-            b"400 Bad Request",
+            b"HTTP/1.1 400 Bad Request\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\n\r\n400 Bad Request",
             True,
         )
 
@@ -95,7 +94,11 @@ _CONFIGURED = (
 @pytest.mark.parametrize(
     ("name", "host", "extra"),
     [
-        ("deflate offered", "a.example:8080", "Origin: http://a.example:8080\r\nSec-WebSocket-Extensions: permessage-deflate; client_max_window_bits\r\n"),
+        (
+            "deflate offered",
+            "a.example:8080",
+            "Origin: http://a.example:8080\r\nSec-WebSocket-Extensions: permessage-deflate; client_max_window_bits\r\n",
+        ),
         ("deflate among others", "a.example:8080", "Sec-WebSocket-Extensions: x-foo, permessage-deflate\r\n"),
         ("no origin", "anything", ""),
         ("same origin, not allowed", "b.example:8080", "Origin: http://b.example:8080\r\n"),

@@ -24,7 +24,9 @@ class Side:
 
 
 @asynccontextmanager
-async def ws_pair(block: str = "port: -1, no_tls: true", extra: str = "", jetstream: bool = False) -> AsyncIterator[dict[str, Side]]:
+async def ws_pair(
+    block: str = "port: -1, no_tls: true", extra: str = "", jetstream: bool = False
+) -> AsyncIterator[dict[str, Side]]:
     """``{"jsemu": Side, "real": Side}`` with ``websocket { BLOCK }`` and ``extra`` lines."""
     real = RealServer(jetstream=jetstream, websocket=block, conf_text=extra)
     options = jsemu.ServerOptions(host="127.0.0.1", port=0, jetstream=jetstream)
