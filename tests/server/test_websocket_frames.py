@@ -38,6 +38,8 @@ async def _session(side: Side, sends: list[bytes], extra: str = "") -> tuple[lis
     try:
         first, _ = await client.frames(quiet=0.3)
         assert len(first) == 1 and first[0].text().startswith(b"INFO "), first
+        info = info_of(first[0].text())
+        assert (info["host"], info["port"]) == ("0.0.0.0", side.ws_port), info  # the WebSocket port's
         for data in sends:
             client.send(data)
             await asyncio.sleep(0.02)
@@ -139,10 +141,13 @@ async def test_compressed_frames_as_nats_server() -> None:
             pong, _ = await client.frames(quiet=0.3)
             client.send(frame(2, b"PUB a 100\r\n" + b"y" * 100 + b"\r\nPING\r\n"))
             msg, _ = await client.frames(quiet=0.3)
+            client.send(frame(2, b"PING\r\n"))
+            small, _ = await client.frames(quiet=0.3)
             client.close()
-            got[kind] = [first[0].first, list(info_of(first[0].text())), _shape(pong), _shape(msg)]
+            got[kind] = [first[0].first, list(info_of(first[0].text())), _shape(pong), _shape(msg), _shape(small)]
         assert got["jsemu"] == got["real"]
         assert got["real"][0] == 0xC2  # FIN, RSV1, binary
+        assert got["real"][4] == [(0x82, b"PONG\r\n")]  # 64 bytes or less: plain
 
 
 async def test_monitoring_shows_websocket_clients_as_nats_server() -> None:

@@ -110,7 +110,26 @@ _CONFIGURED = (
     ],
 )
 async def test_origins_compression_and_headers_as_nats_server(name: str, host: str, extra: str) -> None:
-    async with ws_pair(_CONFIGURED) as sides:
+    await _compare_upgrades(_CONFIGURED, name, host, extra)
+
+
+@pytest.mark.parametrize(
+    ("name", "host", "extra"),
+    [
+        ("listed", "127.0.0.1", "Origin: http://a.example:8080\r\n"),
+        ("listed, https default port", "127.0.0.1", "Origin: https://b.example\r\n"),
+        ("listed host, other port", "127.0.0.1", "Origin: http://a.example:8081\r\n"),
+        ("listed host, default port", "127.0.0.1", "Origin: http://a.example\r\n"),
+        ("upper case host", "127.0.0.1", "Origin: http://A.EXAMPLE:8080\r\n"),
+    ],
+)
+async def test_allowed_origins_alone_as_nats_server(name: str, host: str, extra: str) -> None:
+    block = 'port: -1, no_tls: true, allowed_origins: ["http://a.example:8080", "https://b.example"]'
+    await _compare_upgrades(block, name, host, extra)
+
+
+async def _compare_upgrades(block: str, name: str, host: str, extra: str) -> None:
+    async with ws_pair(block) as sides:
         got = {}
         for kind, side in sides.items():
             data, closed = await _exchange(side.ws_port, upgrade_request(host, extra))
