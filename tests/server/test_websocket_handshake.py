@@ -9,7 +9,6 @@ from __future__ import annotations
 import asyncio
 import re
 
-import pytest
 from support.wsclient import KEY, read_until_quiet, upgrade_request
 
 from .ws_pair import ws_pair
@@ -57,9 +56,14 @@ _REQUESTS = {
 
 async def test_upgrades_and_refusals_as_nats_server() -> None:
     async with ws_pair() as sides:
-        got = {}
-        for kind, side in sides.items():
-            got[kind] = {name: await _exchange(side.ws_port, request) for name, request in _REQUESTS.items()}
+        names = list(_REQUESTS)
+        answers = await asyncio.gather(
+            *(_exchange(side.ws_port, _REQUESTS[name]) for side in sides.values() for name in names)
+        )
+        got = {
+            kind: dict(zip(names, answers[i * len(names) : (i + 1) * len(names)], strict=True))
+            for i, kind in enumerate(sides)
+        }
         for name in _REQUESTS:
             assert got["jsemu"][name] == got["real"][name], name
         assert got["real"]["post"][0].startswith(b"HTTP/1.1 405 Method Not Allowed\r\n")
@@ -91,52 +95,55 @@ _CONFIGURED = (
 )
 
 
-@pytest.mark.parametrize(
-    ("name", "host", "extra"),
-    [
-        (
-            "deflate offered",
-            "a.example:8080",
-            "Origin: http://a.example:8080\r\nSec-WebSocket-Extensions: permessage-deflate; client_max_window_bits\r\n",
-        ),
-        ("deflate among others", "a.example:8080", "Sec-WebSocket-Extensions: x-foo, permessage-deflate\r\n"),
-        ("no origin", "anything", ""),
-        ("same origin, not allowed", "b.example:8080", "Origin: http://b.example:8080\r\n"),
-        ("allowed, not same", "127.0.0.1", "Origin: http://a.example:8080\r\n"),
-        ("other port", "a.example:8080", "Origin: http://a.example:8081\r\n"),
-        ("other scheme", "a.example:8080", "Origin: https://a.example:8080\r\n"),
-        ("not a URL", "a.example:8080", "Origin: not a url\r\n"),
-        ("Sec-WebSocket-Origin", "a.example:8080", "Sec-WebSocket-Origin: http://c.example\r\n"),
-    ],
-)
-async def test_origins_compression_and_headers_as_nats_server(name: str, host: str, extra: str) -> None:
-    await _compare_upgrades(_CONFIGURED, name, host, extra)
+_CONFIGURED_CASES = [
+    (
+        "deflate offered",
+        "a.example:8080",
+        "Origin: http://a.example:8080\r\nSec-WebSocket-Extensions: permessage-deflate; client_max_window_bits\r\n",
+    ),
+    ("deflate among others", "a.example:8080", "Sec-WebSocket-Extensions: x-foo, permessage-deflate\r\n"),
+    ("no origin", "anything", ""),
+    ("same origin, not allowed", "b.example:8080", "Origin: http://b.example:8080\r\n"),
+    ("allowed, not same", "127.0.0.1", "Origin: http://a.example:8080\r\n"),
+    ("other port", "a.example:8080", "Origin: http://a.example:8081\r\n"),
+    ("other scheme", "a.example:8080", "Origin: https://a.example:8080\r\n"),
+    ("not a URL", "a.example:8080", "Origin: not a url\r\n"),
+    ("Sec-WebSocket-Origin", "a.example:8080", "Sec-WebSocket-Origin: http://c.example\r\n"),
+]
 
 
-@pytest.mark.parametrize(
-    ("name", "host", "extra"),
-    [
-        ("listed", "127.0.0.1", "Origin: http://a.example:8080\r\n"),
-        ("listed, https default port", "127.0.0.1", "Origin: https://b.example\r\n"),
-        ("listed host, other port", "127.0.0.1", "Origin: http://a.example:8081\r\n"),
-        ("listed host, default port", "127.0.0.1", "Origin: http://a.example\r\n"),
-        ("upper case host", "127.0.0.1", "Origin: http://A.EXAMPLE:8080\r\n"),
-    ],
-)
-async def test_allowed_origins_alone_as_nats_server(name: str, host: str, extra: str) -> None:
+async def test_origins_compression_and_headers_as_nats_server() -> None:
+    await _compare_upgrades(_CONFIGURED, _CONFIGURED_CASES)
+
+
+_ALLOWED_CASES = [
+    ("listed", "127.0.0.1", "Origin: http://a.example:8080\r\n"),
+    ("listed, https default port", "127.0.0.1", "Origin: https://b.example\r\n"),
+    ("listed host, other port", "127.0.0.1", "Origin: http://a.example:8081\r\n"),
+    ("listed host, default port", "127.0.0.1", "Origin: http://a.example\r\n"),
+    ("upper case host", "127.0.0.1", "Origin: http://A.EXAMPLE:8080\r\n"),
+]
+
+
+async def test_allowed_origins_alone_as_nats_server() -> None:
     block = 'port: -1, no_tls: true, allowed_origins: ["http://a.example:8080", "https://b.example"]'
-    await _compare_upgrades(block, name, host, extra)
+    await _compare_upgrades(block, _ALLOWED_CASES)
 
 
-async def _compare_upgrades(block: str, name: str, host: str, extra: str) -> None:
+async def _upgrade(port: int, host: str, extra: str) -> tuple[bytes, list[bytes], bool]:
+    data, closed = await _exchange(port, upgrade_request(host, extra))
+    status, _, rest = data.partition(b"\r\n")
+    # nats-server writes the configured headers in Go's (random) map order.
+    return status, sorted(rest.split(b"\r\n")), closed
+
+
+async def _compare_upgrades(block: str, cases: list[tuple[str, str, str]]) -> None:
     async with ws_pair(block) as sides:
-        got = {}
-        for kind, side in sides.items():
-            data, closed = await _exchange(side.ws_port, upgrade_request(host, extra))
-            status, _, rest = data.partition(b"\r\n")
-            # nats-server writes the configured headers in Go's (random) map order.
-            got[kind] = (status, sorted(rest.split(b"\r\n")), closed)
-        assert got["jsemu"] == got["real"], name
+        answers = await asyncio.gather(
+            *(_upgrade(side.ws_port, host, extra) for side in sides.values() for _, host, extra in cases)
+        )
+        for i, (name, _, _) in enumerate(cases):
+            assert answers[i] == answers[len(cases) + i], name
 
 
 async def test_handshake_timeout_closes_a_silent_socket_as_nats_server() -> None:
