@@ -38,7 +38,7 @@ from .cluster import ClusterConfigError, cluster_block
 from .js_limits import JsLimitsError, parse_account_jetstream
 from .parser import ConfigError, Positions, parse_file, parse_text
 from .tls import TlsConfigError, parse_tls
-from .websocket import WebSocketConfigError, parse_websocket
+from .websocket import WebSocketConfigError, check_websocket_auth, parse_websocket
 
 __all__ = ["ConfigError", "apply_config", "load_config", "parse_config"]
 
@@ -713,6 +713,11 @@ def apply_config(
         if auth.users or auth.nkeys or auth.token or auth.user is not None or auth.no_auth_user:
             options.auth = auth
     _system_account(conf, options, pos)
+    if options.websocket is not None:
+        try:
+            check_websocket_auth(options.websocket, options.auth)
+        except WebSocketConfigError as exc:
+            raise ConfigError(exc.message) from None
     if "cluster" in conf:
         try:
             options.cluster = cluster_block(conf["cluster"])

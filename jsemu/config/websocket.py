@@ -14,10 +14,11 @@ from urllib.parse import urlsplit
 
 from ..protocol.go_duration import parse_duration
 from ..server.advertise import AdvertiseError, parse_host_port
+from ..server.auth import Auth
 from ..server.websocket_options import WebSocketOptions
 from .tls import TlsConfigError, parse_tls
 
-__all__ = ["WEBSOCKET_KEYS", "WebSocketConfigError", "parse_websocket"]
+__all__ = ["WEBSOCKET_KEYS", "WebSocketConfigError", "check_websocket_auth", "parse_websocket"]
 
 #: The keys read (the documentation's reference page lists them; other spellings nats-server
 #: takes are accepted too: ``net``, ``compress``, ``allowed_origin``, ``origins``, ...).
@@ -33,14 +34,13 @@ WEBSOCKET_KEYS = (
     "handshake_timeout",
     "compression",
     "headers",
+    "authorization",
+    "no_auth_user",
 )
 
 _NOT_YET = {
     key: "not supported by jsemu yet"
     for key in (
-        "authorization",
-        "authentication",
-        "no_auth_user",
         "jwt_cookie",
         "user_cookie",
         "pass_cookie",
@@ -78,7 +78,7 @@ def _go_type(value: Any) -> str:
     return "string"
 
 
-def _want(key: str, value: Any, kind: type) -> Any:
+def _want(key: str | tuple[str, ...], value: Any, kind: type) -> Any:
     if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
         go = {bool: "bool", int: "int64", str: "string"}[kind]
         raise WebSocketConfigError(key, f"interface conversion: interface {{}} is {_go_type(value)}, not {go}")
@@ -145,6 +145,51 @@ def _headers(key: str, value: Any) -> dict[str, str]:
     return headers
 
 
+def _simple_auth(ws: WebSocketOptions, key: str, block: Any) -> None:
+    """``parseSimpleAuth``: ``user``/``username``, ``password``/``pass``, ``token``, ``timeout``."""
+    if not isinstance(block, dict):
+        raise WebSocketConfigError(
+            key, f"interface conversion: interface {{}} is {_go_type(block)}, not map[string]interface {{}}"
+        )
+    for name, value in block.items():
+        low = name.lower()
+        if low in ("user", "username"):
+            ws.username = _want((key, name), value, str)
+        elif low in ("pass", "password"):
+            ws.password = _want((key, name), value, str)
+        elif low == "token":
+            ws.token = _want((key, name), value, str)
+        elif low == "timeout":
+            if isinstance(value, bool) or not isinstance(value, (int, float)):
+                raise WebSocketConfigError((key, name), f"error parsing timeout: unsupported type {_go_type(value)}")
+            ws.auth_timeout = float(value)
+        else:
+            raise WebSocketConfigError((key, name), f'unknown field "{name}"')
+
+
+def check_websocket_auth(ws: WebSocketOptions, server_auth: Auth | None) -> None:
+    """``validateWebsocketOptions``'s authentication checks, once the server's users are known."""
+    users = server_auth is not None and bool(server_auth.users or server_auth.nkeys)
+    if ws.no_auth_user:
+        if not users:
+            raise WebSocketConfigError(
+                None, f'no_auth_user: "{ws.no_auth_user}" present, but users/nkeys are not defined'
+            )
+        assert server_auth is not None
+        if ws.no_auth_user not in server_auth.users and ws.no_auth_user not in server_auth.nkeys:
+            raise WebSocketConfigError(
+                None,
+                f'no_auth_user: "{ws.no_auth_user}" not present as user or nkey in authorization block '
+                "or account configuration",
+            )
+    if users and ws.username:
+        raise WebSocketConfigError(
+            None, "websocket authentication username not compatible with presence of users/nkeys"
+        )
+    if users and ws.token:
+        raise WebSocketConfigError(None, "websocket authentication token not compatible with presence of users/nkeys")
+
+
 def parse_websocket(block: Any) -> WebSocketOptions | None:
     """A ``websocket`` value into options (``None``: no port, so no listener, as nats-server);
     :class:`WebSocketConfigError` otherwise."""
@@ -180,6 +225,10 @@ def parse_websocket(block: Any) -> WebSocketOptions | None:
             ws.compression = _want(key, value, bool)
         elif low == "headers":
             ws.headers = _headers(key, value)
+        elif low in ("authorization", "authentication"):
+            _simple_auth(ws, key, value)
+        elif low == "no_auth_user":
+            ws.no_auth_user = _want(key, value, str)
         elif low in _NOT_YET:
             raise WebSocketConfigError(key, f'"{key}": {_NOT_YET[low]}')
         else:

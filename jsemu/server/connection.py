@@ -28,6 +28,7 @@ import logging
 import random
 import ssl
 import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ..protocol import gojson
@@ -60,7 +61,7 @@ from ..protocol.texts import (
     ERR_SUBSCRIBE_QUEUE_DENIED,
 )
 from ..subjects import is_valid_literal_subject
-from .auth import DEFAULT_AUTH_TIMEOUT, User
+from .auth import DEFAULT_AUTH_TIMEOUT, Auth, User
 from .client_info import ClientInfo
 from .nkeys import new_nonce
 from .permissions import DeliveryFilter, Permissions
@@ -133,6 +134,7 @@ class ClientConnection(asyncio.Protocol):
     __slots__ = (
         "account",
         "announced",
+        "auth_source",
         "auth_timer",
         "awaiting_auth",
         "cid",
@@ -236,6 +238,8 @@ class ClientConnection(asyncio.Protocol):
         self.replies: ReplyPermits | None = None
         #: The INFO fields of its listener when not the node's (a WebSocket client's).
         self.info_base: dict[str, Any] | None = None
+        #: Its listener's authentication when not the server's (``websocket { authorization }``).
+        self.auth_source: Callable[[], Auth | None] | None = None
 
     # --- asyncio.Protocol -------------------------------------------------------------
 
@@ -300,7 +304,7 @@ class ClientConnection(asyncio.Protocol):
             self._client_error(ERR_MAX_CONNECTIONS)
             self.close_with_error(ERR_MAX_CONNECTIONS)
             return
-        auth = server.options.auth
+        auth = self.current_auth()
         if auth is not None:
             timeout = auth.timeout
             if timeout is None:
@@ -335,7 +339,7 @@ class ClientConnection(asyncio.Protocol):
         self.awaiting_auth = False
         if data[:1] in (b"C", b"c"):
             return True
-        auth = self.server.options.auth
+        auth = self.current_auth()
         user = auth.default_user() if auth is not None else None
         if user is None:
             self.close_with_error(ERR_AUTHORIZATION_VIOLATION)
@@ -345,6 +349,10 @@ class ClientConnection(asyncio.Protocol):
         self.connect_received = True
         self._cancel_auth_timer()
         return True
+
+    def current_auth(self) -> Auth | None:
+        """The authentication this client's listener requires (None: none)."""
+        return self.server.options.auth if self.auth_source is None else self.auth_source()
 
     def _log_in(self, user: User) -> None:
         self.user = user
@@ -498,7 +506,7 @@ class ClientConnection(asyncio.Protocol):
         if not self.rtt:  # the server's first RTT: from its INFO to the client's CONNECT
             self.rtt = max(time.time_ns() - self.start_ns, 1) / 1e9
         self._set_first_ping_timer()
-        auth = self.server.options.auth
+        auth = self.current_auth()
         if auth is not None:
             self._cancel_auth_timer()
             user = auth.authenticate(opts, self.nonce)

@@ -33,6 +33,7 @@ from ..protocol.websocket import (
     WebSocketFrames,
     check_upgrade,
 )
+from .auth import Auth
 from .connection import ClientConnection
 from .tls import server_context
 from .websocket_options import WebSocketOptions
@@ -105,6 +106,8 @@ class UpgradeProtocol(asyncio.Protocol):
         listener = self.listener
         conn = ClientConnection(listener.server, listener.node)
         conn.info_base = listener.info_base()
+        conn.auth_source = listener.auth
+        conn.awaiting_auth = listener.auth() is not None
         self.conn = conn
         self.transport = WebSocketTransport(raw, self.frames)
         conn.connection_made(self.transport)
@@ -148,6 +151,8 @@ class WebSocketListener:
             tls=options.tls is not None,
         )
         self._listener: asyncio.base_events.Server | None = None
+        #: The server's authentication the WebSocket one was made from, and that one.
+        self._auth: tuple[Auth | None, Auth | None] | None = None
 
     @property
     def scheme(self) -> str:
@@ -185,6 +190,14 @@ class WebSocketListener:
             listener.close()
         return listener
 
+    def auth(self) -> Auth | None:
+        """What WebSocket clients authenticate against (kept while the server's stays, so a
+        bcrypt check is not paid again per client)."""
+        server_auth = self.server.options.auth
+        if self._auth is None or self._auth[0] is not server_auth:
+            self._auth = (server_auth, self.options.auth(server_auth))
+        return self._auth[1]
+
     def info_base(self) -> dict[str, Any]:
         """The node's INFO as a WebSocket client sees it (``generateClientInfoJSON``): the
         WebSocket port's host and port, TLS as that port has it."""
@@ -198,4 +211,8 @@ class WebSocketListener:
             info[key] = value
         info["host"] = self.options.host
         info["port"] = self.port
+        if self.options.auth_override and "auth_required" not in info:
+            at = list(info).index("headers") + 1
+            items = list(info.items())
+            info = dict([*items[:at], ("auth_required", True), *items[at:]])
         return info

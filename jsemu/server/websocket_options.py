@@ -7,9 +7,10 @@ need lives here.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
+from .auth import Auth, User
 from .tls import TlsOptions
 
 __all__ = ["WebSocketOptions"]
@@ -37,12 +38,43 @@ class WebSocketOptions:
     handshake_timeout: float = 0.0
     #: Response headers added to the ``101 Switching Protocols``, in the file's order.
     headers: dict[str, str] = field(default_factory=dict)
+    #: The block's ``authorization { user, password, token, timeout }`` and ``no_auth_user``:
+    #: any of user, token, no_auth_user replaces the server's for WebSocket clients
+    #: (nats-server's ``authOverride``; its users and nkeys stay).
+    username: str = ""
+    password: str = ""
+    token: str = ""
+    no_auth_user: str = ""
+    #: Seconds to send CONNECT (0: the server's).
+    auth_timeout: float = 0.0
+
+    @property
+    def auth_override(self) -> bool:
+        return bool(self.username or self.token or self.no_auth_user)
+
+    def auth(self, server_auth: Auth | None) -> Auth | None:
+        """The authentication WebSocket clients get (``processClientOrLeafAuthentication``)."""
+        if not self.auth_override:
+            if server_auth is None or not self.auth_timeout:
+                return server_auth
+            return replace(server_auth, timeout=self.auth_timeout, _verified=set())
+        base = server_auth if server_auth is not None else Auth()
+        return replace(
+            base,
+            user=User(self.username, self.password) if self.username else None,
+            token=self.token,
+            no_auth_user=self.no_auth_user,
+            timeout=self.auth_timeout or base.timeout,
+            _verified=set(),
+        )
 
     def varz(self, port: int) -> dict[str, Any]:
         """``/varz``'s ``websocket`` (nats-server's ``WebsocketOptsVarz``, empty values left
         out), ``port`` the one the listener has."""
         out: dict[str, Any] = {"host": self.host, "port": port, "advertise": self.advertise}
+        out["no_auth_user"] = self.no_auth_user
         out["handshake_timeout"] = round(self.handshake_timeout * 1e9)
+        out["auth_timeout"] = self.auth_timeout
         out["no_tls"] = self.no_tls
         out["same_origin"] = self.same_origin
         out["allowed_origins"] = list(self.allowed_origins)

@@ -39,7 +39,7 @@ def test_bad_websocket_block_as_nats_server(name: str, tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(
-    "key", ["authorization { user: a, password: b }", "no_auth_user: a", "jwt_cookie: x", "token_cookie: t"]
+    "key", ["jwt_cookie: x", "user_cookie: u", "pass_cookie: p", "token_cookie: t", "ping_interval: 1s"]
 )
 def test_keys_not_implemented_are_refused_with_one_line(key: str, tmp_path: Path) -> None:
     conf = tmp_path / "server.conf"
@@ -72,3 +72,25 @@ def test_startup_log_lines_as_nats_server() -> None:
         finally:
             server.stop()
     assert all(re.fullmatch(r"ws://127\.0\.0\.1:\d+", url) for url in lines.values()), lines
+
+
+AUTH_BAD = {
+    "no_auth_user without users": "websocket { port: -1, no_tls: true, no_auth_user: x }",
+    "no_auth_user not a user": "authorization { users: [{user: a, password: b}] }\n"
+    "websocket { port: -1, no_tls: true, no_auth_user: x }",
+    "username with users": "authorization { users: [{user: a, password: b}] }\n"
+    "websocket { port: -1, no_tls: true, authorization { user: u, password: p } }",
+    "token with users": "authorization { users: [{user: a, password: b}] }\n"
+    "websocket { port: -1, no_tls: true, authorization { token: t } }",
+    "unknown authorization key": "websocket { port: -1, no_tls: true, authorization { user: u, password: p, foo: 1 } }",
+    "authorization not a map": "websocket { port: -1, no_tls: true, authorization: 5 }",
+}
+
+
+@pytest.mark.parametrize("name", sorted(AUTH_BAD))
+def test_bad_websocket_authorization_as_nats_server(name: str, tmp_path: Path) -> None:
+    conf = tmp_path / "server.conf"
+    conf.write_text(AUTH_BAD[name] + "\n")
+    real, emu = _real("-p", "-1", "-c", str(conf)), _jsemu("-p", "-1", "-c", str(conf))
+    assert (real.returncode, emu.returncode) == (1, 1), real.stderr
+    assert _assert_one_line(emu) == real.stderr.strip().splitlines()[0]

@@ -140,3 +140,33 @@ MUTATIONS: list[Mutation] = [
         "/connz shows a WebSocket client as type nats",
     ),
 ]
+
+MUTATIONS += [
+    Mutation(
+        "ws_auth_override_ignored",
+        "server",
+        _LISTENER,
+        "        conn.auth_source = listener.auth\n",
+        "",
+        (f"{_CLIENTS}::test_websocket_authorization_block_as_nats_server",),
+        "WebSocket clients authenticate against the server's authorization, not the block's",
+    ),
+    Mutation(
+        "ws_auth_override_keeps_server_token",
+        "server",
+        "jsemu/server/websocket_options.py",
+        "            token=self.token,\n",
+        "            token=self.token or base.token,\n",
+        (f"{_CLIENTS}::test_websocket_authorization_block_as_nats_server",),
+        "the block's user does not replace the server's token (nats-server replaces all three)",
+    ),
+    Mutation(
+        "ws_auth_required_not_shown",
+        "server",
+        _LISTENER,
+        '        if self.options.auth_override and "auth_required" not in info:\n',
+        "        if False:\n",
+        (f"{_CLIENTS}::test_websocket_authorization_block_as_nats_server",),
+        "a WebSocket client's INFO does not say auth_required when only the block requires it",
+    ),
+]

@@ -136,3 +136,67 @@ async def test_lame_duck_closes_the_websocket_port(jsemu_factory: Callable[..., 
     with pytest.raises(OSError):
         await asyncio.open_connection("127.0.0.1", port)
     client.close()
+
+
+async def _ws_attempt(port: int, connect: bytes) -> tuple[bool, list[tuple[int, bytes]], bool]:
+    """INFO's ``auth_required``, then what a CONNECT and PING get, and whether it closed."""
+    client = await WsClient.connect(port)
+    first, _ = await client.frames(quiet=0.3)
+    client.send(frame(2, connect + b"PING\r\n"))
+    frames, closed = await client.frames(quiet=0.6)
+    client.close()
+    return '"auth_required":true' in first[0].payload.decode(), [(f.first, f.payload) for f in frames], closed
+
+
+async def _tcp_attempt(port: int, connect: bytes) -> tuple[bool, bytes]:
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    info = await reader.readuntil(b"\r\n")
+    writer.write(connect + b"PING\r\n")
+    data = await asyncio.wait_for(reader.read(4096), 3)
+    writer.close()
+    return b'"auth_required":true' in info, data
+
+
+_ANON = b'CONNECT {"verbose":false}\r\n'
+_UP = b'CONNECT {"verbose":false,"user":"wsu","pass":"wsp"}\r\n'
+_TOKEN = b'CONNECT {"verbose":false,"auth_token":"s3cr3t"}\r\n'
+
+
+@pytest.mark.parametrize(
+    ("block", "extra", "connects"),
+    [
+        ("authorization { user: wsu, password: wsp }", "", [_ANON, _UP, _TOKEN]),
+        ("authorization { token: s3cr3t }", "", [_ANON, _UP, _TOKEN]),
+        ("authorization { user: wsu, password: wsp }", "authorization { token: s3cr3t }", [_ANON, _UP, _TOKEN]),
+        (
+            "no_auth_user: b",
+            "authorization { users: [{user: a, password: pa}, {user: b, password: pb}] }",
+            [_ANON, b'CONNECT {"verbose":false,"user":"a","pass":"pa"}\r\n', _UP],
+        ),
+    ],
+)
+async def test_websocket_authorization_block_as_nats_server(block: str, extra: str, connects: list[bytes]) -> None:
+    """The block's own ``authorization`` / ``no_auth_user`` holds for WebSocket clients only;
+    TCP clients keep the server's."""
+    async with ws_pair(f"port: -1, no_tls: true, {block}", extra=extra) as sides:
+        got = {}
+        for kind, side in sides.items():
+            results: list[Any] = [await _ws_attempt(side.ws_port, c) for c in connects]
+            results.append(await _tcp_attempt(side.port, _ANON))
+            got[kind] = results
+        assert got["jsemu"] == got["real"]
+
+
+async def test_websocket_authentication_timeout_as_nats_server() -> None:
+    async with ws_pair("port: -1, no_tls: true, authorization { user: wsu, password: wsp, timeout: 0.5 }") as sides:
+        got = {}
+        loop = asyncio.get_running_loop()
+        for kind, side in sides.items():
+            client = await WsClient.connect(side.ws_port)
+            await client.frames(quiet=0.1)
+            start = loop.time()
+            frames, closed = await client.frames(quiet=3)
+            got[kind] = ([(f.first, f.payload) for f in frames], closed, 0.3 < loop.time() - start < 2.5)
+            client.close()
+        assert got["jsemu"] == got["real"]
+        assert got["real"][0][-1] == (0x88, struct.pack("!H", 1008) + b"Authentication Timeout")
