@@ -36,15 +36,15 @@ WEBSOCKET_KEYS = (
     "headers",
     "authorization",
     "no_auth_user",
+    "user_cookie",
+    "pass_cookie",
+    "token_cookie",
 )
 
 _NOT_YET = {
     key: "not supported by jsemu yet"
     for key in (
         "jwt_cookie",
-        "user_cookie",
-        "pass_cookie",
-        "token_cookie",
         "ping_interval",
     )
 }
@@ -229,6 +229,8 @@ def parse_websocket(block: Any) -> WebSocketOptions | None:
             _simple_auth(ws, key, value)
         elif low == "no_auth_user":
             ws.no_auth_user = _want(key, value, str)
+        elif low in ("user_cookie", "pass_cookie", "token_cookie"):
+            setattr(ws, low, _want(key, value, str))
         elif low in _NOT_YET:
             raise WebSocketConfigError(key, f'"{key}": {_NOT_YET[low]}')
         else:

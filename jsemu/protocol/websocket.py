@@ -150,6 +150,9 @@ class HandshakeSettings:
     allowed_origins: tuple[str, ...] = ()
     headers: tuple[tuple[str, str], ...] = ()
     tls: bool = False
+    #: Cookie name -> the CONNECT option its value stands in for (``user``, ``pass``,
+    #: ``auth_token``): ``user_cookie``, ``pass_cookie``, ``token_cookie``.
+    cookies: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -180,7 +183,10 @@ class Accepted:
     response: bytes
     compress: bool
     browser: bool
-    cookies: dict[str, str] = field(default_factory=dict)
+    #: ``Nats-No-Masking: true`` asked and answered: the client's frames come unmasked.
+    no_masking: bool = False
+    #: CONNECT options the configured cookies carry (used where the CONNECT has none).
+    connect_defaults: dict[str, str] = field(default_factory=dict)
 
 
 def check_upgrade(request: UpgradeRequest, settings: HandshakeSettings) -> Accepted | Refused:
@@ -207,6 +213,7 @@ def check_upgrade(request: UpgradeRequest, settings: HandshakeSettings) -> Accep
     if origin_error:
         return Refused(403, f"origin not allowed: {origin_error}")
     compress = settings.compression and _offers_deflate(request)
+    no_masking = request.get("nats-no-masking") == "true"
     accept = base64.b64encode(hashlib.sha1(key.encode() + _GUID).digest())
     response = (
         b"HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: "
@@ -214,10 +221,31 @@ def check_upgrade(request: UpgradeRequest, settings: HandshakeSettings) -> Accep
     response += accept + b"\r\n"
     if compress:
         response += _PMC_RESPONSE
+    if no_masking:
+        response += b"Nats-No-Masking: true\r\n"
     for name, value in settings.headers:
         response += f"{name}: {value}\r\n".encode()
     response += b"\r\n"
-    return Accepted(response, compress, request.get("user-agent").startswith("Mozilla/"))
+    browser = request.get("user-agent").startswith("Mozilla/")
+    return Accepted(response, compress, browser, no_masking, _cookie_options(request, settings.cookies))
+
+
+def _cookie_options(request: UpgradeRequest, names: tuple[tuple[str, str], ...]) -> dict[str, str]:
+    """Go's ``Request.Cookies`` (``name=value`` pairs of every ``Cookie`` header, a quoted
+    value unquoted; the last of a name wins, as nats-server's loop) for the configured names."""
+    if not names:
+        return {}
+    wanted = dict(names)
+    found: dict[str, str] = {}
+    for header in request.values("cookie"):
+        for pair in header.split(";"):
+            name, sep, value = pair.strip().partition("=")
+            if not sep or name not in wanted:
+                continue
+            if len(value) > 1 and value[0] == value[-1] == '"':
+                value = value[1:-1]
+            found[wanted[name]] = value
+    return found
 
 
 def _offers_deflate(request: UpgradeRequest) -> bool:
@@ -355,7 +383,7 @@ class WebSocketFrames:
 
     __slots__ = ("_compressor", "_decoder", "browser", "compress")
 
-    def __init__(self, compress: bool, browser: bool) -> None:
+    def __init__(self, compress: bool, browser: bool, no_masking: bool = False) -> None:
         self.compress = compress
         self.browser = browser
         extensions: list[Extension] = []
@@ -363,7 +391,9 @@ class WebSocketFrames:
             deflate = PerMessageDeflate(client_no_context_takeover=True, server_no_context_takeover=True)
             deflate.accept("permessage-deflate")
             extensions.append(deflate)
-        self._decoder = _Decoder(client=False, extensions=extensions)
+        # A "client" decoder reads unmasked frames (``Nats-No-Masking``); the decoder never
+        # writes (frames out are built here), so only its reading side matters.
+        self._decoder = _Decoder(client=no_masking, extensions=extensions)
         self._compressor: zlib._Compress | None = None
 
     def receive(self, data: bytes) -> Received:

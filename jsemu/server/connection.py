@@ -497,6 +497,10 @@ class ClientConnection(asyncio.Protocol):
         self.connect_received = True
         self.opts.update(decoded)
         opts = self.opts
+        if isinstance(self.transport, WebSocketTransport):  # nats-server: cookies stand in
+            for key, value in self.transport.connect_defaults.items():
+                if not opts.get(key):
+                    opts[key] = value
         self.echo = bool(opts.get("echo"))
         self.verbose = bool(opts.get("verbose"))
         self.pedantic = bool(opts.get("pedantic"))

@@ -102,7 +102,7 @@ class UpgradeProtocol(asyncio.Protocol):
             self.timer = None
         self.reader = None
         raw.write(accepted.response)
-        self.frames = WebSocketFrames(accepted.compress, accepted.browser)
+        self.frames = WebSocketFrames(accepted.compress, accepted.browser, accepted.no_masking)
         listener = self.listener
         conn = ClientConnection(listener.server, listener.node)
         conn.info_base = listener.info_base()
@@ -110,6 +110,7 @@ class UpgradeProtocol(asyncio.Protocol):
         conn.awaiting_auth = listener.auth() is not None
         self.conn = conn
         self.transport = WebSocketTransport(raw, self.frames)
+        self.transport.connect_defaults = accepted.connect_defaults
         conn.connection_made(self.transport)
 
     def _frames_received(self, data: bytes) -> None:
@@ -149,6 +150,15 @@ class WebSocketListener:
             allowed_origins=tuple(options.allowed_origins),
             headers=tuple(options.headers.items()),
             tls=options.tls is not None,
+            cookies=tuple(
+                (name, option)
+                for name, option in (
+                    (options.user_cookie, "user"),
+                    (options.pass_cookie, "pass"),
+                    (options.token_cookie, "auth_token"),
+                )
+                if name
+            ),
         )
         self._listener: asyncio.base_events.Server | None = None
         #: The server's authentication the WebSocket one was made from, and that one.

@@ -47,6 +47,10 @@ class WebSocketOptions:
     no_auth_user: str = ""
     #: Seconds to send CONNECT (0: the server's).
     auth_timeout: float = 0.0
+    #: Cookies whose values stand in for a CONNECT's ``user``, ``pass``, ``auth_token``.
+    user_cookie: str = ""
+    pass_cookie: str = ""
+    token_cookie: str = ""
 
     @property
     def auth_override(self) -> bool:

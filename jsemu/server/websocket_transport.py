@@ -27,6 +27,8 @@ class WebSocketTransport(asyncio.Transport):
         self.reason: str | None = None
         #: A close frame already decided (the echo of the client's), sent instead.
         self.close_frame: bytes | None = None
+        #: CONNECT options from the upgrade's cookies, for those the CONNECT leaves out.
+        self.connect_defaults: dict[str, str] = {}
 
     def write(self, data: bytes | bytearray | memoryview) -> None:
         self.raw.write(self.frames.frame(bytes(data)))

@@ -39,7 +39,7 @@ def test_bad_websocket_block_as_nats_server(name: str, tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(
-    "key", ["jwt_cookie: x", "user_cookie: u", "pass_cookie: p", "token_cookie: t", "ping_interval: 1s"]
+    "key", ["jwt_cookie: x", "ping_interval: 1s"]
 )
 def test_keys_not_implemented_are_refused_with_one_line(key: str, tmp_path: Path) -> None:
     conf = tmp_path / "server.conf"

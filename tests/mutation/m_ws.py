@@ -170,3 +170,24 @@ MUTATIONS += [
         "a WebSocket client's INFO does not say auth_required when only the block requires it",
     ),
 ]
+
+MUTATIONS += [
+    Mutation(
+        "ws_cookie_overrides_connect",
+        "server",
+        "jsemu/server/connection.py",
+        "                if not opts.get(key):\n                    opts[key] = value\n",
+        "                opts[key] = value\n",
+        (f"{_CLIENTS}::test_cookies_stand_in_for_connect_credentials_as_nats_server",),
+        "a cookie's value replaces the CONNECT's own credentials (nats-server: only where the CONNECT has none)",
+    ),
+    Mutation(
+        "ws_no_masking_not_answered",
+        "protocol",
+        _PROTO,
+        '    no_masking = request.get("nats-no-masking") == "true"\n',
+        "    no_masking = False\n",
+        (f"{_HANDSHAKE}::test_upgrades_and_refusals_as_nats_server",),
+        "Nats-No-Masking asked and not answered",
+    ),
+]

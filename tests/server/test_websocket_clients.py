@@ -138,11 +138,13 @@ async def test_lame_duck_closes_the_websocket_port(jsemu_factory: Callable[..., 
     client.close()
 
 
-async def _ws_attempt(port: int, connect: bytes) -> tuple[bool, list[tuple[int, bytes]], bool]:
+async def _ws_attempt(
+    port: int, connect: bytes, headers: str = "", mask: bool = True
+) -> tuple[bool, list[tuple[int, bytes]], bool]:
     """INFO's ``auth_required``, then what a CONNECT and PING get, and whether it closed."""
-    client = await WsClient.connect(port)
+    client = await WsClient.connect(port, headers)
     first, _ = await client.frames(quiet=0.3)
-    client.send(frame(2, connect + b"PING\r\n"))
+    client.send(frame(2, connect + b"PING\r\n", mask=mask))
     frames, closed = await client.frames(quiet=0.6)
     client.close()
     return '"auth_required":true' in first[0].payload.decode(), [(f.first, f.payload) for f in frames], closed
@@ -200,3 +202,33 @@ async def test_websocket_authentication_timeout_as_nats_server() -> None:
             client.close()
         assert got["jsemu"] == got["real"]
         assert got["real"][0][-1] == (0x88, struct.pack("!H", 1008) + b"Authentication Timeout")
+
+
+async def test_cookies_stand_in_for_connect_credentials_as_nats_server() -> None:
+    block = "port: -1, no_tls: true, user_cookie: u, pass_cookie: p, authorization { user: wsu, password: wsp }"
+    cases = [
+        ("u=wsu; p=wsp", _ANON),
+        ('u="wsu"; other=1; p=wsp', _ANON),
+        ("u=wsu; p=nope", _ANON),
+        ("u=wsu; p=nope", _UP),  # the CONNECT's own win
+        ("", _ANON),
+    ]
+    async with ws_pair(block) as sides:
+        got = {}
+        for kind, side in sides.items():
+            got[kind] = [
+                await _ws_attempt(side.ws_port, connect, f"Cookie: {cookie}\r\n" if cookie else "")
+                for cookie, connect in cases
+            ]
+        assert got["jsemu"] == got["real"]
+        assert got["real"][0][1] == [(0x82, b"PONG\r\n")]
+
+
+async def test_no_masking_asked_reads_unmasked_frames_as_nats_server() -> None:
+    async with ws_pair() as sides:
+        got = {}
+        for kind, side in sides.items():
+            auth, frames, closed = await _ws_attempt(side.ws_port, CONNECT, "Nats-No-Masking: true\r\n", mask=False)
+            got[kind] = (auth, [(first, payload.split(b"INFO ")[0]) for first, payload in frames], closed)
+        assert got["jsemu"] == got["real"]
+        assert got["real"] == (False, [(0x82, b"PONG\r\n")], False)  # read, answered, still open

@@ -51,6 +51,8 @@ _REQUESTS = {
     "binary garbage": b"\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03" + bytes(range(40)) + b"\r\n\r\n",
     "origin, no checks": upgrade_request(extra="Origin: http://evil.example\r\n"),
     "deflate offered, not configured": upgrade_request(extra="Sec-WebSocket-Extensions: permessage-deflate\r\n"),
+    "no masking": upgrade_request(extra="Nats-No-Masking: true\r\n"),
+    "no masking, not true": upgrade_request(extra="Nats-No-Masking: TRUE\r\n"),
 }
 
 
