@@ -59,6 +59,7 @@ from benchmarks.connections import CONNECTIONS, GETS, PUBS, many_connections
 from benchmarks.connections import prepare as prepare_connections
 from benchmarks.consumers import consumers
 from benchmarks.routes import routed
+from benchmarks.websocket import websocket
 
 KINDS = ("real", "jsemu")
 INBOX = b"_INBOX.b.a"
@@ -589,7 +590,17 @@ def run_repeated(only: list[str], sizes: Sizes, runs: int = 1) -> dict[str, Row]
     return rows
 
 
-SECTIONS = ("directget", "directget16", "ingest", "consumers", "scaling", "connections", "startup", "routes")
+SECTIONS = (
+    "directget",
+    "directget16",
+    "ingest",
+    "consumers",
+    "scaling",
+    "connections",
+    "startup",
+    "routes",
+    "websocket",
+)
 
 
 def run(only: list[str], sizes: Sizes) -> dict[str, Row]:
@@ -615,6 +626,8 @@ def run(only: list[str], sizes: Sizes) -> dict[str, Row]:
                     connections(kind, rows)
                 elif section == "routes":
                     routed(kind, sizes, rows)
+                elif section == "websocket":
+                    websocket(kind, sizes, rows, Row)
             except (OSError, RuntimeError) as exc:  # TimeoutError is an OSError
                 print(f"  {kind} {section} failed: {exc!r}", file=sys.stderr)
     return rows
