@@ -313,8 +313,10 @@ class Server(Router):
         self.monitors = []
         self.monitor = None
         closed = [listener for node in self.nodes for listener in node.close()]
-        if self.websocket is not None and (ws := self.websocket.close()) is not None:
-            closed.append(ws)
+        if self.websocket is not None:
+            if (ws := self.websocket.close()) is not None:
+                closed.append(ws)
+            self.websocket.shutting_down(self.connections.values())
         for conn in list(self.connections.values()):
             conn.close_with_error(None)
         for listener in closed:

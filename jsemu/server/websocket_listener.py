@@ -21,6 +21,7 @@ import asyncio
 import email.utils
 import logging
 import ssl
+from collections.abc import Iterable
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
@@ -32,6 +33,7 @@ from ..protocol.websocket import (
     Refused,
     WebSocketFrames,
     check_upgrade,
+    close_frame_for,
 )
 from .auth import Auth
 from .connection import ClientConnection
@@ -207,6 +209,13 @@ class WebSocketListener:
         if self._auth is None or self._auth[0] is not server_auth:
             self._auth = (server_auth, self.options.auth(server_auth))
         return self._auth[1]
+
+    def shutting_down(self, connections: Iterable[ClientConnection]) -> None:
+        """The server stops: its WebSocket clients' close frames say so (1001 ``Server
+        Shutdown``), though the connections close as a client's would."""
+        for conn in connections:
+            if isinstance(conn.transport, WebSocketTransport) and conn.transport.close_frame is None:
+                conn.transport.close_frame = close_frame_for("Server Shutdown")
 
     def info_base(self) -> dict[str, Any]:
         """The node's INFO as a WebSocket client sees it (``generateClientInfoJSON``): the

@@ -191,3 +191,15 @@ MUTATIONS += [
         "Nats-No-Masking asked and not answered",
     ),
 ]
+
+MUTATIONS += [
+    Mutation(
+        "ws_shutdown_close_frame",
+        "server",
+        _LISTENER,
+        '                conn.transport.close_frame = close_frame_for("Server Shutdown")\n',
+        "                conn.transport.close_frame = close_frame_for(None)\n",
+        (f"{_CLIENTS}::test_server_shutdown_close_frame_as_nats_server",),
+        "a stopping server closes WebSocket clients with 1000 Client Closed (nats-server: 1001 Server Shutdown)",
+    ),
+]

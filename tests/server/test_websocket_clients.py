@@ -232,3 +232,24 @@ async def test_no_masking_asked_reads_unmasked_frames_as_nats_server() -> None:
             got[kind] = (auth, [(first, payload.split(b"INFO ")[0]) for first, payload in frames], closed)
         assert got["jsemu"] == got["real"]
         assert got["real"] == (False, [(0x82, b"PONG\r\n")], False)  # read, answered, still open
+
+
+async def test_server_shutdown_close_frame_as_nats_server() -> None:
+    """A stopped server (SIGTERM) sends its WebSocket clients close 1001 ``Server Shutdown``."""
+    from support.servers import RealServer
+
+    got = {}
+    for process in (False, True):
+        server = RealServer(jetstream=False, websocket=True, jsemu_process=process)
+        try:
+            client = await WsClient.connect(int(server.ws_url.rsplit(":", 1)[1]))
+            await client.frames(quiet=0.2)
+            client.send(frame(2, CONNECT + b"PING\r\n"))
+            await client.until(b"PONG\r\n")
+            server.proc.terminate()
+            frames, closed = await client.frames(quiet=3)
+            got[process] = ([(f.first, f.payload) for f in frames], closed)
+            client.close()
+        finally:
+            server.stop()
+    assert got[True] == got[False] == ([(0x88, struct.pack("!H", 1001) + b"Server Shutdown")], True)
