@@ -466,6 +466,8 @@ class Server(Router):
         if conn.nonce:
             info["nonce"] = conn.nonce
         self._cluster_fields(info, node)
+        if conn.info_base is not None:  # a WebSocket client: its listener's URLs, which jsemu does not gossip
+            info.pop("connect_urls", None)
         if connect_info:
             info["connect_info"] = True
             info["remote_account"] = conn.account.name

@@ -203,3 +203,15 @@ MUTATIONS += [
         "a stopping server closes WebSocket clients with 1000 Client Closed (nats-server: 1001 Server Shutdown)",
     ),
 ]
+
+MUTATIONS += [
+    Mutation(
+        "ws_browser_frames_unlimited",
+        "protocol",
+        _PROTO,
+        "        if self.browser and len(data) > BROWSER_FRAME_SIZE:\n            return self._split(data, compressed=False)\n",
+        "",
+        (f"{_FRAMES}::test_browser_frames_at_most_4_kib_as_nats_server",),
+        "a browser gets one large frame (nats-server: frames of at most 4 KiB)",
+    ),
+]

@@ -173,3 +173,22 @@ def _get(url: str) -> bytes:
     with urllib.request.urlopen(url, timeout=10) as response:
         data: bytes = response.read()
     return data
+
+
+async def test_browser_frames_at_most_4_kib_as_nats_server() -> None:
+    """A client whose User-Agent starts ``Mozilla/`` gets frames of at most 4096 bytes (where
+    nats-server cuts depends on its buffers; the sizes and the bytes they carry are compared)."""
+    body = bytes(range(256)) * 40  # 10,240 bytes
+    async with ws_pair() as sides:
+        got = {}
+        for kind, side in sides.items():
+            client = await WsClient.connect(side.ws_port, "User-Agent: Mozilla/5.0 (X11; Linux x86_64)\r\n")
+            await client.frames(quiet=0.3)
+            client.send(frame(2, _C + b"SUB big 1\r\nPING\r\n"))
+            await client.until(b"PONG\r\n")
+            client.send(frame(2, b"PUB big %d\r\n%b\r\n" % (len(body), body)))
+            frames, _ = await client.frames(quiet=0.5)
+            client.close()
+            got[kind] = (max(len(f.payload) for f in frames), b"".join(f.payload for f in frames))
+        assert got["jsemu"] == got["real"]
+        assert got["real"][0] == 4096
