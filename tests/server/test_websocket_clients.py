@@ -229,9 +229,11 @@ async def test_no_masking_asked_reads_unmasked_frames_as_nats_server() -> None:
         got = {}
         for kind, side in sides.items():
             auth, frames, closed = await _ws_attempt(side.ws_port, CONNECT, "Nats-No-Masking: true\r\n", mask=False)
-            got[kind] = (auth, [(first, payload.split(b"INFO ")[0]) for first, payload in frames], closed)
+            # PONG and the async INFO: one frame or two from nats-server (a race on its side).
+            firsts = {first for first, _ in frames}
+            got[kind] = (auth, firsts, b"".join(p for _, p in frames).split(b"INFO ")[0], closed)
         assert got["jsemu"] == got["real"]
-        assert got["real"] == (False, [(0x82, b"PONG\r\n")], False)  # read, answered, still open
+        assert got["real"] == (False, {0x82}, b"PONG\r\n", False)  # read, answered, still open
 
 
 async def test_server_shutdown_close_frame_as_nats_server() -> None:
