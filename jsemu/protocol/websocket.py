@@ -424,6 +424,10 @@ class WebSocketFrames:
                 text = str(exc)
                 if text.startswith("Invalid opcode"):
                     text = f"unknown opcode {int(text.rsplit('x', 1)[1], 16)}"
+                elif text == "Reserved bit set unexpectedly" and not self.compress:
+                    # wsproto does not say which bit; without compression RSV1 is the one a
+                    # client sets (nats-server checks RSV2 and RSV3 first: the rare case).
+                    text = "compressed frame received without negotiated permessage-deflate"
                 elif text.startswith("expected CONTINUATION"):
                     text = "new message started before final frame for previous message was received"
                 elif text != "CLOSE with 1 byte payload" and text.startswith(("CLOSE with", "remote CLOSE")):
