@@ -68,6 +68,7 @@ from benchmarks.consumers import consumers
 from benchmarks.fanout import fanout
 from benchmarks.restart_rows import restart_rows
 from benchmarks.routes import routed
+from benchmarks.websocket import websocket
 
 KINDS = ("real", "jsemu")
 INBOX = b"_INBOX.b.a"
@@ -609,6 +610,7 @@ SECTIONS = (
     "startup",
     "routes",
     "restart",
+    "websocket",
 )
 
 
@@ -639,6 +641,8 @@ def run(only: list[str], sizes: Sizes) -> dict[str, Row]:
                     routed(kind, sizes, rows)
                 elif section == "restart":
                     restart_rows(kind, sizes, rows)
+                elif section == "websocket":
+                    websocket(kind, sizes, rows, Row)
             except (OSError, RuntimeError) as exc:  # TimeoutError is an OSError
                 print(f"  {kind} {section} failed: {exc!r}", file=sys.stderr)
     return rows

@@ -157,6 +157,11 @@ async def serve(
     log_line("INF", "  Control plane on $JSEMU.API.> (see jsemu.control)")
     if server.monitor is not None:
         log_line("INF", f"Starting http monitor on {options.host}:{server.monitor.port}")
+    if server.websocket is not None:
+        ws = server.websocket
+        log_line("INF", f"Listening for websocket clients on {ws.scheme}://{ws.options.host}:{ws.port}")
+        if ws.scheme == "ws":
+            log_line("WRN", "Websocket not configured with TLS. DO NOT USE IN PRODUCTION!")
     log_line("INF", f"Listening for client connections on {options.host}:{server.port}")
     for i, node in enumerate(server.nodes[1:], 1):  # a simulated cluster's other servers
         log_line("INF", f"  Node {node.name} ({node.server_id}) takes clients on {options.host}:{node.port}")

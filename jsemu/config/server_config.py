@@ -38,6 +38,7 @@ from .cluster import ClusterConfigError, cluster_block
 from .js_limits import JsLimitsError, parse_account_jetstream
 from .parser import ConfigError, Positions, parse_file, parse_text
 from .tls import TlsConfigError, parse_tls
+from .websocket import WebSocketConfigError, check_websocket_auth, parse_websocket
 
 __all__ = ["ConfigError", "apply_config", "load_config", "parse_config"]
 
@@ -256,8 +257,6 @@ _NOT_YET = {
             "leafnodes",
             "leaf",
             "mqtt",
-            "websocket",
-            "ws",
             "write_timeout",
             "logfile",
             "log_file",
@@ -642,6 +641,15 @@ def apply_config(
             options.tls = parse_tls(conf["tls"])
         except TlsConfigError as exc:
             raise _at(pos, ("tls", exc.key) if exc.key else ("tls",), exc.message) from None
+    for key in ("websocket", "ws"):
+        if key in conf:
+            try:
+                options.websocket = parse_websocket(conf[key])
+            except WebSocketConfigError as exc:
+                if exc.key is None:
+                    raise ConfigError(exc.message) from None
+                inner = exc.key if isinstance(exc.key, tuple) else (exc.key,) if exc.key else ()
+                raise _at(pos, (key, *inner), exc.message) from None
     for key, value in conf.items():
         target = _TOP_LEVEL.get(key)
         if target is not None:
@@ -705,6 +713,11 @@ def apply_config(
         if auth.users or auth.nkeys or auth.token or auth.user is not None or auth.no_auth_user:
             options.auth = auth
     _system_account(conf, options, pos)
+    if options.websocket is not None:
+        try:
+            check_websocket_auth(options.websocket, options.auth)
+        except WebSocketConfigError as exc:
+            raise ConfigError(exc.message) from None
     if "cluster" in conf:
         try:
             options.cluster = cluster_block(conf["cluster"])
@@ -743,6 +756,8 @@ _TOP_LEVEL_KEYS = frozenset(
         "store_dir",
         "storedir",
         "cluster",
+        "websocket",
+        "ws",
     }
 )
 

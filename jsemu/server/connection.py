@@ -28,6 +28,7 @@ import logging
 import random
 import ssl
 import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ..protocol import gojson
@@ -60,7 +61,7 @@ from ..protocol.texts import (
     ERR_SUBSCRIBE_QUEUE_DENIED,
 )
 from ..subjects import is_valid_literal_subject
-from .auth import DEFAULT_AUTH_TIMEOUT, User
+from .auth import DEFAULT_AUTH_TIMEOUT, Auth, User
 from .client_info import ClientInfo
 from .closed import READ_ERROR, WRITE_ERROR
 from .nkeys import new_nonce
@@ -69,6 +70,7 @@ from .responses import ReplyPermits
 from .sublist import Subscription
 from .subscriber import Change
 from .timers import Cancellable
+from .websocket_transport import WebSocketTransport
 from .write_deadline import cut_slow_writer, watch_writes
 
 if TYPE_CHECKING:
@@ -133,6 +135,7 @@ class ClientConnection(asyncio.Protocol):
     __slots__ = (
         "account",
         "announced",
+        "auth_source",
         "auth_timer",
         "awaiting_auth",
         "cid",
@@ -149,6 +152,7 @@ class ClientConnection(asyncio.Protocol):
         "headers",
         "in_bytes",
         "in_msgs",
+        "info_base",
         "last_in",
         "no_responders",
         "node",
@@ -233,6 +237,10 @@ class ClientConnection(asyncio.Protocol):
         self.perms: Permissions | None = None
         #: Reply subjects ``allow_responses`` lets it publish to (server/responses.py).
         self.replies: ReplyPermits | None = None
+        #: The INFO fields of its listener when not the node's (a WebSocket client's).
+        self.info_base: dict[str, Any] | None = None
+        #: Its listener's authentication when not the server's (``websocket { authorization }``).
+        self.auth_source: Callable[[], Auth | None] | None = None
 
     # --- asyncio.Protocol -------------------------------------------------------------
 
@@ -247,7 +255,7 @@ class ClientConnection(asyncio.Protocol):
         server = self.server
         server.add_connection(self)
         tls = server.tls_context
-        if tls is None:
+        if tls is None or isinstance(transport, WebSocketTransport):  # wss: TLS before the upgrade
             self.send(encode_info(server.client_info(self)))
             self._start_session()
             return
@@ -297,7 +305,7 @@ class ClientConnection(asyncio.Protocol):
             self._client_error(ERR_MAX_CONNECTIONS)
             self.close_with_error(ERR_MAX_CONNECTIONS)
             return
-        auth = server.options.auth
+        auth = self.current_auth()
         if auth is not None:
             timeout = auth.timeout
             if timeout is None:
@@ -332,7 +340,7 @@ class ClientConnection(asyncio.Protocol):
         self.awaiting_auth = False
         if data[:1] in (b"C", b"c"):
             return True
-        auth = self.server.options.auth
+        auth = self.current_auth()
         user = auth.default_user() if auth is not None else None
         if user is None:
             self.close_with_error(ERR_AUTHORIZATION_VIOLATION)
@@ -342,6 +350,10 @@ class ClientConnection(asyncio.Protocol):
         self.connect_received = True
         self._cancel_auth_timer()
         return True
+
+    def current_auth(self) -> Auth | None:
+        """The authentication this client's listener requires (None: none)."""
+        return self.server.options.auth if self.auth_source is None else self.auth_source()
 
     def _log_in(self, user: User) -> None:
         self.user = user
@@ -495,6 +507,10 @@ class ClientConnection(asyncio.Protocol):
         self.connect_received = True
         self.opts.update(decoded)
         opts = self.opts
+        if isinstance(self.transport, WebSocketTransport):  # nats-server: cookies stand in
+            for key, value in self.transport.connect_defaults.items():
+                if not opts.get(key):
+                    opts[key] = value
         self.echo = bool(opts.get("echo"))
         self.verbose = bool(opts.get("verbose"))
         self.pedantic = bool(opts.get("pedantic"))
@@ -504,7 +520,7 @@ class ClientConnection(asyncio.Protocol):
         if not self.rtt:  # the server's first RTT: from its INFO to the client's CONNECT
             self.rtt = max(time.time_ns() - self.start_ns, 1) / 1e9
         self._set_first_ping_timer()
-        auth = self.server.options.auth
+        auth = self.current_auth()
         if auth is not None:
             self._cancel_auth_timer()
             user = auth.authenticate(opts, self.nonce)
@@ -870,6 +886,8 @@ class ClientConnection(asyncio.Protocol):
         if self.closed:
             return
         self.closed = True
+        if isinstance(self.transport, WebSocketTransport):
+            self.transport.reason = error  # the status of its close frame
         self._cancel_auth_timer()
         if self.write_timer is not None:
             self.write_timer.cancel()

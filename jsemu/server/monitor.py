@@ -295,7 +295,7 @@ class Monitor:
             "gateway": {},
             "leaf": {},
             "mqtt": {},
-            "websocket": {},
+            "websocket": server.websocket.options.varz(server.websocket.port) if server.websocket is not None else {},
         }
         if self.jetstream is not None:
             out["jetstream"] = {
@@ -415,7 +415,7 @@ class Monitor:
             item: dict[str, Any] = {
                 "cid": conn.cid,
                 "kind": "Client",
-                "type": "nats",
+                "type": "websocket" if conn.info_base is not None else "nats",
                 "ip": conn.client_ip,
                 "port": conn.client_port,
                 "start": format_ns(conn.start_ns),

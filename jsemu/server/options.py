@@ -9,6 +9,7 @@ from ..protocol.parser import MAX_CONTROL_LINE, MAX_PAYLOAD
 from .accounts import AccountConfig
 from .auth import Auth
 from .tls import TlsOptions
+from .websocket_options import WebSocketOptions
 
 __all__ = ["DEFAULT_WRITE_DEADLINE", "SYSTEM_JETSTREAM", "ClusterOptions", "ServerOptions"]
 
@@ -98,6 +99,8 @@ class ServerOptions:
     auth: Auth | None = None
     #: TLS on the client port (``None``: plain connections).
     tls: TlsOptions | None = None
+    #: The WebSocket port (``websocket { }``; ``None``: none).
+    websocket: WebSocketOptions | None = None
     #: Configured accounts (``accounts { ... }``); users outside them are in ``$G``.
     accounts: list[AccountConfig] = field(default_factory=list)
     #: The system account (``system_account``): its users may ask ``$SYS.REQ.SERVER...``

@@ -42,6 +42,7 @@ from .subscriber import Change, FastBatch
 from .system_account import SystemAccount
 from .timers import DeadlineTimers, LoopTimers
 from .tls import ClientTls, server_context
+from .websocket_listener import WebSocketListener
 
 __all__ = ["Server", "Service"]
 
@@ -201,6 +202,8 @@ class Server(Router):
             self.services.append(self.system)
         #: Routes to the other server processes of a cluster (``server/cluster.py``), if configured.
         self.cluster = Cluster(self, options.cluster) if options.cluster is not None else None
+        #: The WebSocket port (``websocket {}``), on the first node; None without one.
+        self.websocket: WebSocketListener | None = None
 
     # --- lifecycle --------------------------------------------------------------------
 
@@ -241,6 +244,13 @@ class Server(Router):
                         node.add_urls(self.own_connect_urls(other))
                 node.refresh_urls(self.own_connect_urls(node))
         self.tls_context = server_context(opts.tls) if opts.tls is not None else None
+        if opts.websocket is not None:
+            self.websocket = WebSocketListener(self, self.nodes[0], opts.websocket)
+            try:
+                await self.websocket.start()
+            except OSError:
+                await self._close_listeners()
+                raise
         for service in self.services:
             service.start()
         if self.cluster is not None:
@@ -260,6 +270,8 @@ class Server(Router):
         """Accept no new client (lame duck mode); the monitoring port stays."""
         for node in self.nodes:
             node.close()
+        if self.websocket is not None:
+            self.websocket.close()
 
     def enter_lame_duck(self) -> bool:
         """Lame duck mode (``server/lame_duck.py``); False if already in it or not running."""
@@ -301,6 +313,10 @@ class Server(Router):
         self.monitors = []
         self.monitor = None
         closed = [listener for node in self.nodes for listener in node.close()]
+        if self.websocket is not None:
+            if (ws := self.websocket.close()) is not None:
+                closed.append(ws)
+            self.websocket.shutting_down(self.connections.values())
         for conn in list(self.connections.values()):
             conn.close_with_error(None)
         for listener in closed:
@@ -333,6 +349,11 @@ class Server(Router):
     def url(self) -> str:
         """The client URL (the first node's in a simulated cluster)."""
         return self.node_url(self.nodes[0])
+
+    @property
+    def ws_url(self) -> str:
+        """The WebSocket URL (``ws://`` or ``wss://``) with a ``websocket`` port; empty without."""
+        return self.websocket.url if self.websocket is not None else ""
 
     @property
     def urls(self) -> list[str]:
@@ -440,13 +461,15 @@ class Server(Router):
     def client_info(self, conn: ClientConnection, connect_info: bool = False) -> dict[str, Any]:
         """The INFO a client gets, in the field order of nats-server's ``Info`` struct."""
         node = conn.node
-        info = dict(node.info_base)
+        info = dict(node.info_base if conn.info_base is None else conn.info_base)
         info["client_id"] = conn.cid
         if conn.client_ip:
             info["client_ip"] = conn.client_ip
         if conn.nonce:
             info["nonce"] = conn.nonce
         self._cluster_fields(info, node)
+        if conn.info_base is not None:  # a WebSocket client: its listener's URLs, which jsemu does not gossip
+            info.pop("connect_urls", None)
         if connect_info:
             info["connect_info"] = True
             info["remote_account"] = conn.account.name

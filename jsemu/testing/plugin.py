@@ -13,7 +13,7 @@ tests run in parallel under pytest-xdist):
   ``control`` runs each call on the server's thread);
 * ``jsemu_factory``: ``await jsemu_factory(streams=[...], kv=[...], frozen_clock=ns,
   cluster_size=3, seed=7, users={...}, nkeys=[...], accounts={...}, tls=True,
-  **ServerOptions)`` for servers set up in one line.
+  websocket=True, **ServerOptions)`` for servers set up in one line.
 
 For a session-scoped server, :func:`reset_server` empties it cheaply between tests.
 
@@ -38,6 +38,7 @@ from ..server.accounts import AccountConfig
 from ..server.auth import Auth, User
 from ..server.nkeys import is_valid_user_key
 from ..server.options import ServerOptions
+from ..server.websocket_options import WebSocketOptions
 from .certificates import generate
 from .trace import format_trace
 
@@ -227,7 +228,10 @@ async def jsemu_factory(request: pytest.FixtureRequest) -> AsyncIterator[Callabl
     its limits) with their users, as an ``accounts`` block does; ``streams``/``kv`` set-up reaches only ``$G``. ``tls=True`` (``"verify"``: client certificates
     required; ``"handshake_first"``) serves TLS with certificates generated for the test:
     ``server.url`` is ``tls://...`` and ``server.client_tls.context()`` is the client's
-    ``ssl.SSLContext`` (its ``ca_file``, ``cert_file``, ``key_file`` for other clients)."""
+    ``ssl.SSLContext`` (its ``ca_file``, ``cert_file``, ``key_file`` for other clients).
+    ``websocket=True`` opens a WebSocket port too (``websocket { port: -1, no_tls: true }``):
+    ``server.ws_url`` is its ``ws://`` URL; ``websocket="tls"``: ``wss://`` with generated
+    certificates (``server.client_tls`` as above)."""
     servers: list[Server] = []
     directories: list[tempfile.TemporaryDirectory[str]] = []
 
@@ -237,6 +241,7 @@ async def jsemu_factory(request: pytest.FixtureRequest) -> AsyncIterator[Callabl
         nkeys: list[str] | None = options.pop("nkeys", None)
         token: str | None = options.pop("token", None)
         tls: bool | str = options.pop("tls", False)
+        websocket: bool | str = options.pop("websocket", False)
         accounts: dict[str, dict[str, Any]] | None = options.pop("accounts", None)
         account_users = _account_users(accounts or {})
         if (users or nkeys or account_users) and token:
@@ -263,6 +268,14 @@ async def jsemu_factory(request: pytest.FixtureRequest) -> AsyncIterator[Callabl
             options["tls"], client_tls = generate(
                 Path(directories[-1].name), verify=tls == "verify", handshake_first=tls == "handshake_first"
             )
+        if websocket:
+            if websocket not in (True, "tls"):
+                raise ValueError(f"websocket must be True or 'tls', not {websocket!r}")
+            ws_tls = None
+            if websocket == "tls":
+                directories.append(tempfile.TemporaryDirectory(prefix="jsemu-wss-"))
+                ws_tls, client_tls = generate(Path(directories[-1].name))
+            options["websocket"] = WebSocketOptions(host="127.0.0.1", no_tls=ws_tls is None, tls=ws_tls)
         server = Server(ServerOptions(**options))
         server.client_tls = client_tls
         await server.start()

@@ -28,7 +28,7 @@ from typing import Any
 
 from ..cli import build_parser
 from ..config import cluster as cluster_config
-from ..config import js_limits, server_config, tls
+from ..config import js_limits, server_config, tls, websocket
 from ..control.plane import ControlPlane, remote_methods
 from ..version import NATS_VERSION
 from . import api_coverage
@@ -81,6 +81,8 @@ _TOP_LEVEL_BLOCKS = {
     "store_dir": "JetStream's store directory, as the `jetstream` block's (one of the two, and not with `-sd`)",
     "storedir": "`store_dir` (nats-server's other spelling)",
     "cluster": "a block (below): routes to other server processes (see the Clusters guide)",
+    "websocket": "a block (below): a port for WebSocket clients (see the WebSocket guide)",
+    "ws": "`websocket` (nats-server's other spelling)",
 }
 
 #: The keys of a ``tls`` block that ``config/tls.py`` reads (its ``if`` chain; the test of this
@@ -143,6 +145,7 @@ def configuration_page() -> str:
     lines += [
         f"| `tls {{ }}` | {_keys(TLS_KEYS)} |",
         f"| `cluster {{ }}` | {_keys(cluster_config.CLUSTER_KEYS)} |",
+        f"| `websocket {{ }}` | {_keys(websocket.WEBSOCKET_KEYS)} |",
         f"| an account's `jetstream {{ }}` (any case) | {_keys({*js_limits._SIZES, *js_limits._REQUIRED, 'cluster_traffic'})} |",
         "",
         "## Refused",
@@ -158,6 +161,8 @@ def configuration_page() -> str:
     lines += [
         "",
         "In a `tls` block (`this TLS setting is not supported by jsemu yet`): " + _keys(tls._NOT_YET) + ".",
+        "",
+        "In a `websocket` block (`not supported by jsemu yet`): " + _keys(websocket._NOT_YET) + ".",
         "",
     ]
     return "\n".join(lines)

@@ -1,0 +1,59 @@
+"""The transport a WebSocket client's connection writes to (``server/websocket_listener.py``).
+
+``ClientConnection`` flushes once per read with one ``write``; here that write becomes one
+binary frame (``protocol/websocket.py`` frames it as nats-server does), and ``close`` sends
+the close frame whose status says why the server closed the connection.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from ..protocol.websocket import WebSocketFrames, close_frame_for
+
+__all__ = ["WebSocketTransport"]
+
+
+class WebSocketTransport(asyncio.Transport):
+    """What a WebSocket client's connection writes to: each write one frame (or 4 KiB
+    frames for a browser); ``close`` sends the close frame for :attr:`reason` first."""
+
+    def __init__(self, raw: asyncio.Transport, frames: WebSocketFrames) -> None:
+        super().__init__()
+        self.raw = raw
+        self.frames = frames
+        #: The error the connection closed with (``ClientConnection._teardown`` sets it).
+        self.reason: str | None = None
+        #: A close frame already decided (the echo of the client's), sent instead.
+        self.close_frame: bytes | None = None
+        #: CONNECT options from the upgrade's cookies, for those the CONNECT leaves out.
+        self.connect_defaults: dict[str, str] = {}
+
+    def write(self, data: bytes | bytearray | memoryview) -> None:
+        self.raw.write(self.frames.frame(bytes(data)))
+
+    def close(self) -> None:
+        raw = self.raw
+        if raw.is_closing():
+            return
+        raw.write(self.close_frame if self.close_frame is not None else close_frame_for(self.reason))
+        raw.close()
+
+    def abort(self) -> None:
+        self.raw.abort()
+
+    def is_closing(self) -> bool:
+        return self.raw.is_closing()
+
+    def get_write_buffer_size(self) -> int:
+        return self.raw.get_write_buffer_size()
+
+    def pause_reading(self) -> None:
+        self.raw.pause_reading()
+
+    def resume_reading(self) -> None:
+        self.raw.resume_reading()
+
+    def get_extra_info(self, name: str, default: Any = None) -> Any:
+        return self.raw.get_extra_info(name, default)
