@@ -21,6 +21,10 @@ from typing import Any
 #: The two sides of a parametrised test: jsemu, and the real nats-server.
 KINDS = ["jsemu", "real"]
 _LISTEN = re.compile(r"Listening for client connections on ([^\s:]+|\[[^\]]+\]):(\d+)")
+#: The line the official clients' harnesses read to find the WebSocket port.
+_LISTEN_WS = re.compile(r"Listening for websocket clients on (wss?)://([^\s:]+|\[[^\]]+\]):(\d+)")
+#: The WebSocket block the clients' harnesses start servers with (a random port, no TLS).
+WEBSOCKET_BLOCK = "websocket { port: -1, no_tls: true }"
 
 
 def nats_server_binary() -> str:
@@ -56,18 +60,25 @@ class RealServer:
         jsemu_process: bool = False,
         port: int = -1,
         store_dir: str | None = None,
+        websocket: bool = False,
     ) -> None:
         """``port`` and ``store_dir`` (kept after ``stop``): a server started again where an
-        earlier one stopped, for restart tests."""
+        earlier one stopped, for restart tests. ``websocket``: add :data:`WEBSOCKET_BLOCK` to
+        the configuration; ``ws_url`` is then the ``ws://`` URL of its log line (a wildcard
+        host as ``127.0.0.1``), else ``None``."""
         self.tmp = tempfile.TemporaryDirectory(prefix="jsemu-real-")
         program = [sys.executable, "-m", "jsemu", "serve"] if jsemu_process else [nats_server_binary()]
         args = [*program, "-a", "127.0.0.1", "-p", str(port)]
         if jetstream:
             args += ["-js", "-sd", store_dir or self.tmp.name]
-        if config:
+        lines = [f"{k}: {_conf_value(v)}" for k, v in (config or {}).items()]
+        if websocket:
+            lines.append(WEBSOCKET_BLOCK)
+        if lines:
             conf = Path(self.tmp.name) / "server.conf"
-            conf.write_text("\n".join(f"{k}: {_conf_value(v)}" for k, v in config.items()) + "\n")
+            conf.write_text("\n".join(lines) + "\n")
             args += ["-c", str(conf)]
+        self.ws_url: str | None = None
         self.proc = subprocess.Popen(args, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True)
         self.port = self._wait_ready()
 
@@ -84,6 +95,11 @@ class RealServer:
             m = _LISTEN.search(line)
             if m:
                 port = int(m.group(2))
+            ws = _LISTEN_WS.search(line)
+            if ws:
+                scheme, host, ws_port = ws.groups()
+                host = "127.0.0.1" if host in ("0.0.0.0", "[::]") else host
+                self.ws_url = f"{scheme}://{host}:{ws_port}"
             if "Server is ready" in line and port:
                 # Keep draining stderr so the server never blocks on a full pipe.
                 threading.Thread(target=self.proc.stderr.read, daemon=True).start()
