@@ -21,10 +21,7 @@ from typing import Any
 #: The two sides of a parametrised test: jsemu, and the real nats-server.
 KINDS = ["jsemu", "real"]
 _LISTEN = re.compile(r"Listening for client connections on ([^\s:]+|\[[^\]]+\]):(\d+)")
-#: The line the official clients' harnesses read to find the WebSocket port.
-_LISTEN_WS = re.compile(r"Listening for websocket clients on (wss?)://([^\s:]+|\[[^\]]+\]):(\d+)")
-#: The WebSocket block the clients' harnesses start servers with (a random port, no TLS).
-WEBSOCKET_BLOCK = "websocket { port: -1, no_tls: true }"
+_LISTEN_WS = re.compile(r"Listening for websocket clients on (wss?)://\S+:(\d+)")
 
 
 def nats_server_binary() -> str:
@@ -60,25 +57,28 @@ class RealServer:
         jsemu_process: bool = False,
         port: int = -1,
         store_dir: str | None = None,
-        websocket: bool = False,
+        websocket: bool | str = False,
+        conf_text: str = "",
     ) -> None:
         """``port`` and ``store_dir`` (kept after ``stop``): a server started again where an
-        earlier one stopped, for restart tests. ``websocket``: add :data:`WEBSOCKET_BLOCK` to
-        the configuration; ``ws_url`` is then the ``ws://`` URL of its log line (a wildcard
-        host as ``127.0.0.1``), else ``None``."""
+        earlier one stopped, for restart tests. ``websocket``: a WebSocket port too
+        (``websocket { port: -1, no_tls: true }``, or the given block's body), its URL in
+        ``ws_url``. ``conf_text``: lines added to the configuration file as they are."""
+        #: ``ws://127.0.0.1:PORT`` (or ``wss://``) with ``websocket``; empty without.
+        self.ws_url = ""
         self.tmp = tempfile.TemporaryDirectory(prefix="jsemu-real-")
         program = [sys.executable, "-m", "jsemu", "serve"] if jsemu_process else [nats_server_binary()]
         args = [*program, "-a", "127.0.0.1", "-p", str(port)]
         if jetstream:
             args += ["-js", "-sd", store_dir or self.tmp.name]
-        lines = [f"{k}: {_conf_value(v)}" for k, v in (config or {}).items()]
-        if websocket:
-            lines.append(WEBSOCKET_BLOCK)
-        if lines:
+        if config or websocket or conf_text:
             conf = Path(self.tmp.name) / "server.conf"
+            lines = [f"{k}: {_conf_value(v)}" for k, v in (config or {}).items()]
+            if websocket:
+                lines.append(f"websocket {{ {websocket if isinstance(websocket, str) else 'port: -1, no_tls: true'} }}")
+            lines.append(conf_text)
             conf.write_text("\n".join(lines) + "\n")
             args += ["-c", str(conf)]
-        self.ws_url: str | None = None
         self.proc = subprocess.Popen(args, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True)
         self.port = self._wait_ready()
 
@@ -95,11 +95,9 @@ class RealServer:
             m = _LISTEN.search(line)
             if m:
                 port = int(m.group(2))
-            ws = _LISTEN_WS.search(line)
-            if ws:
-                scheme, host, ws_port = ws.groups()
-                host = "127.0.0.1" if host in ("0.0.0.0", "[::]") else host
-                self.ws_url = f"{scheme}://{host}:{ws_port}"
+            m = _LISTEN_WS.search(line)
+            if m:
+                self.ws_url = f"{m.group(1)}://127.0.0.1:{m.group(2)}"
             if "Server is ready" in line and port:
                 # Keep draining stderr so the server never blocks on a full pipe.
                 threading.Thread(target=self.proc.stderr.read, daemon=True).start()
