@@ -41,7 +41,7 @@ PAGE_TIMEOUT_MS = 20_000
 #: What the page and the TCP side see, on either server (no ids, no timestamps).
 EXPECTED: dict[str, Any] = {
     "page": {
-        "info": {"headers": True, "jetstream": True, "proto": 1},
+        "info": {"headers": True, "jetstream": True, "proto": 1, "port_is_ws_port": True},
         "echo": {"subject": "browser1.echo", "data": "hi", "headers": {"X-From": ["browser"]}},
         "request": "pong:ping",
         "kv_get": {"key": "greeting", "value": "hello from tcp", "revision": 1, "operation": "PUT"},

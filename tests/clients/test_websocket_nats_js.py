@@ -114,7 +114,15 @@ async def test_nats_js_over_websocket_on_real_server(node: str) -> None:
     """The script itself works over nats-server's WebSocket port: spot checks of its results."""
     res = await real_result(node)
     sub = NAME.lower()
-    assert res["info"] == {"headers": True, "jetstream": True, "max_payload": MAX_PAYLOAD, "proto": 1}
+    # INFO over WebSocket names the WebSocket listener (no host in the block: every interface).
+    assert res["info"] == {
+        "headers": True,
+        "jetstream": True,
+        "max_payload": MAX_PAYLOAD,
+        "proto": 1,
+        "host": "0.0.0.0",
+        "port_is_ws_port": True,
+    }
     assert [m["subject"] for m in res["pubsub"]] == [f"{sub}.ps.a", f"{sub}.ps.b.c", f"{sub}.ps.q"]
     assert [m["data"] for m in res["pubsub"]] == ["one", "", "three"]
     assert res["request"] == {"data": "pong:ping", "headers": {"X-Echo": ["r1"]}}

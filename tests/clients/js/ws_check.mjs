@@ -64,6 +64,9 @@ try {
     jetstream: nc.info.jetstream,
     max_payload: nc.info.max_payload,
     proto: nc.info.proto,
+    // nats-server's INFO over WebSocket names the WebSocket listener, not the client port.
+    host: nc.info.host,
+    port_is_ws_port: nc.info.port === Number(new URL(url).port),
   };
 
   // publish/subscribe: a wildcard subscription, an empty payload, a queue group of one.
