@@ -15,6 +15,7 @@ from typing import Any
 
 from ..protocol.go_duration import parse_duration
 from ..server.options import ClusterOptions, ServerOptions
+from .go_types import go_type
 
 __all__ = [
     "ROUTES_NEED_CLUSTER",
@@ -171,7 +172,7 @@ def cluster_block(block: Any) -> ClusterOptions:
     if "port" in block:
         port = block["port"]
         if not isinstance(port, int) or isinstance(port, bool):
-            raise ClusterConfigError(f"interface conversion: interface {{}} is {_go_type(port)}, not int64", ("port",))
+            raise ClusterConfigError(f"interface conversion: interface {{}} is {go_type(port)}, not int64", ("port",))
         cluster.port = 0 if port == -1 else port
         cluster.listen_set = True
     if "name" in block:
@@ -195,7 +196,7 @@ def cluster_block(block: Any) -> ClusterOptions:
         ping_max = block["ping_max"]
         if not isinstance(ping_max, int) or isinstance(ping_max, bool):
             raise ClusterConfigError(
-                f"interface conversion: interface {{}} is {_go_type(ping_max)}, not int64", ("ping_max",)
+                f"interface conversion: interface {{}} is {go_type(ping_max)}, not int64", ("ping_max",)
             )
         cluster.ping_max = ping_max
     auth = block.get("authorization")
@@ -222,16 +223,3 @@ def _duration(field: str, value: Any) -> float:
     if isinstance(value, int) and not isinstance(value, bool):
         return float(value)
     raise ClusterConfigError(f'invalid use of field "{field}": {field} should be converted to a duration', (field,))
-
-
-def _go_type(value: Any) -> str:
-    """The Go type nats-server's configuration parser gives ``value`` (for its conversion errors)."""
-    if isinstance(value, bool):
-        return "bool"
-    if isinstance(value, float):
-        return "float64"
-    if isinstance(value, list):
-        return "[]interface {}"
-    if isinstance(value, dict):
-        return "map[string]interface {}"
-    return "string"

@@ -14,6 +14,7 @@ from dataclasses import replace
 from typing import Any
 
 from ..server.js_limits import UNLIMITED, JetStreamLimits
+from .go_types import go_type
 
 __all__ = ["JsLimitsError", "parse_account_jetstream"]
 
@@ -46,14 +47,6 @@ def _go_value(value: Any) -> str:
     return str(value)
 
 
-def _go_type(value: Any) -> str:
-    if isinstance(value, int):
-        return "int64"
-    if isinstance(value, float):
-        return "float64"
-    return "[]interface {}"
-
-
 def parse_account_jetstream(value: Any) -> tuple[bool, JetStreamLimits]:
     """(enabled, limits) of an account's ``jetstream`` value; :class:`JsLimitsError` as nats-server."""
     if isinstance(value, bool):
@@ -66,7 +59,7 @@ def parse_account_jetstream(value: Any) -> tuple[bool, JetStreamLimits]:
             return False, UNLIMITED
         raise JsLimitsError(None, f"Expected 'enabled' or 'disabled' for string value, got '{value}'")
     if not isinstance(value, dict):
-        raise JsLimitsError(None, f"Expected map, bool or string to define JetStream, got {_go_type(value)}")
+        raise JsLimitsError(None, f"Expected map, bool or string to define JetStream, got {go_type(value)}")
     sizes: dict[str, int] = {}
     required = False
     for key, item in value.items():

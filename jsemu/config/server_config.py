@@ -12,7 +12,6 @@ can fail with one line as the real server does.
 
 from __future__ import annotations
 
-import datetime
 import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -35,6 +34,7 @@ from ..subjects import (
     subjects_collide,
 )
 from .cluster import ClusterConfigError, cluster_block
+from .go_types import go_type
 from .js_limits import JsLimitsError, parse_account_jetstream
 from .parser import ConfigError, Positions, parse_file, parse_text
 from .tls import TlsConfigError, parse_tls
@@ -51,23 +51,6 @@ def parse_config(text: str) -> dict[str, Any]:
     return parse_text(text)[0]
 
 
-def _go_type(value: Any) -> str:
-    """The Go type nats-server's parser gives a value, for its conversion errors."""
-    if isinstance(value, bool):
-        return "bool"
-    if isinstance(value, int):
-        return "int64"
-    if isinstance(value, float):
-        return "float64"
-    if isinstance(value, dict):
-        return "map[string]interface {}"
-    if isinstance(value, list):
-        return "[]interface {}"
-    if isinstance(value, datetime.datetime):
-        return "time.Time"
-    return "string"
-
-
 def _port(port: int) -> int:
     """A port as ``ServerOptions`` takes it: -1 a random one (0 there), 0 nats-server's default."""
     return {-1: 0, 0: 4222}.get(port, port)
@@ -75,7 +58,7 @@ def _port(port: int) -> int:
 
 def _int(value: Any) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
-        raise ConfigError(f"interface conversion: interface {{}} is {_go_type(value)}, not int64")
+        raise ConfigError(f"interface conversion: interface {{}} is {go_type(value)}, not int64")
     return value
 
 
@@ -87,7 +70,7 @@ def _server_name(name: str) -> str:
 
 def _str(value: Any) -> str:
     if not isinstance(value, str):
-        raise ConfigError(f"interface conversion: interface {{}} is {_go_type(value)}, not string")
+        raise ConfigError(f"interface conversion: interface {{}} is {go_type(value)}, not string")
     return value
 
 
@@ -686,7 +669,7 @@ def apply_config(
     elif js is not None:
         try:
             if not isinstance(js, (bool, str)):  # parseJetStream's last case
-                raise ConfigError(f"Expected map, bool or string to define JetStream, got {_go_type(js)}")
+                raise ConfigError(f"Expected map, bool or string to define JetStream, got {go_type(js)}")
             options.jetstream = _enabled(js)
         except ConfigError as exc:
             raise _at(pos, ("jetstream",), exc) from None
@@ -699,7 +682,7 @@ def apply_config(
         raise _at(
             pos,
             ("no_auth_user",),
-            ConfigError(f"interface conversion: interface {{}} is {_go_type(no_auth_user)}, not string"),
+            ConfigError(f"interface conversion: interface {{}} is {go_type(no_auth_user)}, not string"),
         )
     if block is not None:
         if not isinstance(block, dict):

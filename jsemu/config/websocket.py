@@ -16,6 +16,7 @@ from ..protocol.go_duration import parse_duration
 from ..server.advertise import AdvertiseError, parse_host_port
 from ..server.auth import Auth
 from ..server.websocket_options import WebSocketOptions
+from .go_types import go_type
 from .tls import TlsConfigError, parse_tls
 
 __all__ = ["WEBSOCKET_KEYS", "WebSocketConfigError", "check_websocket_auth", "parse_websocket"]
@@ -64,24 +65,10 @@ class WebSocketConfigError(Exception):
         self.message = message
 
 
-def _go_type(value: Any) -> str:
-    if isinstance(value, bool):
-        return "bool"
-    if isinstance(value, int):
-        return "int64"
-    if isinstance(value, float):
-        return "float64"
-    if isinstance(value, dict):
-        return "map[string]interface {}"
-    if isinstance(value, list):
-        return "[]interface {}"
-    return "string"
-
-
 def _want(key: str | tuple[str, ...], value: Any, kind: type) -> Any:
     if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
         go = {bool: "bool", int: "int64", str: "string"}[kind]
-        raise WebSocketConfigError(key, f"interface conversion: interface {{}} is {_go_type(value)}, not {go}")
+        raise WebSocketConfigError(key, f"interface conversion: interface {{}} is {go_type(value)}, not {go}")
     return value
 
 
@@ -104,16 +91,14 @@ def _handshake_timeout(key: str, value: Any) -> float:
             return parse_duration(value) / 1e9
         except ValueError as exc:
             raise WebSocketConfigError(key, str(exc)) from None
-    raise WebSocketConfigError(key, f"error parsing handshake timeout: unsupported type {_go_type(value)}")
+    raise WebSocketConfigError(key, f"error parsing handshake timeout: unsupported type {go_type(value)}")
 
 
 def _origins(key: str, value: Any) -> list[str]:
     items = value if isinstance(value, list) else [value]
     for item in items:
         if not isinstance(item, str):
-            raise WebSocketConfigError(
-                key, f"error parsing allowed origins: unsupported type in array {_go_type(item)}"
-            )
+            raise WebSocketConfigError(key, f"error parsing allowed origins: unsupported type in array {go_type(item)}")
     return list(items)
 
 
@@ -134,12 +119,12 @@ def _quote(text: str) -> str:
 
 def _headers(key: str, value: Any) -> dict[str, str]:
     if not isinstance(value, dict):
-        raise WebSocketConfigError(key, f"error parsing headers: unsupported type {_go_type(value)}")
+        raise WebSocketConfigError(key, f"error parsing headers: unsupported type {go_type(value)}")
     headers: dict[str, str] = {}
     for name, text in value.items():
         if not isinstance(text, str):
             raise WebSocketConfigError(
-                (key, name), f"error parsing header key {name}: unsupported type {_go_type(text)}"
+                (key, name), f"error parsing header key {name}: unsupported type {go_type(text)}"
             )
         headers[name] = text
     return headers
@@ -149,7 +134,7 @@ def _simple_auth(ws: WebSocketOptions, key: str, block: Any) -> None:
     """``parseSimpleAuth``: ``user``/``username``, ``password``/``pass``, ``token``, ``timeout``."""
     if not isinstance(block, dict):
         raise WebSocketConfigError(
-            key, f"interface conversion: interface {{}} is {_go_type(block)}, not map[string]interface {{}}"
+            key, f"interface conversion: interface {{}} is {go_type(block)}, not map[string]interface {{}}"
         )
     for name, value in block.items():
         low = name.lower()
@@ -161,7 +146,7 @@ def _simple_auth(ws: WebSocketOptions, key: str, block: Any) -> None:
             ws.token = _want((key, name), value, str)
         elif low == "timeout":
             if isinstance(value, bool) or not isinstance(value, (int, float)):
-                raise WebSocketConfigError((key, name), f"error parsing timeout: unsupported type {_go_type(value)}")
+                raise WebSocketConfigError((key, name), f"error parsing timeout: unsupported type {go_type(value)}")
             ws.auth_timeout = float(value)
         else:
             raise WebSocketConfigError((key, name), f'unknown field "{name}"')
@@ -194,7 +179,7 @@ def parse_websocket(block: Any) -> WebSocketOptions | None:
     """A ``websocket`` value into options (``None``: no port, so no listener, as nats-server);
     :class:`WebSocketConfigError` otherwise."""
     if not isinstance(block, dict):
-        raise WebSocketConfigError("", f"Expected websocket to be a map, got {_go_type(block)}")
+        raise WebSocketConfigError("", f"Expected websocket to be a map, got {go_type(block)}")
     ws = WebSocketOptions()
     port = 0
     for key, value in block.items():
