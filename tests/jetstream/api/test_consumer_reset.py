@@ -140,7 +140,9 @@ async def test_effects_on_delivery_and_acks(pair: Pair) -> None:
     emu, real = await pull_frames(pair, f"{NEXT}.D", {"batch": 3}, 3)
     assert emu.frames == real.frames
     await ack(pair, emu.acks[0], real.acks[0], "+ACK", reply=True)
-    await ack(pair, emu.acks[1], real.acks[1], "-NAK")
+    await ack(
+        pair, emu.acks[1], real.acks[1], "-NAK", reply=True
+    )  # answered once processed: no race with the pull after it
     again_emu, again_real = await pull_frames(pair, f"{NEXT}.D", {"batch": 1}, 1)  # seq 2 a second time
     assert again_emu.frames == again_real.frames
     await pair.same(f"{INFO}.D")
