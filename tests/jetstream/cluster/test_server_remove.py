@@ -18,48 +18,22 @@ from typing import Any
 
 import nats
 import pytest
+from support.five_nodes import five_nodes
+from support.five_nodes import request_json as _json
 
 import jsemu
-from jsemu.config.server_config import load_config
 from jsemu.ids import get_hash
 
 pytestmark = pytest.mark.fake_only
 
-CONF = """
-jetstream: enabled
-accounts {
-  SYS: { users: [ {user: sys, password: sys} ] }
-  A: { users: [ {user: a, password: a} ], jetstream: enabled }
-}
-system_account: SYS
-"""
 _T = "io.nats.jetstream.api.v1."
 NOT_MEMBER = {"code": 400, "err_code": 10044, "description": "server is not a member of the cluster"}
 
 
 @pytest.fixture
 async def cluster(tmp_path: Path) -> AsyncIterator[tuple[jsemu.Server, nats.NATS, nats.NATS]]:
-    conf = tmp_path / "server.conf"
-    conf.write_text(CONF)
-    options = jsemu.ServerOptions(cluster_size=5, cluster_name="c")
-    load_config(conf, options)
-    options.host, options.port = "127.0.0.1", 0
-    async with jsemu.Server(options) as srv:
-        a = await nats.connect(srv.url, user="a", password="a")
-        sys = await nats.connect(srv.url, user="sys", password="sys")
-        await a.request("$JS.API.STREAM.CREATE.S", b'{"name":"S","subjects":["s"],"num_replicas":3}', timeout=2)
-        for i in range(5):
-            await a.request("s", b"m%d" % i, timeout=2)
-        durable = b'{"stream_name":"S","config":{"durable_name":"D","ack_policy":"explicit"}}'
-        await a.request("$JS.API.CONSUMER.DURABLE.CREATE.S.D", durable, timeout=2)
-        yield srv, a, sys
-        await a.close()
-        await sys.close()
-
-
-async def _json(nc: nats.NATS, subject: str, body: bytes = b"") -> dict[str, Any]:
-    reply: dict[str, Any] = json.loads((await nc.request(subject, body, timeout=2)).data)
-    return reply
+    async with five_nodes(tmp_path) as nodes:
+        yield nodes
 
 
 def _group(info: dict[str, Any]) -> set[str]:
