@@ -1,5 +1,5 @@
 """The ``jsemu`` command line: ``serve``, ``nats-server`` (the stand-in), ``shim``,
-``conformance``, ``pipeline`` (``python -m jsemu`` and the ``jsemu`` console script run ``main``).
+``conformance``, ``record``, ``replay`` (:mod:`jsemu.sessions`), ``pipeline`` (``python -m jsemu`` and the ``jsemu`` console script run ``main``).
 
 Modules, each one concern of running as a server process:
 
@@ -41,6 +41,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     args, extras = parser.parse_known_args(argv)
     if extras:  # the sub-command's usage, not the top level's
         getattr(args, "command_parser", parser).error(f"unrecognized arguments: {' '.join(extras)}")
+    if args.command in ("record", "replay") or (args.command == "conformance" and args.sessions):
+        from ..sessions import command as sessions_command
+
+        run = {"record": sessions_command.record_main, "replay": sessions_command.replay_main}
+        return run.get(args.command, sessions_command.conformance_main)(args)
     if args.command == "conformance":
         from ..conformance import command as conformance_command  # the runner only when it runs
 

@@ -20,6 +20,7 @@ from typing import NoReturn
 from ..config.cluster import add_cluster_flags
 from ..conformance.arguments import add_arguments as add_conformance_arguments
 from ..pipeline import command as pipeline_command
+from ..sessions.arguments import add_record_arguments, add_replay_arguments
 from ..version import NATS_VERSION, __version__
 from .nats_server_help import USAGE
 
@@ -87,6 +88,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
     conformance.set_defaults(command_parser=conformance)
     add_conformance_arguments(conformance)
+    record = commands.add_parser("record", help="record a session: a proxy that writes what passes to a file")
+    record.set_defaults(command_parser=record)
+    add_record_arguments(record)
+    replay = commands.add_parser(
+        "replay", help="replay a recorded session against a server, show the first difference (exit 1)"
+    )
+    replay.set_defaults(command_parser=replay)
+    add_replay_arguments(replay)
     pipeline = commands.add_parser("pipeline", help="stream data through Spark: export, view, seed (extra: spark)")
     pipeline.set_defaults(command_parser=pipeline)
     pipeline_command.add_arguments(pipeline)

@@ -15,3 +15,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--nats-server", default=None, help="the nats-server binary for --spawn-real")
     parser.add_argument("--json", action="store_true", help="print the rows as JSON")
     parser.add_argument("--case", action="append", default=[], help="run only this scenario (repeatable)")
+    parser.add_argument(
+        "--sessions", metavar="DIR", help="run the recorded sessions DIR/*.jsonl (`jsemu replay --save-case`) instead"
+    )
