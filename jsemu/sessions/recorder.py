@@ -84,6 +84,7 @@ class Recorder:
         self._server: asyncio.Server | None = None
         self._start = 0.0
         self._tasks: set[asyncio.Task[None]] = set()
+        self._writers: set[asyncio.StreamWriter] = set()
 
     async def start(self) -> None:
         self._file = _open_for_writing(self.out)  # small writes, one per read: not worth a thread
@@ -101,9 +102,12 @@ class Recorder:
         if self._server is not None:
             self._server.close()
             await self._server.wait_closed()
-        for task in list(self._tasks):
-            task.cancel()
-        await asyncio.gather(*self._tasks, return_exceptions=True)
+        for writer in list(self._writers):  # the pumps see their sockets close and end
+            writer.close()
+        if self._tasks:
+            _, late = await asyncio.wait(self._tasks, timeout=2.0)
+            for task in late:
+                task.cancel()
         if self._file is not None:
             self._file.close()
             self._file = None
@@ -143,6 +147,7 @@ class Recorder:
             client_w.close()
             self._tasks.discard(task)
             return
+        self._writers.update((up_w, client_w))
         try:
             if self.tls is not None:
                 up_r, up_w = await self._upgrade(conn, up_r, up_w, client_w)
@@ -158,6 +163,7 @@ class Recorder:
                 self._write({"conn": conn, "t": self._now(), "ev": "close", "by": "server"})
             for w in (up_w, client_w):
                 w.close()
+                self._writers.discard(w)
             self._tasks.discard(task)
 
     async def _upgrade(
