@@ -6,7 +6,8 @@ A server frame becomes a *view*, a short text that holds what a conforming serve
 
 * ``INFO``: its JSON without the fields that name the process or the connection
   (:data:`INFO_VOLATILE`: server id and name, nonce, client id and address, port, host,
-  version, Go version, commit, xkey, the cluster URLs), keys sorted;
+  version, Go version, commit, xkey, the cluster URLs; and the TLS flags, since a replay is
+  plain TCP), keys sorted;
 * ``MSG``/``HMSG``: subject, sid, reply; the header block's lines with time stamps replaced; the
   payload, when it is JSON, re-encoded with sorted keys and every RFC 3339 time (other than Go's
   zero time) replaced by ``<time>`` (so the JetStream API's field order and its ``created``,
@@ -51,6 +52,11 @@ INFO_VOLATILE = frozenset(
         "connect_urls",
         "ws_connect_urls",
         "ip",
+        # a replay is plain TCP; `jsemu record` shows its client an upstream's TLS INFO without
+        # these only until CONNECT (later INFOs pass through untouched)
+        "tls_required",
+        "tls_verify",
+        "tls_available",
     }
 )
 CLOSED = "<closed by the server>"
