@@ -17,10 +17,12 @@ A server frame becomes a *view*, a short text that holds what a conforming serve
 * the server closing the connection is a frame too, ``<closed by the server>``.
 
 Names the server chose at random are then matched up, not compared (:class:`Aliases`): the
-server id and name from INFO; the time stamp token of a ``$JS.ACK`` reply subject; and any
-other token that differs only by being one random-looking word for another (an ephemeral
-consumer's name), provided the recorded word never appeared in what the client had sent
-(a name the client chose must come back exactly). A learnt pair is applied to every later
+server id and name from INFO; the time stamp token of a ``$JS.ACK`` reply subject; and a word
+that differs only by being one random-looking word for another (an ephemeral consumer's name)
+where a server puts the names it makes up (:func:`aliasable`: a token of a message's subject or
+reply, a JSON string under :data:`NAME_KEYS`), provided the recorded word never appeared in
+what the client had sent (a name the client chose must come back exactly). A message's data
+is never matched up this way: a planted ``"data"`` difference is a difference. A learnt pair is applied to every later
 expected frame, and to the client's later control lines before they are sent (an ack goes to
 the ``$JS.ACK`` subject this server chose, a fetch names the consumer this server named).
 Client-chosen inboxes need no mapping: the replayer re-sends the client's own bytes.
@@ -34,7 +36,7 @@ from typing import Any
 
 from ..protocol.frames import Frame
 
-__all__ = ["CLOSED", "INFO_VOLATILE", "Aliases", "view"]
+__all__ = ["CLOSED", "INFO_VOLATILE", "NAME_KEYS", "Aliases", "aliasable", "view"]
 
 INFO_VOLATILE = frozenset(
     {
@@ -65,6 +67,8 @@ _ZERO_TIME = "0001-01-01T00:00:00Z"
 _WORD = re.compile(r"[A-Za-z0-9_-]+")
 _WORD_BYTES = re.compile(rb"[A-Za-z0-9_-]+")
 _RANDOM_WORD = re.compile(r"[A-Za-z0-9]{6,}")
+#: JSON keys whose string values may hold a name the server made up.
+NAME_KEYS = frozenset({"name", "durable_name", "consumer", "leader", "server_id", "server_name", "peer"})
 _ACK_TS = 7  # $JS.ACK.<stream>.<consumer>.<delivered>.<sseq>.<cseq>.<ts>.<pending>
 
 
@@ -134,6 +138,32 @@ def view(frame: Frame) -> tuple[str, str]:
     return "\n".join(parts), ts
 
 
+def _names(value: Any, out: set[str]) -> None:
+    if isinstance(value, dict):
+        for k, v in value.items():
+            if k in NAME_KEYS and isinstance(v, str):
+                out.update(_WORD.findall(v))
+            else:
+                _names(v, out)
+    elif isinstance(value, list):
+        for v in value:
+            _names(v, out)
+
+
+def aliasable(frame: Frame) -> frozenset[str]:
+    """The words of a recorded frame that may stand for a server-chosen name (see the module)."""
+    if not frame.is_msg:
+        return frozenset()
+    out = set(_WORD.findall(frame.subject.decode("utf-8", "replace")))
+    out.update(_WORD.findall(frame.reply.decode("utf-8", "replace")))
+    if frame.payload[:1] == b"{":
+        try:
+            _names(json.loads(frame.payload), out)
+        except (ValueError, RecursionError):
+            pass
+    return frozenset(out)
+
+
 class Aliases:
     """Recorded name -> replayed name, for the names the server chose (see the module)."""
 
@@ -177,8 +207,9 @@ class Aliases:
         names = {k.encode(): v.encode() for k, v in self.names.items()}
         return _WORD_BYTES.sub(lambda m: names.get(m.group(), m.group()), line)
 
-    def match(self, expected: str, got: str) -> bool:
-        """Whether ``got`` is ``expected`` up to server-chosen names; learns the new pairs."""
+    def match(self, expected: str, got: str, names: frozenset[str] = frozenset()) -> bool:
+        """Whether ``got`` is ``expected`` up to server-chosen names (words of ``names``, the
+        recorded frame's :func:`aliasable`); learns the new pairs."""
         expected = self.apply(expected)
         if expected == got:
             return True
@@ -192,6 +223,7 @@ class Aliases:
                 continue
             if (
                 len(x) != len(y)
+                or x not in names
                 or not _RANDOM_WORD.fullmatch(x)
                 or not _RANDOM_WORD.fullmatch(y)
                 or x in self.client_words

@@ -85,6 +85,7 @@ class Recorder:
         self._start = 0.0
         self._tasks: set[asyncio.Task[None]] = set()
         self._writers: set[asyncio.StreamWriter] = set()
+        self._stopping = False
 
     async def start(self) -> None:
         self._file = _open_for_writing(self.out)  # small writes, one per read: not worth a thread
@@ -102,6 +103,7 @@ class Recorder:
         if self._server is not None:
             self._server.close()
             await self._server.wait_closed()
+        self._stopping = True  # what is still open is closed on the client's side of the wire
         for writer in list(self._writers):  # the pumps see their sockets close and end
             writer.close()
         if self._tasks:
@@ -214,9 +216,8 @@ class Recorder:
             self._record(conn, direction, redactor.flush())
         if not closed:
             closed.append(direction)
-            self._write(
-                {"conn": conn, "t": self._now(), "ev": "close", "by": "client" if direction == "c2s" else "server"}
-            )
+            by = "client" if direction == "c2s" or self._stopping else "server"
+            self._write({"conn": conn, "t": self._now(), "ev": "close", "by": by})
         try:
             if writer.can_write_eof():
                 writer.write_eof()

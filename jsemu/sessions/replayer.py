@@ -29,7 +29,7 @@ from typing import Any
 
 from ..protocol.frames import Frame, FrameReader
 from .format import Connection, Session, SessionFileError
-from .normalise import CLOSED, Aliases, view
+from .normalise import CLOSED, Aliases, aliasable, view
 
 __all__ = ["Difference", "ExpectedFrame", "ReplayResult", "expected_frames", "replay", "split_ops"]
 
@@ -45,6 +45,7 @@ class ExpectedFrame:
     raw: bytes
     line: int  # the session file line of the chunk that completed it
     after: str  # the client's last control line before it, "" before any
+    names: frozenset[str] = frozenset()  # its words that may stand for server-chosen names
 
 
 @dataclass(frozen=True, slots=True)
@@ -177,7 +178,8 @@ def expected_frames(connection: Connection) -> list[ExpectedFrame]:
                 break
             text, ts = view(frame)
             if text:
-                out.append(ExpectedFrame(text, ts, frame.op.upper() == b"INFO", frame.raw, chunk.line, after))
+                is_info = frame.op.upper() == b"INFO"
+                out.append(ExpectedFrame(text, ts, is_info, frame.raw, chunk.line, after, aliasable(frame)))
     if reader.pending:
         raise SessionFileError(f"connection {connection.conn}: the server's bytes end inside a frame (truncated?)")
     if connection.closed_by == "server":
@@ -255,7 +257,7 @@ class _Replay:
             recorded = raw.next()
             if recorded is not None:
                 self.aliases.learn_info(recorded, frame)
-        if not self.aliases.match(exp.view, text):
+        if not self.aliases.match(exp.view, text, exp.names):
             self._differ(c, text)
             return
         if exp.ts and ts:
