@@ -13,7 +13,9 @@ tests run in parallel under pytest-xdist):
   ``control`` runs each call on the server's thread);
 * ``jsemu_factory``: ``await jsemu_factory(streams=[...], kv=[...], frozen_clock=ns,
   cluster_size=3, seed=7, users={...}, nkeys=[...], accounts={...}, tls=True,
-  websocket=True, **ServerOptions)`` for servers set up in one line.
+  websocket=True, **ServerOptions)`` for servers set up in one line;
+* ``jsemu_recorded`` / ``jsemu_recorder``: a recording proxy in front of the test's server, so a
+  failing test's session replays against nats-server (:mod:`jsemu.testing.recording`).
 
 For a session-scoped server, :func:`reset_server` empties it cheaply between tests.
 
@@ -40,6 +42,8 @@ from ..server.nkeys import is_valid_user_key
 from ..server.options import ServerOptions
 from ..server.websocket_options import WebSocketOptions
 from .certificates import generate
+from .recording import register as _register_recording
+from .recording import report_sections
 from .trace import format_trace
 
 try:  # pytest-asyncio provides async fixtures; without it only the sync fixtures work
@@ -63,6 +67,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         default=_DEFAULT_TRACE,
         help="protocol ops and API calls of jsemu fixture servers shown for a failed test (0: off)",
     )
+    group.addoption(
+        "--jsemu-record",
+        metavar="DIR",
+        default=None,
+        help="keep the session files of jsemu_recorded / jsemu_recorder in DIR (default: the test's tmp_path)",
+    )
 
 
 @pytest.hookimpl(hookwrapper=True)
@@ -71,6 +81,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
     report: pytest.TestReport = outcome.get_result()  # type: ignore[attr-defined]
     if report.when != "call" or not report.failed:
         return
+    report.sections.extend(report_sections(item))
     servers: list[Server] = item.stash.get(_SERVERS_KEY, [])
     for i, server in enumerate(servers):
         if server.trace:
@@ -290,3 +301,6 @@ async def jsemu_factory(request: pytest.FixtureRequest) -> AsyncIterator[Callabl
             await server.stop()
         for directory in directories:
             directory.cleanup()
+
+
+jsemu_recorded, jsemu_recorder = _register_recording(_async_fixture)
