@@ -129,3 +129,36 @@ async def test_missing_and_extra_frames(recordings: dict[str, Path], tmp_path: P
         result = await replay(read_session(cut), "127.0.0.1", srv.port, timeout=1.0)
     [d] = result.differences
     assert d.expected == "(nothing: the recording has no more frames)" and d.got.startswith("MSG _INBOX.")
+
+
+async def test_recorded_pace_keeps_the_recorded_gaps(recordings: dict[str, Path], tmp_path: Path) -> None:
+    """``pace="recorded"``: no client chunk is sent before its recorded time (the session is
+    stretched to a second first, so the pacing shows above the replay's own time)."""
+    lines = recordings["pubsub"].read_text().splitlines()
+    stretched = [lines[0]]
+    for text in lines[1:]:
+        record = json.loads(text)
+        record["t"] = round(record["t"] * 1.0 / max(json.loads(lines[-1])["t"], 1e-3), 6)  # the last at 1 s
+        stretched.append(json.dumps(record))
+    path = tmp_path / "stretched.jsonl"
+    path.write_text("\n".join(stretched) + "\n")
+    session = read_session(path)
+    async with jsemu.Server() as srv:
+        loop = asyncio.get_running_loop()
+        start = loop.time()
+        result = await replay(session, "127.0.0.1", srv.port, pace="recorded")
+        took = loop.time() - start
+    assert result.ok, [d.describe() for d in result.differences]
+    last_send = max(c.t for conn in session.connections.values() for c in conn.chunks if c.dir == "c2s")
+    assert took >= last_send > 0.5
+
+
+async def test_upstream_down_is_recorded_as_a_server_close(tmp_path: Path) -> None:
+    """Nothing listens upstream: the client's connection is closed, the file says the server did."""
+    path = tmp_path / "down.jsonl"
+    async with Recorder("nats://127.0.0.1:1", path) as recorder:
+        reader, writer = await asyncio.open_connection("127.0.0.1", recorder.port)
+        assert await asyncio.wait_for(reader.read(), 5) == b""
+        writer.close()
+    [conn] = read_session(path).connections.values()
+    assert (conn.chunks, conn.closed_by) == ([], "server")
