@@ -18,7 +18,8 @@ per line, ``\\n`` after each, the last one included):
 
 A reader trusts nothing: a file that is not this format (not JSON, another ``format`` or
 ``version``, a record of the wrong shape, bytes for a connection that never opened, a line
-longer than :data:`MAX_LINE`, a last line without its ``\\n``) is refused with one
+longer than :data:`MAX_LINE`, more than :data:`MAX_CONNECTIONS` connections, a last line
+without its ``\\n``) is refused with one
 :class:`SessionFileError` naming the line, and nothing of it is replayed.
 """
 
@@ -34,6 +35,7 @@ from typing import IO, Any
 
 __all__ = [
     "FORMAT",
+    "MAX_CONNECTIONS",
     "MAX_LINE",
     "VERSION",
     "Chunk",
@@ -50,6 +52,8 @@ VERSION = 1
 #: The longest line a reader takes (a record holds one read of a socket, at most 1 MiB of bytes
 #: in ``jsemu record``; base64 and JSON escapes grow that by at most 6x).
 MAX_LINE = 8 * 1024 * 1024
+#: The most connections a session may hold: a replay opens each of them.
+MAX_CONNECTIONS = 1024
 _DIRS = ("c2s", "s2c")
 
 
@@ -183,6 +187,8 @@ def parse_session(stream: IO[bytes]) -> Session:
         if ev == "open":
             if known is not None:
                 raise SessionFileError(f"line {number}: connection {conn} opened twice")
+            if len(conns) == MAX_CONNECTIONS:
+                raise SessionFileError(f"line {number}: more than {MAX_CONNECTIONS} connections")
             peer = record.get("peer", "")
             conns[conn] = Connection(conn, t, peer if isinstance(peer, str) else "", open_line=number)
             continue

@@ -87,4 +87,13 @@ MUTATIONS: list[Mutation] = [
         "a Direct Get multi_last batch's EOB header misspelt: the recorded nats-server session replayed"
         " against jsemu shows it",
     ),
+    Mutation(
+        "session_connections_unbounded",
+        "sessions",
+        "jsemu/sessions/format.py",
+        "            if len(conns) == MAX_CONNECTIONS:\n",
+        "            if len(conns) > MAX_CONNECTIONS:\n",
+        ("tests/sessions/test_format.py",),
+        "a session file may make a replay open one connection more than the limit",
+    ),
 ]

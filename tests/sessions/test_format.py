@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from jsemu.cli import main
-from jsemu.sessions.format import MAX_LINE, SessionFileError, encode_record, parse_session
+from jsemu.sessions.format import MAX_CONNECTIONS, MAX_LINE, SessionFileError, encode_record, parse_session
 
 HEADER = json.dumps({"format": "jsemu-session", "version": 1, "upstream": "nats://127.0.0.1:4222", "redacted": True})
 OPEN = '{"conn":1,"t":0.0,"ev":"open","peer":"127.0.0.1:1"}'
@@ -72,6 +72,10 @@ HOSTILE = {
     "huge frame": (
         _file(HEADER, OPEN, '{"conn":1,"t":0,"dir":"s2c","data":"' + "x" * MAX_LINE + '"}'),
         f"line 3: longer than {MAX_LINE} bytes",
+    ),
+    "too many connections": (
+        _file(HEADER, *(f'{{"conn":{n},"t":0,"ev":"open"}}' for n in range(1, MAX_CONNECTIONS + 2))),
+        f"line {MAX_CONNECTIONS + 2}: more than {MAX_CONNECTIONS} connections",
     ),
     "huge MSG size": (
         _file(HEADER, OPEN, '{"conn":1,"t":0,"dir":"s2c","data":"MSG a 1 99999999999\\r\\nxx"}'),

@@ -10,6 +10,8 @@ import json
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from support.servers import nats_server_binary
 
 from jsemu.protocol.frames import Frame, FrameReader, parse_frame
@@ -44,6 +46,45 @@ def test_times_ids_and_key_order_do_not_count() -> None:
     assert _view(b"PING\r\n") == ""
     ack = parse_frame(_msg("s 1 $JS.ACK.S.C.1.2.3.1795803326282240611.0", b"x"))
     assert ack is not None and view(ack) == ("MSG s 1 $JS.ACK.S.C.1.2.3.<ts>.0\nx", "1795803326282240611")
+
+
+_JSON = st.recursive(
+    st.one_of(
+        st.none(),
+        st.booleans(),
+        st.integers(),
+        st.text(max_size=8),
+        st.datetimes().map(lambda d: d.isoformat() + "Z"),
+    ),
+    lambda inner: st.one_of(st.lists(inner, max_size=3), st.dictionaries(st.text(max_size=5), inner, max_size=4)),
+    max_leaves=12,
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.dictionaries(st.text(max_size=6), _JSON, max_size=5), st.randoms())
+def test_a_json_body_is_the_same_view_in_any_key_order_and_at_any_time(body: dict[str, object], rnd) -> None:  # type: ignore[no-untyped-def]
+    """Key order and RFC 3339 times (but Go's zero time) never count; everything else does."""
+    items = list(body.items())
+    rnd.shuffle(items)
+    shuffled = dict(items)
+
+    def later(value: object) -> object:
+        if isinstance(value, str) and value.endswith("Z") and "T" in value and value != "0001-01-01T00:00:00Z":
+            return "2099-12-31T23:59:59.999999999Z"
+        if isinstance(value, dict):
+            return {k: later(v) for k, v in value.items()}
+        if isinstance(value, list):
+            return [later(v) for v in value]
+        return value
+
+    a = _view(_msg("i 1", json.dumps(body).encode()))
+    b = _view(_msg("i 1", json.dumps(later(shuffled)).encode()))
+    assert a == b
+    if body:
+        key = next(iter(body))
+        changed = dict(body, **{key: [body[key]]})
+        assert _view(_msg("i 1", json.dumps(changed).encode())) != a
 
 
 def test_aliases_only_for_server_chosen_names() -> None:
