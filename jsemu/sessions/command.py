@@ -95,6 +95,11 @@ def _report(path: str, target: str, result: ReplayResult) -> str:
 
 def replay_main(args: argparse.Namespace) -> int:
     target = _target(args)
+    if target.startswith("tls://"):
+        print(
+            f"jsemu replay: {target}: replay over TLS is not supported; give the server's plain port", file=sys.stderr
+        )
+        return 2
     binary = _binary(args, target)
     if binary is None:
         return 2

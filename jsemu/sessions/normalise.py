@@ -170,6 +170,7 @@ class Aliases:
     def __init__(self) -> None:
         self.names: dict[str, str] = {}
         self._taken: set[str] = set()
+        self._encoded: dict[bytes, bytes] = {}  # names, as bytes, for the client's lines
         #: Words the client has sent so far: never aliased.
         self.client_words: set[str] = set()
 
@@ -183,6 +184,7 @@ class Aliases:
             return False
         self.names[recorded] = replayed
         self._taken.add(replayed)
+        self._encoded[recorded.encode()] = replayed.encode()
         return True
 
     def learn_info(self, recorded: Frame, replayed: Frame) -> None:
@@ -202,9 +204,9 @@ class Aliases:
 
     def rewrite_client(self, line: bytes) -> bytes:
         """A client control line with the learnt names in it replaced."""
-        if not self.names:
+        if not self._encoded:
             return line
-        names = {k.encode(): v.encode() for k, v in self.names.items()}
+        names = self._encoded
         return _WORD_BYTES.sub(lambda m: names.get(m.group(), m.group()), line)
 
     def match(self, expected: str, got: str, names: frozenset[str] = frozenset()) -> bool:
@@ -231,8 +233,8 @@ class Aliases:
             ):
                 return False
             pairs.append((x, y))
-        saved = dict(self.names), set(self._taken)
+        saved = dict(self.names), set(self._taken), dict(self._encoded)
         if all(self.learn(x, y) for x, y in pairs):
             return True
-        self.names, self._taken = saved
+        self.names, self._taken, self._encoded = saved
         return False

@@ -24,6 +24,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
+from bisect import bisect_left
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -193,6 +194,7 @@ class _Conn:
     def __init__(self, conn: int, expected: list[ExpectedFrame], aliases: Aliases) -> None:
         self.conn = conn
         self.expected = expected
+        self.lines = [frame.line for frame in expected]  # never decreasing
         self.aliases = aliases
         self.received = 0
         self.diverged = False
@@ -203,17 +205,21 @@ class _Conn:
 
     def needed(self, line: int) -> int:
         """How many frames the recording had received before file line ``line``."""
-        n = 0
-        for frame in self.expected:
-            if frame.line >= line:
-                break
-            n += 1
-        return n
+        return bisect_left(self.lines, line)
 
 
 class _Replay:
-    def __init__(self, session: Session, host: str, port: int, pace: str, timeout: float) -> None:
+    def __init__(
+        self,
+        session: Session,
+        expected: dict[int, list[ExpectedFrame]],
+        host: str,
+        port: int,
+        pace: str,
+        timeout: float,
+    ) -> None:
         self.session = session
+        self.expected = expected
         self.host, self.port = host, port
         self.pace = pace
         self.timeout = timeout
@@ -345,7 +351,7 @@ class _Replay:
                         await asyncio.sleep(delay)
                 await self._wait_for(line)
                 if kind == "open":
-                    c = self.conns[conn.conn] = _Conn(conn.conn, expected_frames(conn), self.aliases)
+                    c = self.conns[conn.conn] = _Conn(conn.conn, self.expected[conn.conn], self.aliases)
                     reader, c.writer = await asyncio.open_connection(self.host, self.port)
                     c.task = asyncio.create_task(self._read(c, reader))
                     continue
@@ -379,6 +385,6 @@ class _Replay:
 
 async def replay(session: Session, host: str, port: int, pace: str = "fast", timeout: float = 5.0) -> ReplayResult:
     """Replay ``session`` against the server at ``host:port``; its differences, first per connection."""
-    for conn in session.connections.values():
-        expected_frames(conn)  # a broken recording is refused before anything is sent
-    return await _Replay(session, host, port, pace, timeout).run()
+    # a broken recording is refused before anything is sent
+    expected = {conn.conn: expected_frames(conn) for conn in session.connections.values()}
+    return await _Replay(session, expected, host, port, pace, timeout).run()
