@@ -109,3 +109,10 @@ def test_replay_against_nothing_listening(recorded: Path, capsys: pytest.Capture
     assert main(["replay", str(recorded), "--against", "nats://127.0.0.1:1"]) == 1
     err = capsys.readouterr().err
     assert err.startswith("jsemu replay: nats://127.0.0.1:1: ") and err.count("\n") == 1
+
+
+def test_replay_over_tls_refused(recorded: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["replay", str(recorded), "--against", "tls://127.0.0.1:4222"]) == 2
+    assert capsys.readouterr().err == (
+        "jsemu replay: tls://127.0.0.1:4222: replay over TLS is not supported; give the server's plain port\n"
+    )
