@@ -145,7 +145,7 @@ class Server(CoreServer):
         for js in self.account_jetstreams.values():
             js.consumer_store.flush()  # consumer changes not written yet (< 100 ms old)
             js.checkpoint_logs()
-        self.console.close()  # live tails end, so the monitoring port can close
+        await self.console.close()  # live tails end, so the monitoring port can close
         await super().stop()
 
     async def _signal_pull_consumers(self) -> None:

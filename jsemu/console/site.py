@@ -73,16 +73,21 @@ class Console:
         self.host = host
         self.views = Views(host)
         self.actions = Actions(control)
-        self.tails: set[Tail] = set()
+        #: Each open live tail and the task writing it.
+        self.tails: dict[Tail, asyncio.Task[None]] = {}
         self._assets: dict[str, bytes] = {}
 
     def serves(self, path: str) -> bool:
         return path in ("/", "") or path == "/console" or path.startswith("/console/")
 
-    def close(self) -> None:
-        """The server stops: every live tail ends (its connection closes)."""
+    async def close(self) -> None:
+        """The server stops: every live tail ends and its connection closes (waited for, so
+        nothing is left running on the loop)."""
+        tasks = list(self.tails.values())
         for tail in list(self.tails):
             tail.close()
+        if tasks:
+            await asyncio.wait(tasks, timeout=5)
 
     async def handle(
         self, monitor: Monitor, head: bytes, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
@@ -95,11 +100,13 @@ class Console:
         if request.path == "/console/api/tail" and request.method == "GET":
             response = self._tail(request)
             if isinstance(response, Tail):
-                self.tails.add(response)
+                task = asyncio.current_task()
+                assert task is not None
+                self.tails[response] = task
                 try:
                     await response.run(reader, writer)
                 finally:
-                    self.tails.discard(response)
+                    self.tails.pop(response, None)
                 return
         else:
             response = self.respond(monitor, request)
