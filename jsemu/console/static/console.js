@@ -40,7 +40,9 @@ function card(label, value, testId) {
   return h("div", { class: "card" }, h("div", { class: "label" }, label), h("div", { class: "value", "data-test": testId }, num(value)));
 }
 
-function show(...nodes) { $page().replaceChildren(...nodes); }
+// Replace an element's children (arrays flattened, null and undefined left out).
+function put(el, ...nodes) { el.replaceChildren(...nodes.flat().filter((n) => n !== null && n !== undefined)); }
+function show(...nodes) { put($page(), ...nodes); }
 function fail(err) { show(h("p", { class: "error", "data-test": "error" }, String(err.message || err))); }
 
 // --- header clock -----------------------------------------------------------------------
@@ -143,7 +145,7 @@ function messageBrowser(root, name, st) {
       h("option", { value: "text" }, "text"), h("option", { value: "json" }, "JSON"), h("option", { value: "hex" }, "hex"))),
     h("button", { "data-test": "browse" }, "Get"));
   const out = h("div", { "data-test": "browse-result" });
-  root.replaceChildren(form, out);
+  put(root, form, out);
   const run = async (extra = {}) => {
     const f = Object.fromEntries(new FormData(form).entries());
     const params = { ...f, ...extra };
@@ -151,11 +153,11 @@ function messageBrowser(root, name, st) {
     try {
       const r = await api(`streams/${enc(name)}/messages?` + q(params));
       const next = r.next_seq ? h("button", { class: "secondary", "data-test": "next-page", onclick: () => { form.seq.value = r.next_seq; run(); } }, "Next page") : null;
-      out.replaceChildren(
+      put(out,
         h("div", { class: "request" }, `${r.request.subject} ${r.request.payload}`, ` · stream ${r.first_seq}..${r.last_seq}`),
         r.messages.length ? r.messages.map((m) => messageView(m, f.view)) : h("p", { "data-test": "no-message" }, "No message."),
         next);
-    } catch (e) { out.replaceChildren(h("p", { class: "error" }, e.message)); }
+    } catch (e) { put(out, h("p", { class: "error" }, e.message)); }
   };
   form.addEventListener("submit", (e) => { e.preventDefault(); run(); });
 }
@@ -198,7 +200,7 @@ async function kv(bucket, params) {
   const history = h("div", { "data-test": "kv-history" });
   const showHistory = async (key) => {
     const hst = await api(`kv/${enc(bucket)}/history?` + q({ key }));
-    history.replaceChildren(h("h2", {}, `History of ${key}`),
+    put(history, h("h2", {}, `History of ${key}`),
       table([["revision", (x) => x.revision, "num"], ["operation", (x) => x.operation], ["created", (x) => x.created], ["value", (x) => x.value]], hst.history, "history"));
   };
   show(h("h1", {}, `Bucket ${bucket} (${r.total} keys)`),
@@ -286,7 +288,7 @@ function actionForm(method, title, fields, enabled, after) {
   form.addEventListener("submit", async (e) => {
     e.preventDefault();
     const r = await api(`control/${method}`, { method: "POST", headers: { "Content-Type": "application/json" }, body: args() });
-    result.replaceChildren(r.ok ? h("span", { class: "ok" }, `ok ${JSON.stringify(r.result)}`) : h("span", { class: "error" }, r.error));
+    put(result, r.ok ? h("span", { class: "ok" }, `ok ${JSON.stringify(r.result)}`) : h("span", { class: "error" }, r.error));
     refreshClock();
     after();
   });
@@ -300,7 +302,7 @@ async function control() {
   const fill = async () => {
     const t = await api("control");
     const c = t.clock;
-    state.replaceChildren(
+    put(state,
       h("p", {}, "Clock: ", h("b", { "data-test": "clock-state" }, c.frozen ? "frozen" : "running"), ` at ${c.now || "-"}`),
       h("h2", {}, "Faults in force"),
       table([["id", (x) => x.id, "num"], ["filter", (x) => x.filter], ["action", (x) => x.action], ["left", (x) => x.remaining, "num"], ["hits", (x) => x.hits, "num"]], t.faults || [], "faults"),
@@ -312,9 +314,9 @@ async function control() {
   show(h("h1", {}, "Control plane"),
     s.enabled ? h("p", {}, "Each button sends one control-plane request; the line under it is the same request over NATS, for a test.")
       : h("p", { class: "notice", "data-test": "control-off" }, s.message),
-    state, sections);
+    state, ...sections);
   if (s.enabled) await fill();
-  else state.replaceChildren();
+  else put(state);
 }
 
 // --- routing ----------------------------------------------------------------------------
