@@ -5,7 +5,8 @@ and is answered by the same store queries the Direct Get responder makes
 (``jetstream/directget/responder.py``): ``load`` for a sequence, ``load_next`` for the next
 message on a subject filter, ``load_last`` for the last on a subject, ``multi_last_seqs``
 for the last per subject of a wildcard up to a sequence (``up_to_seq``) or a time
-(``up_to_time``, through ``seq_from_time``). The store is read directly rather than through
+(``up_to_time``, through ``seq_from_time``; without a ``batch`` a ``multi_last`` page shows
+every subject, up to ``MAX_PAGE``). The store is read directly rather than through
 the stream's responders, so looking neither needs ``allow_direct`` nor shows up in the
 responder log a test inspects; each answer carries the request a client would send for the
 same messages.
@@ -50,7 +51,8 @@ def browse(store: StoreReader, stream: str, query: dict[str, str]) -> dict[str, 
     (the last message on ``subject``), ``multi_last`` (the last per subject of ``subject``,
     up to ``up_to_seq`` or ``up_to_time``)."""
     mode = query.get("mode") or "seq"
-    batch = max(1, min(_int(query, "batch", 1), MAX_PAGE))
+    asked = _int(query, "batch", 0)
+    batch = max(1, min(asked or 1, MAX_PAGE))
     seq = _int(query, "seq", 0)
     subject = query.get("subject") or ""
     request: dict[str, Any]
@@ -76,7 +78,7 @@ def browse(store: StoreReader, stream: str, query: dict[str, str]) -> dict[str, 
         sm = store.load_last(subject.encode())
         messages = [sm] if sm is not None else []
     elif mode == "multi_last":
-        request, messages = _multi_last(store, subject or ">", query, batch)
+        request, messages = _multi_last(store, subject or ">", query, min(asked, MAX_PAGE))
     else:
         raise ViewError(f"unknown mode {mode!r}: use seq, next, last or multi_last")
     shown = [render_message(sm) for sm in messages]
@@ -105,7 +107,7 @@ def _next_run(store: StoreReader, filt: bytes, seq: int, batch: int) -> list[Sto
 def _multi_last(
     store: StoreReader, filt: str, query: dict[str, str], batch: int
 ) -> tuple[dict[str, Any], list[StoredMsg]]:
-    request: dict[str, Any] = {"multi_last": [filt], "batch": batch}
+    request: dict[str, Any] = {"multi_last": [filt]} | ({"batch": batch} if batch else {})
     up_to = _int(query, "up_to_seq", 0)
     up_to_time = query.get("up_to_time") or ""
     if up_to_time:
@@ -123,7 +125,7 @@ def _multi_last(
         seqs = store.multi_last_seqs([filt.encode()], up_to, MAX_MULTI)
     except TooManyResults:
         raise ViewError(f"more than {MAX_MULTI} subjects match {filt!r}: narrow the filter") from None
-    messages = [sm for sm in map(store.load, seqs[:batch]) if sm is not None]
+    messages = [sm for sm in map(store.load, seqs[: batch or MAX_PAGE]) if sm is not None]
     return request, messages
 
 

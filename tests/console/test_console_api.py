@@ -176,12 +176,13 @@ def test_browser_renders_text_json_hex_and_headers(console: Console) -> None:
 def test_browser_pages_through_a_stream(console: Console) -> None:
     seqs: list[int] = []
     start = 1
-    while True:
+    for _ in range(N):
         page = console.get(f"/console/api/streams/ORDERS/messages?mode=seq&seq={start}&batch=15")
         seqs += [m["seq"] for m in page["messages"]]
         if page["next_seq"] is None or page["next_seq"] > page["last_seq"]:
             break
         start = page["next_seq"]
+        assert len(seqs) <= N
     assert seqs == list(range(1, N + 1))
 
 
@@ -263,6 +264,13 @@ def test_kv_keys_history_and_object_chunks(console: Console) -> None:
     assert [(h["revision"], h["value"]) for h in history] == [(1, "red"), (2, "blue")]
     (obj,) = console.get("/console/api/objects/files")["objects"]
     assert obj["name"] == "big.bin" and obj["size"] == 300_000 and obj["chunks"] == obj["chunks_stored"] == 3
+
+
+def test_looking_does_not_count_as_api_requests(console: Console) -> None:
+    before = console.get("/jsz")["api"]
+    for path in ("streams", "streams/ORDERS", "streams/ORDERS/consumers", "streams/ORDERS/consumers/eu"):
+        console.get(f"/console/api/{path}")
+    assert console.get("/jsz")["api"] == before
 
 
 def test_connections_list_their_subscriptions(console: Console) -> None:
@@ -366,6 +374,7 @@ def test_live_tail_sends_each_published_message_as_an_event(console: Console) ->
     while console.threaded.server.console.tails and time.monotonic() < deadline:
         time.sleep(0.02)
     assert not console.threaded.server.console.tails
+    assert not console.threaded.server.sublist.match(b"tail.one").psubs  # and its subscription left
 
 
 def test_live_tail_refuses_a_bad_subject(console: Console) -> None:
