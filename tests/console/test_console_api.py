@@ -402,3 +402,43 @@ def test_server_stop_ends_open_tails() -> None:
         assert time.monotonic() - started < 8
     finally:
         sock.close()
+
+
+class _CountingStore:
+    """A store that counts the messages the browser loads from it."""
+
+    def __init__(self, store: Any) -> None:
+        self.store = store
+        self.loaded = 0
+
+    def __getattr__(self, name: str) -> Any:
+        attr = getattr(self.store, name)
+        if name in ("load", "load_next", "load_last"):
+
+            def counted(*args: Any) -> Any:
+                self.loaded += 1
+                return attr(*args)
+
+            return counted
+        return attr
+
+
+def test_a_page_reads_at_most_a_page_of_a_big_stream() -> None:
+    """The browser never walks a stream: each query loads at most its page (the cost check on
+    1,000,000 messages with a publisher running is ``python -m benchmarks.console_cost``)."""
+    from jsemu.console.browse import browse
+    from jsemu.store import MemoryStore
+
+    store = MemoryStore()
+    for i in range(20_000):
+        store.append_plain(b"big.%d" % (i % 100), b"x")
+    for query, most in [
+        ({"mode": "seq", "seq": "5000", "batch": "50"}, 50),
+        ({"mode": "next", "subject": "big.7", "seq": "1", "batch": "20"}, 20),
+        ({"mode": "last", "subject": "big.9"}, 1),
+        ({"mode": "multi_last", "subject": "big.*", "batch": "30"}, 30),
+        ({"mode": "seq", "seq": "1", "batch": "100000"}, 500),
+    ]:
+        counting = _CountingStore(store)
+        page = browse(counting, "BIG", query)  # type: ignore[arg-type]
+        assert len(page["messages"]) == most and counting.loaded <= most, query

@@ -121,4 +121,13 @@ MUTATIONS: list[Mutation] = [
         (f"{_API}::test_home_page_links_the_console_and_the_endpoints",),
         "the monitoring port's / is a 404 with no link to the console",
     ),
+    Mutation(
+        "console_page_unbounded",
+        "console",
+        _BROWSE,
+        "    batch = max(1, min(asked or 1, MAX_PAGE))\n",
+        "    batch = max(1, asked or 1)\n",
+        (f"{_API}::test_a_page_reads_at_most_a_page_of_a_big_stream",),
+        "a browser asking for a batch of 100,000 makes the event loop read 100,000 messages",
+    ),
 ]
