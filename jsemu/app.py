@@ -89,8 +89,9 @@ class Server(CoreServer):
         if self.account_jetstreams:
             self.jetstream_report = JetStreamMonitoring(self.account_jetstreams)
         self.services.append(self._control_api)
-        #: The dev console on the monitoring port (``/console``; ``jsemu/console/``).
-        self.console = Console(self, self._control_api)
+        #: The dev console on the monitoring port (``/console``; ``jsemu/console/``), which
+        #: has no login: with client authentication it shows no contents and takes no action.
+        self.console = Console(self, self._control_api, restricted=self.options.auth is not None)
         self.http_app = self.console
         if self.account_jetstreams and self.cluster is not None:
             self.meta_leader = MetaLeader(

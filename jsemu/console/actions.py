@@ -20,16 +20,24 @@ from ..control import METHODS
 if TYPE_CHECKING:
     from ..control import ControlApi
 
-__all__ = ["CONTROL_OFF", "Actions"]
+__all__ = ["AUTH_RESTRICTED", "CONTROL_OFF", "Actions"]
 
 CONTROL_OFF = "the control plane is off on this server: the console shows state but changes nothing"
+#: Why a server with client authentication shows less: the monitoring port has no login.
+AUTH_RESTRICTED = (
+    "this server requires client authentication and its monitoring port has none: the console shows what"
+    " the monitoring endpoints show (no message contents, no live tail) and takes no action;"
+    " use $JSEMU.API from an authenticated client"
+)
 #: The responder log entries the console shows (newest last).
 ANSWERS_SHOWN = 100
 
 
 class Actions:
-    def __init__(self, control: ControlApi | None) -> None:
+    def __init__(self, control: ControlApi | None, off_reason: str = CONTROL_OFF) -> None:
         self.control = control
+        #: What the page and a refused action say when ``control`` is None.
+        self.off_reason = off_reason
 
     @property
     def enabled(self) -> bool:
@@ -39,7 +47,7 @@ class Actions:
         """What the control page shows: whether actions are on, the methods, the fault rules,
         the nodes and the latest Direct Get answers (read with the same methods)."""
         if self.control is None:
-            return {"enabled": False, "message": CONTROL_OFF}
+            return {"enabled": False, "message": self.off_reason}
         out: dict[str, Any] = {"enabled": True, "methods": [m.upper() for m in METHODS]}
         for name in ("faults", "nodes", "answers", "consumer_faults"):
             if name.lower() in METHODS:
@@ -52,7 +60,7 @@ class Actions:
         """Carry out ``$JSEMU.API.<method>`` with ``body`` as its arguments."""
         request = {"subject": f"$JSEMU.API.{method.upper()}", "payload": body.decode("utf-8", "replace") or "{}"}
         if self.control is None:
-            return {"ok": False, "error": CONTROL_OFF, "request": request}
+            return {"ok": False, "error": self.off_reason, "request": request}
         if method.lower() not in METHODS:
             return {"ok": False, "error": f"unknown control method {method!r}", "request": request}
         answer = self.control.call(method, body)

@@ -22,7 +22,7 @@ from collections.abc import Callable
 from importlib import resources
 from typing import TYPE_CHECKING
 
-from .actions import Actions
+from .actions import AUTH_RESTRICTED, Actions
 from .browse import browse
 from .http import Request, Response, json_response, read_request, text_response
 from .tail import Tail
@@ -69,10 +69,12 @@ def _route(method: str, pattern: str) -> Callable[[_Handler], _Handler]:
 class Console:
     """Serves ``/`` and ``/console...`` of the monitoring port (see the module docstring)."""
 
-    def __init__(self, host: ConsoleHost, control: ControlApi | None) -> None:
+    def __init__(self, host: ConsoleHost, control: ControlApi | None, restricted: bool = False) -> None:
         self.host = host
+        #: The server requires client authentication: no message contents, no tail, no action.
+        self.restricted = restricted
         self.views = Views(host)
-        self.actions = Actions(control)
+        self.actions = Actions(None, AUTH_RESTRICTED) if restricted else Actions(control)
         #: Each open live tail and the task writing it.
         self.tails: dict[Tail, asyncio.Task[None]] = {}
         self._assets: dict[str, bytes] = {}
@@ -98,7 +100,7 @@ class Console:
             writer.write(request.encode())
             return
         if request.path == "/console/api/tail" and request.method == "GET":
-            response = self._tail(request)
+            response = _refused() if self.restricted else self._tail(request)
             if isinstance(response, Tail):
                 task = asyncio.current_task()
                 assert task is not None
@@ -127,6 +129,8 @@ class Console:
                 continue
             if request.method != method:
                 return json_response({"error": f"use {method}"}, "405 Method Not Allowed")
+            if self.restricted and fn in _CONTENTS:
+                return _refused()
             try:
                 return fn(self, monitor, request, match.groupdict())
             except ViewError as exc:
@@ -155,7 +159,8 @@ class Console:
 
     @_route("GET", "overview")
     def _overview(self, monitor: Monitor, request: Request, args: dict[str, str]) -> Response:
-        return json_response(self.views.overview(monitor, self.actions.enabled))
+        overview = self.views.overview(monitor, self.actions.enabled)
+        return json_response(overview | {"restricted": AUTH_RESTRICTED if self.restricted else ""})
 
     @_route("GET", "connections")
     def _connections(self, monitor: Monitor, request: Request, args: dict[str, str]) -> Response:
@@ -214,6 +219,14 @@ class Console:
         if not self.actions.enabled:
             return json_response(answer, "403 Forbidden")
         return json_response(answer)
+
+
+#: The views that show message contents, refused when the server requires authentication.
+_CONTENTS = {Console._messages, Console._kv, Console._kv_history, Console._objects}
+
+
+def _refused() -> Response:
+    return json_response({"ok": False, "error": AUTH_RESTRICTED}, "403 Forbidden")
 
 
 def _cross_site(request: Request) -> str | None:

@@ -442,3 +442,34 @@ def test_a_page_reads_at_most_a_page_of_a_big_stream() -> None:
         counting = _CountingStore(store)
         page = browse(counting, "BIG", query)  # type: ignore[arg-type]
         assert len(page["messages"]) == most and counting.loaded <= most, query
+
+
+def test_with_client_authentication_the_console_shows_what_monitoring_shows() -> None:
+    """The monitoring port has no login: a server that requires one for clients shows no
+    message contents and no tail there, and takes no action (``$JSEMU.API`` from an
+    authenticated client still can)."""
+    from jsemu.server.auth import Auth, User
+
+    threaded = Server.in_thread(jetstream=True, http_port=-1, auth=Auth(users={"a": User("a", "pw")}))
+    try:
+        con = Console(threaded)
+
+        async def fill() -> None:
+            nc = await nats.connect(con.nats_url, user="a", password="pw")
+            await nc.jetstream().add_stream(name="S", subjects=["s"])
+            await nc.jetstream().publish("s", b"secret")
+            await nc.close()
+
+        asyncio.run(fill())
+        over = con.get("/console/api/overview")
+        assert over["control"] is False and "requires client authentication" in over["restricted"]
+        assert [s["name"] for s in con.get("/console/api/streams")["streams"]] == ["S"]
+        for path in ("streams/S/messages?mode=seq&seq=1", "tail?subject=s", "buckets"):
+            code, body = con.status(f"/console/api/{path}")
+            assert (code == 403) == (path != "buckets"), path
+            assert b"secret" not in body
+        code, body = con.status("/console/api/control/FREEZE_CLOCK", b"{}", {"Content-Type": "application/json"})
+        assert code == 403 and "requires client authentication" in json.loads(body)["error"]
+        assert con.get("/console/api/overview")["clock"]["frozen"] is False
+    finally:
+        threaded.stop()

@@ -130,4 +130,22 @@ MUTATIONS: list[Mutation] = [
         (f"{_API}::test_a_page_reads_at_most_a_page_of_a_big_stream",),
         "a browser asking for a batch of 100,000 makes the event loop read 100,000 messages",
     ),
+    Mutation(
+        "console_contents_shown_with_auth",
+        "console",
+        _SITE,
+        "            if self.restricted and fn in _CONTENTS:\n",
+        "            if False:\n",
+        (f"{_API}::test_with_client_authentication_the_console_shows_what_monitoring_shows",),
+        "a server that requires a login for clients shows its messages to anyone on the monitoring port",
+    ),
+    Mutation(
+        "console_actions_with_auth",
+        "console",
+        "jsemu/app.py",
+        "restricted=self.options.auth is not None)",
+        "restricted=False)",
+        (f"{_API}::test_with_client_authentication_the_console_shows_what_monitoring_shows",),
+        "the console's unauthenticated HTTP freezes the clock of a server that requires a login",
+    ),
 ]

@@ -63,6 +63,7 @@ async function overview() {
   const o = await api("overview");
   show(
     h("h1", {}, `${o.server_name} `, h("small", {}, `nats-server ${o.version} (${o.git_commit})`)),
+    o.restricted ? h("p", { class: "notice", "data-test": "restricted" }, o.restricted) : null,
     h("div", { class: "cards" },
       card("Uptime", o.uptime, "uptime"), card("Connections", o.connections, "connections"),
       card("Total connections", o.total_connections), card("Subscriptions", o.subscriptions, "subscriptions"),
