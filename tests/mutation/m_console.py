@@ -80,7 +80,7 @@ MUTATIONS: list[Mutation] = [
         "console_control_off_acts",
         "console",
         "jsemu/console/actions.py",
-        '        if self.control is None:\n            return {"ok": False, "error": CONTROL_OFF, "request": request}\n',
+        '        if self.control is None:\n            return {"ok": False, "error": self.off_reason, "request": request}\n',
         "",
         (f"{_API}::test_control_off_says_so_and_changes_nothing",),
         "the console changes the server with the control plane off",
