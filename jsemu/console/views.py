@@ -149,7 +149,40 @@ class Views:
         shown = sorted(subjects.items())[:MAX_SUBJECTS]
         info["subjects"] = [{"subject": s, "count": n} for s, n in shown]
         info["subjects_total"] = len(subjects)
+        info["peers"] = self.peers(self.stream(query, name))
         return info
+
+    def peers(self, stream: Stream) -> list[dict[str, Any]]:
+        """Each copy of the stream as the control plane sees it (``PEERS``, ``MIRROR_STATE``):
+        its peers with leader, lag, paused, held lag and offline; a mirror's link as one more
+        row. What no real server shows: how far behind each copy is."""
+        replicas = stream.replicas
+        rows: list[dict[str, Any]] = [
+            {
+                "name": p.name,
+                "leader": p is replicas.leader and not replicas.leaderless,
+                "lag": replicas.lag(p),
+                "paused": p.paused,
+                "hold": p.hold,
+                "offline": p.offline,
+                "last_seq": p.store.last_seq,
+            }
+            for p in replicas.peers
+        ]
+        link = stream.mirror_link
+        if link is not None:
+            rows.append(
+                {
+                    "name": f"mirror of {link.upstream_name}",
+                    "leader": False,
+                    "lag": link.pending(),
+                    "paused": link.paused,
+                    "hold": link.hold,
+                    "offline": link.upstream is None,
+                    "last_seq": link.sseq,
+                }
+            )
+        return rows
 
     def consumers(self, query: dict[str, str], stream: str) -> dict[str, Any]:
         js = self.jetstream(query)

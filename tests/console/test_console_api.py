@@ -473,3 +473,33 @@ def test_with_client_authentication_the_console_shows_what_monitoring_shows() ->
         assert con.get("/console/api/overview")["clock"]["frozen"] is False
     finally:
         threaded.stop()
+
+
+def test_a_replicated_stream_shows_each_peers_lag_after_a_console_action() -> None:
+    threaded = Server.in_thread(jetstream=True, http_port=-1, cluster_size=3)
+    try:
+        con = Console(threaded)
+
+        async def publish(n: int) -> None:
+            nc = await nats.connect(con.nats_url)
+            js = nc.jetstream()
+            if n == 0:
+                await js.add_stream(name="R3", subjects=["r3"], num_replicas=3)
+            for _ in range(n):
+                await js.publish("r3", b"x")
+            await nc.close()
+
+        asyncio.run(publish(0))
+        peers = con.get("/console/api/streams/R3")["peers"]
+        assert len(peers) == 3 and sum(p["leader"] for p in peers) == 1
+        follower = next(p["name"] for p in peers if not p["leader"])
+        held = con.post("SET_LAG", {"stream": "R3", "peer": follower, "messages": 2})
+        assert held["ok"] is True
+        assert json.loads(held["request"]["payload"]) == {"stream": "R3", "peer": follower, "messages": 2}
+        asyncio.run(publish(5))
+        lags = {p["name"]: p["lag"] for p in con.get("/console/api/streams/R3")["peers"]}
+        assert lags[follower] == 2 and sum(lags.values()) == 2
+        assert con.post("RESUME", {"stream": "R3", "peer": follower})["ok"] is True
+        assert all(p["lag"] == 0 for p in con.get("/console/api/streams/R3")["peers"])
+    finally:
+        threaded.stop()

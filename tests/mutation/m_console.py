@@ -148,4 +148,13 @@ MUTATIONS: list[Mutation] = [
         (f"{_API}::test_with_client_authentication_the_console_shows_what_monitoring_shows",),
         "the console's unauthenticated HTTP freezes the clock of a server that requires a login",
     ),
+    Mutation(
+        "console_peer_lag_hidden",
+        "console",
+        "jsemu/console/views.py",
+        '                "lag": replicas.lag(p),\n',
+        '                "lag": 0,\n',
+        (f"{_API}::test_a_replicated_stream_shows_each_peers_lag_after_a_console_action",),
+        "a follower held behind shows no lag on the stream page",
+    ),
 ]

@@ -3,6 +3,8 @@
 
 const $page = () => document.getElementById("page");
 let stopTail = null; // the live tail's EventSource, closed when the page changes
+let refresher = null; // the overview's refresh timer, cleared when the page changes
+const REFRESH_MS = 2000;
 
 function h(tag, attrs = {}, ...children) {
   const el = document.createElement(tag);
@@ -36,8 +38,8 @@ function table(columns, rows, testId) {
       columns.map(([, get, cls]) => { const v = get(row); return h("td", { class: cls }, v instanceof Node ? v : num(v)); })))));
 }
 
-function card(label, value, testId) {
-  return h("div", { class: "card" }, h("div", { class: "label" }, label), h("div", { class: "value", "data-test": testId }, num(value)));
+function card(label, value, testId, cls = "card") {
+  return h("div", { class: cls }, h("div", { class: "label" }, label), h("div", { class: "value", "data-test": testId }, num(value)));
 }
 
 // Replace an element's children (arrays flattened, null and undefined left out).
@@ -59,6 +61,8 @@ async function refreshClock() {
 
 // --- pages ------------------------------------------------------------------------------
 
+const isOverview = () => ["", "#", "#/"].includes(location.hash);
+
 async function overview() {
   const o = await api("overview");
   show(
@@ -70,11 +74,13 @@ async function overview() {
       card("In msgs", o.in_msgs, "in-msgs"), card("Out msgs", o.out_msgs, "out-msgs"),
       card("In bytes", o.in_bytes), card("Out bytes", o.out_bytes),
       card("Slow consumers", o.slow_consumers), card("JetStream", o.jetstream ? "enabled" : "off"),
-      card("Clock", o.clock.now || "-", "clock-now"),
+      card("Clock", o.clock.now || "-", "clock-now", "card wide"),
       card("Clock state", o.clock.frozen ? "frozen" : "running", "clock-state"),
       card("Control plane", o.control ? "on" : "off", "control-state")),
-    h("p", { class: "request" }, `server id ${o.server_id}, client port ${o.host}:${o.port}, started ${o.start}`),
+    h("p", { class: "request" }, `server id ${o.server_id}, client port ${o.host}:${o.port}, started ${o.start}; refreshed every ${REFRESH_MS / 1000} s`),
   );
+  clearTimeout(refresher);
+  refresher = setTimeout(() => { if (isOverview()) overview().catch(fail); }, REFRESH_MS);
 }
 
 async function connections() {
@@ -112,6 +118,11 @@ async function stream(name, params) {
       card("Messages", st.messages, "info-messages"), card("Bytes", st.bytes), card("First seq", st.first_seq),
       card("Last seq", st.last_seq), card("Subjects", st.num_subjects), card("Deleted", st.num_deleted || 0),
       card("Consumers", st.consumer_count), card("Created", info.created)),
+    h("p", {}, "Live tail of this stream: ", (info.config.subjects || []).map((s) => h("a", { href: `#/tail?subject=${enc(s)}` }, s, " "))),
+    (info.peers || []).length > 1 || (info.peers || []).some((p) => p.name.startsWith("mirror")) ? [h("h2", {}, "Copies"),
+      table([["peer", (x) => x.name], ["leader", (x) => (x.leader ? "leader" : "")], ["last seq", (x) => x.last_seq, "num"],
+        ["lag", (x) => h("span", { "data-test": "peer-lag" }, num(x.lag)), "num"], ["paused", (x) => (x.paused ? "paused" : "")],
+        ["held", (x) => x.hold ?? ""], ["offline", (x) => (x.offline ? "offline" : "")]], info.peers, "peers")] : null,
     h("h2", {}, "Message browser"), browser,
     h("h2", {}, `Consumers (${cons.total})`),
     table([
@@ -324,6 +335,7 @@ async function control() {
 
 async function route() {
   if (stopTail) stopTail();
+  clearTimeout(refresher);
   const [path, query] = location.hash.replace(/^#/, "").split("?");
   const params = new URLSearchParams(query || "");
   const parts = (path || "/").split("/").filter(Boolean).map(decodeURIComponent);
