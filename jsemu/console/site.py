@@ -17,10 +17,12 @@ server-sent events; control actions (``actions.py``) are ``POST``s carried out b
 from __future__ import annotations
 
 import asyncio
+import logging
 import re
 from collections.abc import Callable
 from importlib import resources
 from typing import TYPE_CHECKING
+from urllib.parse import unquote
 
 from .actions import AUTH_RESTRICTED, Actions
 from .browse import browse
@@ -33,6 +35,8 @@ if TYPE_CHECKING:
     from ..server.monitor import Monitor
 
 __all__ = ["Console"]
+
+log = logging.getLogger("jsemu.console")
 
 _STATIC = {
     "/console": ("index.html", "text/html; charset=utf-8"),
@@ -132,9 +136,12 @@ class Console:
             if self.restricted and fn in _CONTENTS:
                 return _refused()
             try:
-                return fn(self, monitor, request, match.groupdict())
+                return fn(self, monitor, request, {k: unquote(v) for k, v in match.groupdict().items()})
             except ViewError as exc:
                 return json_response({"error": str(exc)}, "404 Not Found")
+            except Exception as exc:  # a bug here must not cost the page its answer (the log says where)
+                log.exception("console request %s failed", request.path)
+                return json_response({"error": f"internal error: {exc!r}"}, "500 Internal Server Error")
         return text_response("404 Not Found", "404 page not found\n")
 
     def _asset(self, name: str) -> bytes:

@@ -143,13 +143,19 @@ class Views:
 
     def stream_info(self, query: dict[str, str], name: str) -> dict[str, Any]:
         js = self.jetstream(query)
-        self.stream(query, name)
-        info = self.api(js, f"$JS.API.STREAM.INFO.{name}", {"subjects_filter": query.get("subjects") or ">"})
+        stream = self.stream(query, name)
+        subjects_filter = query.get("subjects") or ""
+        if not subjects_filter and stream.store.num_subjects <= MAX_SUBJECTS:
+            subjects_filter = ">"  # a few subjects: counted at once; many: when a filter asks
+        request = {"subjects_filter": subjects_filter} if subjects_filter else None
+        info = self.api(js, f"$JS.API.STREAM.INFO.{name}", request)
+        for key in ("total", "offset", "limit"):  # the subjects' paging, not the stream's
+            info.pop(key, None)
         subjects: dict[str, int] = info["state"].pop("subjects", None) or {}
         shown = sorted(subjects.items())[:MAX_SUBJECTS]
         info["subjects"] = [{"subject": s, "count": n} for s, n in shown]
-        info["subjects_total"] = len(subjects)
-        info["peers"] = self.peers(self.stream(query, name))
+        info["subjects_total"] = len(subjects) if subjects_filter else None
+        info["peers"] = self.peers(stream)
         return info
 
     def peers(self, stream: Stream) -> list[dict[str, Any]]:

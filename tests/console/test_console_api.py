@@ -503,3 +503,47 @@ def test_a_replicated_stream_shows_each_peers_lag_after_a_console_action() -> No
         assert all(p["lag"] == 0 for p in con.get("/console/api/streams/R3")["peers"])
     finally:
         threaded.stop()
+
+
+_TEXT = st.text(st.sampled_from("ab.*>-1 0%xZ:T"), max_size=12)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    stream=st.sampled_from(["ORDERS", "PLAIN", "KV_cfg", "NOPE", "a%20b"]),
+    params=st.dictionaries(
+        st.sampled_from(["mode", "seq", "subject", "batch", "up_to_seq", "up_to_time", "account"]),
+        st.one_of(_TEXT, st.sampled_from(["seq", "next", "last", "multi_last", "orders.>", "2026-01-01T00:00:00Z"])),
+    ),
+)
+def test_any_browser_query_gets_an_answer_never_an_internal_error(
+    console: Console, stream: str, params: dict[str, str]
+) -> None:
+    from urllib.parse import urlencode
+
+    code, body = console.status(f"/console/api/streams/{stream}/messages?{urlencode(params)}")
+    assert code in (200, 404), body
+    answer = json.loads(body)
+    assert ("messages" in answer) == (code == 200) and ("error" in answer) == (code == 404)
+
+
+def test_a_stream_with_many_subjects_counts_them_when_a_filter_asks() -> None:
+    threaded = Server.in_thread(jetstream=True, http_port=-1)
+    try:
+        con = Console(threaded)
+
+        async def fill() -> None:
+            nc = await nats.connect(con.nats_url)
+            await nc.jetstream().add_stream(name="MANY", subjects=["many.>"])
+            for i in range(1500):
+                await nc.publish(f"many.{i}", b"")
+            await nc.flush()
+            await nc.close()
+
+        asyncio.run(fill())
+        info = con.get("/console/api/streams/MANY")
+        assert info["subjects_total"] is None and info["subjects"] == [] and info["state"]["num_subjects"] == 1500
+        some = con.get("/console/api/streams/MANY?subjects=many.*")
+        assert some["subjects_total"] == 1500 and len(some["subjects"]) == 1000  # MAX_SUBJECTS shown
+    finally:
+        threaded.stop()

@@ -157,4 +157,13 @@ MUTATIONS: list[Mutation] = [
         (f"{_API}::test_a_replicated_stream_shows_each_peers_lag_after_a_console_action",),
         "a follower held behind shows no lag on the stream page",
     ),
+    Mutation(
+        "console_counts_every_subject",
+        "console",
+        "jsemu/console/views.py",
+        "        if not subjects_filter and stream.store.num_subjects <= MAX_SUBJECTS:\n",
+        "        if not subjects_filter:\n",
+        (f"{_API}::test_a_stream_with_many_subjects_counts_them_when_a_filter_asks",),
+        "opening a stream of a million subjects counts them all on the event loop",
+    ),
 ]

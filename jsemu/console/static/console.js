@@ -134,9 +134,9 @@ async function stream(name, params) {
       ["waiting", (x) => x.num_waiting, "num"], ["paused", (x) => (x.paused ? "yes" : "")],
       ["pinned", (x) => x.pinned.map((p) => `${p.group}: ${p.pinned_client_id}`).join(", ")],
     ], cons.consumers, "consumers"),
-    h("h2", {}, `Subjects (${info.subjects_total})`),
+    h("h2", {}, info.subjects_total === null ? `Subjects (${num(st.num_subjects)}: give a filter to count them)` : `Subjects (${info.subjects_total})`),
     h("form", { class: "bar", onsubmit: (e) => { e.preventDefault(); location.hash = `#/streams/${enc(name)}?subjects=${enc(e.target.subjects.value)}`; } },
-      h("label", {}, "filter", h("input", { name: "subjects", value: params.get("subjects") || ">" })), h("button", {}, "Count")),
+      h("label", {}, "filter", h("input", { name: "subjects", value: params.get("subjects") || (info.subjects_total === null ? "" : ">") })), h("button", {}, "Count")),
     table([["subject", (x) => x.subject], ["messages", (x) => x.count, "num"]], info.subjects, "subjects"),
     h("h2", {}, "Configuration"), h("pre", { "data-test": "config" }, JSON.stringify(info.config, null, 2)),
   );
