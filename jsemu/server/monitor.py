@@ -1,4 +1,5 @@
-"""The HTTP monitoring port (``-m``): ``/varz``, ``/jsz``, ``/connz``, ``/healthz``.
+"""The HTTP monitoring port (``-m``): ``/varz``, ``/jsz``, ``/connz``, ``/healthz``. The
+paths the server's ``http_app`` serves (the console: ``/`` and ``/console...``) go to it.
 
 The JSON has nats-server's shapes and key order (``monitor.go``), indented like its
 ``json.MarshalIndent`` output, for the fields that clients, harnesses and dashboards read.
