@@ -547,3 +547,46 @@ def test_a_stream_with_many_subjects_counts_them_when_a_filter_asks() -> None:
         assert some["subjects_total"] == 1500 and len(some["subjects"]) == 1000  # MAX_SUBJECTS shown
     finally:
         threaded.stop()
+
+
+def test_consumers_show_pause_and_pinned_clients_and_the_responder_log(console: Console) -> None:
+    async def act() -> None:
+        nc = await nats.connect(console.nats_url)
+        try:
+            config = {
+                "durable_name": "pin",
+                "ack_policy": "explicit",
+                "filter_subject": "audit",
+                "priority_policy": "pinned_client",
+                "priority_groups": ["g"],
+            }
+            await nc.request(
+                "$JS.API.CONSUMER.CREATE.ORDERS.pin", json.dumps({"stream_name": "ORDERS", "config": config}).encode()
+            )
+            inbox = nc.new_inbox()
+            sub = await nc.subscribe(inbox)
+            pull = {"batch": 1, "expires": 2_000_000_000, "group": "g"}
+            await nc.publish("$JS.API.CONSUMER.MSG.NEXT.ORDERS.pin", json.dumps(pull).encode(), reply=inbox)
+            await sub.next_msg(timeout=5)
+            await nc.request("$JS.API.CONSUMER.PAUSE.ORDERS.eu", b'{"pause_until": "2099-01-01T00:00:00Z"}')
+            await nc.request("$JS.API.DIRECT.GET.ORDERS", b'{"seq": 1}')
+        finally:
+            await nc.close()
+
+    asyncio.run(act())
+    try:
+        rows = {c["name"]: c for c in console.get("/console/api/streams/ORDERS/consumers")["consumers"]}
+        assert rows["eu"]["paused"] is True and rows["pin"]["paused"] is False
+        (pinned,) = rows["pin"]["pinned"]
+        assert pinned["group"] == "g" and pinned["pinned_client_id"]
+        answers = console.get("/console/api/control")["answers"]
+        assert answers[-1]["subject"] == "$JS.API.DIRECT.GET.ORDERS" and answers[-1]["stream"] == "ORDERS"
+    finally:
+
+        async def undo() -> None:
+            nc = await nats.connect(console.nats_url)
+            await nc.request("$JS.API.CONSUMER.PAUSE.ORDERS.eu", b"{}")
+            await nc.request("$JS.API.CONSUMER.DELETE.ORDERS.pin", b"")
+            await nc.close()
+
+        asyncio.run(undo())

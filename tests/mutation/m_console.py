@@ -166,4 +166,22 @@ MUTATIONS: list[Mutation] = [
         (f"{_API}::test_a_stream_with_many_subjects_counts_them_when_a_filter_asks",),
         "opening a stream of a million subjects counts them all on the event loop",
     ),
+    Mutation(
+        "console_pause_hidden",
+        "console",
+        "jsemu/console/views.py",
+        '        "paused": bool(info.get("paused")),\n',
+        '        "paused": False,\n',
+        (f"{_API}::test_consumers_show_pause_and_pinned_clients_and_the_responder_log",),
+        "a paused consumer shows as running",
+    ),
+    Mutation(
+        "console_pinned_hidden",
+        "console",
+        "jsemu/console/views.py",
+        '            if g.get("pinned_client_id")\n',
+        '            if g.get("pinned_id")\n',
+        (f"{_API}::test_consumers_show_pause_and_pinned_clients_and_the_responder_log",),
+        "a priority group's pinned client is read from a key ConsumerInfo does not have",
+    ),
 ]
