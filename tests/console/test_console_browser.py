@@ -117,6 +117,7 @@ def test_the_console_shows_the_server_in_a_browser(filled: Any, tmp_path: Path) 
         page.goto(f"{base}/console#/control")
         page.wait_for_selector("[data-test=clock-state]")
         assert page.inner_text("[data-test=request-FREEZE_CLOCK]") == "$JSEMU.API.FREEZE_CLOCK {}"
+        assert page.inner_text("[data-test=clock-state]") == "running"
         page.click("[data-test=do-FREEZE_CLOCK]")
         page.wait_for_selector("[data-test=clock-state]:text('frozen')")
         assert filled.server.account_jetstreams["$G"].clock.frozen

@@ -184,4 +184,22 @@ MUTATIONS: list[Mutation] = [
         (f"{_API}::test_consumers_show_pause_and_pinned_clients_and_the_responder_log",),
         "a priority group's pinned client is read from a key ConsumerInfo does not have",
     ),
+    Mutation(
+        "console_page_misses_tail_events",
+        "console",
+        "jsemu/console/static/console.js",
+        'source.addEventListener("message", (ev) => {',
+        'source.addEventListener("msg", (ev) => {',
+        ("tests/console/test_console_browser.py",),
+        "the page listens for an event name the server never sends: the tail stays empty",
+    ),
+    Mutation(
+        "console_page_frozen_state_inverted",
+        "console",
+        "jsemu/console/static/console.js",
+        'h("b", { "data-test": "clock-state" }, c.frozen ? "frozen" : "running")',
+        'h("b", { "data-test": "clock-state" }, c.frozen ? "running" : "frozen")',
+        ("tests/console/test_console_browser.py",),
+        "the control page shows a frozen clock as running",
+    ),
 ]
