@@ -213,6 +213,10 @@ class Console:
     def _objects(self, monitor: Monitor, request: Request, args: dict[str, str]) -> Response:
         return json_response(self.views.objects(request.query, args["bucket"]))
 
+    @_route("GET", "objects/{bucket}/{nuid}/chunks")
+    def _chunks(self, monitor: Monitor, request: Request, args: dict[str, str]) -> Response:
+        return json_response(self.views.object_chunks(request.query, args["bucket"], args["nuid"]))
+
     @_route("GET", "control")
     def _control_state(self, monitor: Monitor, request: Request, args: dict[str, str]) -> Response:
         return json_response(self.actions.state() | {"clock": self.views.clock()})
@@ -229,7 +233,7 @@ class Console:
 
 
 #: The views that show message contents, refused when the server requires authentication.
-_CONTENTS = {Console._messages, Console._kv, Console._kv_history, Console._objects}
+_CONTENTS = {Console._messages, Console._kv, Console._kv_history, Console._objects, Console._chunks}
 
 
 def _refused() -> Response:

@@ -292,6 +292,28 @@ class Views:
             )
         return {"bucket": bucket, "total": len(metas), "offset": offset, "objects": rows}
 
+    def object_chunks(self, query: dict[str, str], bucket: str, nuid: str) -> dict[str, Any]:
+        """One object's chunks (``$O.<bucket>.C.<nuid>``), a page from ``seq``: each chunk's
+        sequence and size, found by the subject's index."""
+        store = self.stream(query, f"OBJ_{bucket}").store
+        _, limit = page_args(query)
+        start = int(query["seq"]) if query.get("seq", "").isdigit() else 0
+        subject = f"$O.{bucket}.C.{nuid}".encode()
+        chunks = _chunk_rows(store, subject, max(start, store.first_seq), limit)
+        return {"bucket": bucket, "nuid": nuid, "chunks": chunks}
+
+
+def _chunk_rows(store: Any, subject: bytes, seq: int, limit: int) -> list[dict[str, Any]]:
+    """Up to ``limit`` chunks of one object from ``seq`` on: sequence, size, time."""
+    rows: list[dict[str, Any]] = []
+    while len(rows) < limit:
+        sm = store.load_next(subject, seq)
+        if sm is None:
+            break
+        rows.append({"seq": sm.seq, "size": len(sm.data), "time": format_ns(sm.ts)})
+        seq = sm.seq + 1
+    return rows
+
 
 def _stream_row(info: dict[str, Any]) -> dict[str, Any]:
     config, state = info.get("config", {}), info.get("state", {})

@@ -264,6 +264,10 @@ def test_kv_keys_history_and_object_chunks(console: Console) -> None:
     assert [(h["revision"], h["value"]) for h in history] == [(1, "red"), (2, "blue")]
     (obj,) = console.get("/console/api/objects/files")["objects"]
     assert obj["name"] == "big.bin" and obj["size"] == 300_000 and obj["chunks"] == obj["chunks_stored"] == 3
+    chunks = console.get(f"/console/api/objects/files/{obj['nuid']}/chunks")["chunks"]
+    assert [c["size"] for c in chunks] == [128 * 1024, 128 * 1024, 300_000 - 256 * 1024]
+    rest = console.get(f"/console/api/objects/files/{obj['nuid']}/chunks?seq={chunks[0]['seq'] + 1}&limit=1")
+    assert [c["seq"] for c in rest["chunks"]] == [chunks[1]["seq"]]
 
 
 def test_looking_does_not_count_as_api_requests(console: Console) -> None:
@@ -464,7 +468,7 @@ def test_with_client_authentication_the_console_shows_what_monitoring_shows() ->
         over = con.get("/console/api/overview")
         assert over["control"] is False and "requires client authentication" in over["restricted"]
         assert [s["name"] for s in con.get("/console/api/streams")["streams"]] == ["S"]
-        for path in ("streams/S/messages?mode=seq&seq=1", "tail?subject=s", "buckets"):
+        for path in ("streams/S/messages?mode=seq&seq=1", "tail?subject=s", "objects/b/n/chunks", "buckets"):
             code, body = con.status(f"/console/api/{path}")
             assert (code == 403) == (path != "buckets"), path
             assert b"secret" not in body

@@ -224,10 +224,17 @@ async function kv(bucket, params) {
 
 async function objects(bucket) {
   const r = await api(`objects/${enc(bucket)}`);
+  const chunks = h("div", { "data-test": "chunks" });
+  const showChunks = async (o) => {
+    const c = await api(`objects/${enc(bucket)}/${enc(o.nuid)}/chunks?limit=500`);
+    put(chunks, h("h2", {}, `Chunks of ${o.name}`),
+      table([["seq", (x) => x.seq, "num"], ["size", (x) => x.size, "num"], ["stored", (x) => x.time]], c.chunks, "chunk"));
+  };
   show(h("h1", {}, `Object store ${bucket} (${r.total})`),
-    table([["name", (x) => x.name], ["size", (x) => x.size, "num"], ["chunks", (x) => x.chunks, "num"],
+    table([["name", (x) => h("a", { href: "#", onclick: (e) => { e.preventDefault(); showChunks(x); } }, x.name)],
+      ["size", (x) => x.size, "num"], ["chunks", (x) => x.chunks, "num"],
       ["chunks stored", (x) => x.chunks_stored, "num"], ["modified", (x) => x.modified], ["digest", (x) => x.digest],
-      ["deleted", (x) => (x.deleted ? "yes" : "")]], r.objects, "objects"));
+      ["deleted", (x) => (x.deleted ? "yes" : "")]], r.objects, "objects"), chunks);
 }
 
 function tail(params) {
