@@ -202,4 +202,13 @@ MUTATIONS: list[Mutation] = [
         ("tests/console/test_console_browser.py",),
         "the control page shows a frozen clock as running",
     ),
+    Mutation(
+        "console_chunks_repeat",
+        "console",
+        "jsemu/console/views.py",
+        '        rows.append({"seq": sm.seq, "size": len(sm.data), "time": format_ns(sm.ts)})\n        seq = sm.seq + 1\n',
+        '        rows.append({"seq": sm.seq, "size": len(sm.data), "time": format_ns(sm.ts)})\n        seq = sm.seq\n',
+        (f"{_API}::test_kv_keys_history_and_object_chunks",),
+        "an object's chunk list shows its first chunk again and again",
+    ),
 ]
