@@ -594,3 +594,35 @@ def test_consumers_show_pause_and_pinned_clients_and_the_responder_log(console: 
             await nc.close()
 
         asyncio.run(undo())
+
+
+def test_each_account_is_shown_on_asking(tmp_path: Any) -> None:
+    from jsemu.config.server_config import load_config
+    from jsemu.server.options import ServerOptions
+
+    conf = tmp_path / "server.conf"
+    (tmp_path / "store").mkdir()  # /varz reads its free space (jsemu makes it with a first file stream only)
+    conf.write_text(
+        f"jetstream {{ store_dir: {json.dumps(str(tmp_path / 'store'))} }}\nhttp_port: -1\n"
+        "accounts { A: { jetstream: enabled, users: [{user: a, password: a}] },"
+        " B: { jetstream: enabled, users: [{user: b, password: b}] } }\n"
+    )
+    threaded = Server.in_thread(load_config(conf, ServerOptions(port=0)))
+    try:
+        con = Console(threaded)
+
+        async def fill() -> None:
+            for user in ("a", "b"):
+                nc = await nats.connect(con.nats_url, user=user, password=user)
+                await nc.jetstream().add_stream(name=f"S{user.upper()}", subjects=[f"{user}.>"], storage="memory")
+                await nc.close()
+
+        asyncio.run(fill())
+        assert con.get("/console/api/overview")["accounts"] == ["A", "B"]
+        for account in ("A", "B"):
+            streams = con.get(f"/console/api/streams?account={account}")["streams"]
+            assert [s["name"] for s in streams] == [f"S{account}"]
+        code, body = con.status("/console/api/streams?account=C")
+        assert code == 404 and "no account 'C'" in json.loads(body)["error"]
+    finally:
+        threaded.stop()
