@@ -136,3 +136,41 @@ def test_the_console_shows_the_server_in_a_browser(filled: Any, tmp_path: Path) 
         _shot(page, tmp_path, "console-tail")
         page.close()
     assert errors == []
+
+
+def test_a_server_with_accounts_shows_each_accounts_streams_and_why_it_shows_less(tmp_path: Path) -> None:
+    from jsemu.config.server_config import load_config
+    from jsemu.server.options import ServerOptions
+
+    (tmp_path / "store").mkdir()
+    conf = tmp_path / "server.conf"
+    conf.write_text(
+        f"jetstream {{ store_dir: {json.dumps(str(tmp_path / 'store'))} }}\nhttp_port: -1\n"
+        "accounts { A: { jetstream: enabled, users: [{user: a, password: a}] },"
+        " B: { jetstream: enabled, users: [{user: b, password: b}] } }\n"
+    )
+    threaded = Server.in_thread(load_config(conf, ServerOptions(port=0)))
+    try:
+
+        async def fill() -> None:
+            for user in ("a", "b"):
+                nc = await nats.connect(f"nats://127.0.0.1:{threaded.port}", user=user, password=user)
+                await nc.jetstream().add_stream(name=f"S{user.upper()}", subjects=[f"{user}.>"], storage="memory")
+                await nc.close()
+
+        asyncio.run(fill())
+        with launch_chromium() as browser:
+            page = browser.new_page()
+            page.set_default_timeout(TIMEOUT_MS)
+            page.goto(f"{threaded.monitor_urls[0]}/console")
+            assert "requires client authentication" in page.inner_text("[data-test=restricted]")
+            page.wait_for_selector("[data-test=account]:not([hidden])")
+            page.goto(f"{threaded.monitor_urls[0]}/console#/streams")
+            page.wait_for_selector("[data-test=stream-name]")
+            assert page.locator("[data-test=stream-name]").all_inner_texts() == ["SA"]
+            page.select_option("[data-test=account]", "B")
+            page.wait_for_selector("[data-test=stream-name]:text('SB')")
+            assert page.locator("[data-test=stream-name]").all_inner_texts() == ["SB"]
+            page.close()
+    finally:
+        threaded.stop()

@@ -211,4 +211,15 @@ MUTATIONS: list[Mutation] = [
         (f"{_API}::test_kv_keys_history_and_object_chunks",),
         "an object's chunk list shows its first chunk again and again",
     ),
+    Mutation(
+        "console_page_ignores_account",
+        "console",
+        "jsemu/console/static/console.js",
+        'const res = await fetch(global ? "/console/api/" + path : withAccount("/console/api/" + path), options);',
+        'const res = await fetch("/console/api/" + path, options);',
+        (
+            "tests/console/test_console_browser.py::test_a_server_with_accounts_shows_each_accounts_streams_and_why_it_shows_less",
+        ),
+        "choosing another account changes nothing the page shows",
+    ),
 ]

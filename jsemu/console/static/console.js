@@ -20,8 +20,13 @@ function h(tag, attrs = {}, ...children) {
   return el;
 }
 
+// The account whose JetStream the pages show (a server with several accounts), kept per tab.
+let account = sessionStorage.getItem("jsemu-account") || "";
+const withAccount = (url) => (account ? url + (url.includes("?") ? "&" : "?") + "account=" + encodeURIComponent(account) : url);
+
 async function api(path, options) {
-  const res = await fetch("/console/api/" + path, options);
+  const global = path.startsWith("overview") || path.startsWith("control") || path.startsWith("connections");
+  const res = await fetch(global ? "/console/api/" + path : withAccount("/console/api/" + path), options);
   const body = await res.json();
   if (!res.ok && body && body.error && !("ok" in body)) throw new Error(body.error);
   return body;
@@ -246,7 +251,7 @@ function tail(params) {
   form.addEventListener("submit", (e) => {
     e.preventDefault();
     if (stopTail) stopTail();
-    const source = new EventSource("/console/api/tail?" + q({ subject: form.subject.value }));
+    const source = new EventSource(withAccount("/console/api/tail?" + q({ subject: form.subject.value })));
     stopTail = () => { source.close(); stopTail = null; };
     source.addEventListener("ready", (ev) => { status.textContent = `tailing ${JSON.parse(ev.data).subject}`; });
     source.addEventListener("message", (ev) => {
@@ -364,5 +369,15 @@ async function route() {
   refreshClock();
 }
 
+async function accounts() {
+  const o = await api("overview");
+  const select = document.getElementById("account");
+  if (o.accounts.length < 2) return;
+  if (!o.accounts.includes(account)) account = o.accounts[0];
+  put(select, o.accounts.map((name) => h("option", { value: name, selected: name === account }, name)));
+  select.hidden = false;
+  select.addEventListener("change", () => { account = select.value; sessionStorage.setItem("jsemu-account", account); route(); });
+}
+
 window.addEventListener("hashchange", route);
-route();
+accounts().catch(() => {}).finally(route);
