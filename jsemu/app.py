@@ -12,6 +12,7 @@ import asyncio
 import logging
 from typing import Any, Self
 
+from .console import Console
 from .control import ControlApi, ControlPlane
 from .jetstream.api.dispatch import JetStreamApi
 from .jetstream.api.not_enabled import NotEnabledApi
@@ -88,6 +89,10 @@ class Server(CoreServer):
         if self.account_jetstreams:
             self.jetstream_report = JetStreamMonitoring(self.account_jetstreams)
         self.services.append(self._control_api)
+        #: The dev console on the monitoring port (``/console``; ``jsemu/console/``), which
+        #: has no login: with client authentication it shows no contents and takes no action.
+        self.console = Console(self, self._control_api, restricted=self.options.auth is not None)
+        self.http_app = self.console
         if self.account_jetstreams and self.cluster is not None:
             self.meta_leader = MetaLeader(
                 self.cluster, self._start_elected_jetstream, self._stop_elected_jetstream, self.account_jetstreams
@@ -141,6 +146,7 @@ class Server(CoreServer):
         for js in self.account_jetstreams.values():
             js.consumer_store.flush()  # consumer changes not written yet (< 100 ms old)
             js.checkpoint_logs()
+        await self.console.close()  # live tails end, so the monitoring port can close
         await super().stop()
 
     async def _signal_pull_consumers(self) -> None:

@@ -157,6 +157,7 @@ async def serve(
     log_line("INF", "  Control plane on $JSEMU.API.> (see jsemu.control)")
     if server.monitor is not None:
         log_line("INF", f"Starting http monitor on {options.host}:{server.monitor.port}")
+        log_line("INF", f"  Console on {server.monitor_urls[0]}/console (see docs/guides/console.md)")
     if server.websocket is not None:
         ws = server.websocket
         log_line("INF", f"Listening for websocket clients on {ws.scheme}://{ws.options.host}:{ws.port}")

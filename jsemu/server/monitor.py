@@ -1,4 +1,5 @@
-"""The HTTP monitoring port (``-m``): ``/varz``, ``/jsz``, ``/connz``, ``/healthz``.
+"""The HTTP monitoring port (``-m``): ``/varz``, ``/jsz``, ``/connz``, ``/healthz``. The
+paths the server's ``http_app`` serves (the console: ``/`` and ``/console...``) go to it.
 
 The JSON has nats-server's shapes and key order (``monitor.go``), indented like its
 ``json.MarshalIndent`` output, for the fields that clients, harnesses and dashboards read.
@@ -47,7 +48,7 @@ if TYPE_CHECKING:
     from .node import Node
     from .server import Server
 
-__all__ = ["JetStreamReport", "Monitor", "go_duration", "uptime"]
+__all__ = ["HttpApp", "JetStreamReport", "Monitor", "go_duration", "uptime"]
 
 _CONNZ_LIMIT = 1024
 #: nats-server 2.15.1's feature flags, as /varz reports them.
@@ -118,6 +119,17 @@ class JetStreamReport(Protocol):
         ...
 
 
+class HttpApp(Protocol):
+    """Pages served on the monitoring port beside the JSON (``jsemu.console``): the paths it
+    ``serves`` are handed to it with the connection, which the monitor closes afterwards."""
+
+    def serves(self, path: str) -> bool: ...
+
+    async def handle(
+        self, monitor: Monitor, head: bytes, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
+    ) -> None: ...
+
+
 class Monitor:
     """Serves the monitoring endpoints of one server (one node of a simulated cluster)."""
 
@@ -170,6 +182,11 @@ class Monitor:
         try:
             head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), timeout=10)
             parts = head.split(b"\r\n", 1)[0].decode("latin-1").split()
+            app = self.server.http_app
+            if app is not None and len(parts) == 3 and app.serves(urlsplit(parts[1]).path):
+                await app.handle(self, head, reader, writer)
+                await writer.drain()
+                return
             if len(parts) != 3:
                 status, ctype, body = "400 Bad Request", "text/plain; charset=utf-8", b"400 Bad Request\n"
             else:

@@ -31,7 +31,7 @@ from .envelope import ServerEnvelope
 from .faults import FaultInjector
 from .interfaces import global_unicast_ips
 from .lame_duck import LameDuck, shutdown_task
-from .monitor import JetStreamReport, Monitor
+from .monitor import HttpApp, JetStreamReport, Monitor
 from .node import Node
 from .options import ServerOptions
 from .outbound import Outbound
@@ -170,6 +170,8 @@ class Server(Router):
         self.monitor: Monitor | None = None
         #: Every node's monitoring port, in node order (a simulated cluster has one per node).
         self.monitors: list[Monitor] = []
+        #: Pages the monitoring port serves beside its JSON (the console, set by ``jsemu.app``).
+        self.http_app: HttpApp | None = None
         #: ``client_advertise`` as (host, port), read once the port is known; None: the listener's.
         self.client_advertise: tuple[str, int] | None = None
         #: With a JetStream domain, the prefix of subjects mapped onto the local JetStream API.
