@@ -240,7 +240,7 @@ class Monitor:
             max_memory = int(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") * 0.75)
         max_storage = opts.max_file_store
         if max_storage <= 0:
-            max_storage = int(shutil.disk_usage(opts.store_dir or tempfile.gettempdir()).free * 0.75)
+            max_storage = int(shutil.disk_usage(_existing(opts.store_dir or tempfile.gettempdir())).free * 0.75)
         return {
             "max_memory": max_memory,
             "max_storage": max_storage,
@@ -505,3 +505,12 @@ def _truthy(value: str | None) -> bool:
 def _rss_bytes() -> int:
     usage = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     return usage * 1024 if sys.platform != "darwin" else usage
+
+
+def _existing(path: str) -> str:
+    """``path`` or its nearest ancestor that exists: a ``store_dir`` only memory streams used
+    is not made yet, and its disk is the one its parent is on."""
+    path = os.path.abspath(path)
+    while not os.path.exists(path) and os.path.dirname(path) != path:
+        path = os.path.dirname(path)
+    return path

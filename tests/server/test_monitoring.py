@@ -156,3 +156,16 @@ async def test_configured_store_limits_are_reported(tmp_path: Path) -> None:
         assert jsz["config"]["max_memory"] == 1 << 30
         assert jsz["config"]["store_dir"] == str(tmp_path / "jetstream")
         assert jsz["config"]["domain"] == "hub"
+
+
+async def test_store_dir_not_made_yet_is_reported(tmp_path: Path) -> None:
+    """Only memory streams used: ``store_dir`` does not exist yet, and /varz and /jsz still answer."""
+    store = tmp_path / "not" / "yet"
+    async with jsemu.Server(jsemu.ServerOptions(http_port=-1, jetstream=True, store_dir=str(store))) as srv:
+        assert srv.monitor is not None
+        for path in ("/varz", "/jsz"):
+            status, _, body = await _fetch(srv.monitor.port, path)
+            assert status == 200, body
+        jsz = json.loads((await _fetch(srv.monitor.port, "/jsz"))[2])
+        assert jsz["config"]["store_dir"] == str(store / "jetstream")
+        assert jsz["config"]["max_storage"] > 0
