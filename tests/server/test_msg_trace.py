@@ -130,7 +130,12 @@ CASES = [
     Case("no echo", "ne", hpub("own.s", DEST), {"wa": 1}),
     Case("denied dest", "pap", hpub("plain.s", [("Nats-Trace-Dest", "trace.denied")])),
     Case("denied subject", "pap", hpub("secret.s", DEST), {"wa": 1}),
-    Case("service import", "pb", hpub("local.x", [("Nats-Trace-Dest", "trace.b")], reply="_INBOX.rq"), {"wa2": 1, "wb": 1}),
+    Case(
+        "service import",
+        "pb",
+        hpub("local.x", [("Nats-Trace-Dest", "trace.b")], reply="_INBOX.rq"),
+        {"wa2": 1, "wb": 1},
+    ),
     Case("service import only", "pb", hpub("local.x", [("Nats-Trace-Dest", "trace.b"), ("Nats-Trace-Only", "true")])),
     Case("stream export", "pa", hpub("feed.z", DEST), {"wa": 2, "wb": 1}),
     Case("stream export only", "pa", hpub("feed.z", ONLY), {"wa": 1}),
@@ -138,8 +143,18 @@ CASES = [
     Case("traceparent not sampled", "pt", hpub("tp.s", [("traceparent", TP + "00")]), {"wt": 1}),
     Case("TraceParent 03", "pt", hpub("tp.s", [("TraceParent", TP + "03")]), {"wt": 2}),
     Case("traceparent malformed", "pt", hpub("tp.s", [("traceparent", "garbage-01")]), {"wt": 1}),
-    Case("traceparent and dest", "pt", hpub("tp.s", [("traceparent", TP + "01"), ("Nats-Trace-Dest", "custom.t")]), {"wt": 2}),
-    Case("traceparent ignores only", "pt", hpub("tp.s", [("traceparent", TP + "01"), ("Nats-Trace-Only", "true")]), {"wt": 2}),
+    Case(
+        "traceparent and dest",
+        "pt",
+        hpub("tp.s", [("traceparent", TP + "01"), ("Nats-Trace-Dest", "custom.t")]),
+        {"wt": 2},
+    ),
+    Case(
+        "traceparent ignores only",
+        "pt",
+        hpub("tp.s", [("traceparent", TP + "01"), ("Nats-Trace-Only", "true")]),
+        {"wt": 2},
+    ),
     Case("traceparent elsewhere", "pa", hpub("plain.s", [("traceparent", TP + "01")]), {"wa": 1}),
 ]
 STREAMS = [
@@ -345,9 +360,11 @@ headers = st.lists(
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(headers=headers, account=st.sampled_from(["a", "t"]))
-def test_header_combinations_as_nats_server(ports: dict[str, int], headers: list[tuple[str, str]], account: str) -> None:
+def test_header_combinations_as_nats_server(
+    ports: dict[str, int], headers: list[tuple[str, str]], account: str
+) -> None:
     """Traced or not, delivered or not, and the request's header map: the same on both."""
-    watcher, publisher = ("wa", "pa") if account == "a" else ("wt", "pt")
+    watcher = "wa" if account == "a" else "wt"
     subject = "plain.s" if account == "a" else "tp.s"
     got = {}
     for kind, port in ports.items():
