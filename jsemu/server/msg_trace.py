@@ -16,9 +16,10 @@ not written, internal subscribers are still called, as in Go). A stream stores t
 message with ``Nats-Trace-Dest: trace disabled`` and a service import forwards it so, so
 nothing downstream traces it again; a stream export delivers it unchanged but untraced.
 nats-server makes a stream export out of one *shadow* subscription in the exporting account
-per matching subscription of the importer, in the order they subscribed: its ``se`` events
-are one per importer subscription (or queue group) that takes the message, none without,
-and jsemu lists them after the exporter's own subscribers (importers that subscribed last).
+per matching subscription of the importer: its ``se`` events are one per importer
+subscription (or queue group) that takes the message, none without. (Subscriptions of one
+subject node come in a Go map's order there, so events of one level may come in any order;
+jsemu's order is its sublist's.)
 
 Cost: nothing for a message without headers; a connection checks an HPUB's header block
 for ``Nats-Trace-Dest`` (and ``traceparent`` where its account has a ``msg_trace``
@@ -52,7 +53,6 @@ from ..protocol.trace_headers import (
 from ..subjects import is_valid_literal_subject, is_valid_subject, subject_is_literal
 from ..timefmt import format_ns
 from .ack_lane import ACK_PREFIX
-from .imports import StreamForwarder
 from .reserved import is_reserved_reply
 
 if TYPE_CHECKING:
@@ -60,10 +60,13 @@ if TYPE_CHECKING:
     from .routing import Router
     from .sublist import Subscription
 
-__all__ = ["MsgTrace", "TracedSubscriber", "may_trace", "publish_traced"]
+__all__ = ["MsgTrace", "TracedSubscriber", "may_trace", "moved_header", "publish_traced", "route_traced"]
 
-#: ``c.kind`` of a client connection in the events (``CLIENT``).
+#: ``c.kind`` of a client connection and of a route in the events (``CLIENT``, ``ROUTER``).
 KIND_CLIENT = 0
+KIND_ROUTER = 1
+#: The hop id a message crosses a route with.
+TRACE_HOP = b"Nats-Trace-Hop"
 _TRACE_PARENT_LOWER = b"traceparent"
 
 ERR_NO_ECHO = "Not delivered because of no echo"
@@ -80,13 +83,19 @@ def _now() -> str:
 class MsgTrace:
     """One traced message: where its event goes and the events so far."""
 
-    __slots__ = ("account", "dest", "event", "extra", "only")
+    __slots__ = ("account", "dest", "event", "extra", "hop", "hops", "only")
 
-    def __init__(self, account: Router, dest: bytes, only: bool, headers: dict[str, list[str]], size: int) -> None:
+    def __init__(
+        self, account: Router, dest: bytes, only: bool, headers: dict[str, list[str]], size: int, hop: str = ""
+    ) -> None:
         self.account = account
         self.dest = dest
         #: ``Nats-Trace-Only``: trace, do not deliver to clients.
         self.only = only
+        #: ``Nats-Trace-Hop`` of a message that came over a route ("" from a client).
+        self.hop = hop
+        #: Routes the message was sent to (``hops`` in the event).
+        self.hops = 0
         self.event: dict[str, Any] = {"request": {"header": headers, "msgsize": size}, "events": []}
         #: jsemu's own details (the module docstring).
         self.extra: dict[str, Any] = {"path": "general"}
@@ -118,6 +127,14 @@ class MsgTrace:
             error=error,
         )
 
+    def route_egress(self, route: Any) -> bytes:
+        """The ``eg`` event of a route the message is sent to; its hop id (``setHopHeader``),
+        for the ``Nats-Trace-Hop`` header the message crosses with."""
+        self.hops += 1
+        nhop = f"{self.hop}.{self.hops}" if self.hop else str(self.hops)
+        self.add("eg", kind=KIND_ROUTER, cid=route.rid, name=route.remote_name or None, hop=nhop)
+        return nhop.encode()
+
     def jetstream(self, stream: str) -> dict[str, Any]:
         """The ``js`` event of the stream that takes the message, for it to complete."""
         self.internal(f"stream:{stream}")
@@ -126,7 +143,10 @@ class MsgTrace:
     def send(self, server: Any) -> None:
         """The event, from the server into the publisher's account (two spaces in ``MSG``:
         no reply, as nats-server's send queue writes it)."""
-        body = {"server": server.envelope.server_info(), **self.event, "jsemu": self.extra}
+        body: dict[str, Any] = {"server": server.envelope.server_info(), "request": self.event["request"]}
+        if self.hops:
+            body["hops"] = self.hops
+        body |= {"events": self.event["events"], "jsemu": self.extra}
         self.account.outbound.send_via_sendq(self.dest, -1, dumps(body).encode())
 
 
@@ -199,12 +219,17 @@ def start_trace(
     return False, trace
 
 
-def _disable(hdr: int, msg: bytes) -> tuple[int, bytes]:
-    """The client's ``setHeader(Nats-Trace-Dest, "trace disabled")``: the line removed and
-    added again at the end of the block."""
-    block = remove_header(msg[: hdr - 2], TRACE_DEST) or b"NATS/1.0\r\n"
-    block += TRACE_DEST + b": " + TRACE_DISABLED + b"\r\n\r\n"
+def moved_header(hdr: int, msg: bytes, key: bytes, value: bytes) -> tuple[int, bytes]:
+    """The client's ``setHeader(key, value)``: any ``key`` line removed and the new one
+    added at the end of the block."""
+    block = remove_header(msg[: hdr - 2], key) or b"NATS/1.0\r\n"
+    block += key + b": " + value + b"\r\n\r\n"
     return len(block), block + msg[hdr:]
+
+
+def _disable(hdr: int, msg: bytes) -> tuple[int, bytes]:
+    """``Nats-Trace-Dest: trace disabled``, so that no server further on traces it."""
+    return moved_header(hdr, msg, TRACE_DEST, TRACE_DISABLED)
 
 
 def publish_traced(
@@ -268,32 +293,55 @@ def _publish(
 
 
 def route_traced(
-    trace: MsgTrace, account: Router, producer: Any, subject: bytes, reply: bytes | None, hdr: int, msg: bytes
+    trace: MsgTrace,
+    account: Router,
+    producer: Any,
+    subject: bytes,
+    reply: bytes | None,
+    hdr: int,
+    msg: bytes,
+    from_route: tuple[bytes, ...] | None = None,
 ) -> bool:
     """``Router.route`` for a traced message (``processMsgResults`` with ``deliverMsg``'s
-    trace calls): the same subscriptions in the same order, each recorded."""
+    trace calls): the same subscriptions in the same order, each recorded; in a cluster,
+    each route with interest gets it once with its hop id. ``from_route``: the message came
+    over a route naming these queue groups, so it goes to local subscribers only."""
     if subject[:8] == ACK_PREFIX and not trace.only and account.ack_lane.deliver(subject, reply, hdr, msg):
         trace.internal("ack_lane")
         return True
     account.origin = producer
     result = account.sublist.match(subject)
     delivered = False
-    exports = []
+    #: Route -> the remote queue groups picked (``_local_then_routes`` of ``cluster.py``).
+    routes: dict[Any, list[bytes]] = {}
     for sub in result.psubs:
-        if sub.client.__class__ is StreamForwarder:
-            exports.append(sub)  # nats-server's shadow subscriptions: see the module docstring
+        client = sub.client
+        if hasattr(client, "send_msg"):  # a route's interest
+            if from_route is None:
+                routes.setdefault(client, [])
         elif _deliver(trace, account, producer, sub, subject, reply, hdr, msg):
             delivered = True
-    for sub in exports:
-        if _deliver(trace, account, producer, sub, subject, reply, hdr, msg):
-            delivered = True
     for group in result.qsubs:
+        if from_route is not None and group[0].queue not in from_route:
+            continue
         n = len(group)
         start = account._queue_start(subject, group)
         for i in range(n):
-            if _deliver(trace, account, producer, group[(start + i) % n], subject, reply, hdr, msg):
+            sub = group[(start + i) % n]
+            if hasattr(sub.client, "send_msg"):
+                if from_route is None:
+                    routes.setdefault(sub.client, []).append(sub.queue or b"")
+                    break
+                continue
+            if _deliver(trace, account, producer, sub, subject, reply, hdr, msg):
                 delivered = True
                 break
+    for route, queues in routes.items():
+        # Trace-only too: the server there traces without delivering.
+        nhop = trace.route_egress(route)
+        hop_hdr, hop_msg = moved_header(hdr, msg, TRACE_HOP, nhop)
+        if route.send_msg(account.name.encode(), subject, reply, hop_hdr, hop_msg, queues):
+            delivered = True
     return delivered
 
 
