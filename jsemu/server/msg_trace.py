@@ -30,7 +30,7 @@ jsemu adds what only an emulator knows in a top-level ``"jsemu"`` object, which 
 decoders ignore: ``path`` (``general``: a traced message never takes the fast lane),
 ``internal`` (the internal subscribers that received it: ``stream:S``, ``direct_get:S``,
 ``service_import:<account>``, ``stream_export:<account>``, ``internal``) and ``fault`` (the
-``server.control`` fault rule that held the message back, by its filter).
+``server.control`` fault rule that held the message back: its ``id``, ``filter``, ``action``).
 """
 
 from __future__ import annotations
@@ -50,7 +50,7 @@ from ..protocol.trace_headers import (
     is_trace_only,
     trace_headers,
 )
-from ..subjects import is_valid_literal_subject, is_valid_subject, subject_is_literal
+from ..subjects import is_valid_literal_subject, is_valid_subject, subject_is_literal, subject_matches
 from ..timefmt import format_ns
 from .ack_lane import ACK_PREFIX
 from .reserved import is_reserved_reply
@@ -285,9 +285,12 @@ def _publish(
     account = conn.account
     if account.domain_api is not None:
         subject = account.map_domain(subject)
-    if account.faults.rules and account.faults.intercept(conn, subject, reply, hdr, msg):
-        trace.extra["fault"] = "held back by a fault rule"
-        return
+    if account.faults.rules:
+        text = subject.decode("utf-8", "replace")
+        rule = next((f for f in account.faults.rules if subject_matches(text, f.filter)), None)
+        if rule is not None and account.faults.intercept(conn, subject, reply, hdr, msg):
+            trace.extra["fault"] = {"id": rule.id, "filter": rule.filter, "action": rule.action}
+            return
     if not route_traced(trace, account, conn, subject, reply, hdr, msg) and reply and conn.no_responders:
         conn.send_no_responders(subject, reply)
 
