@@ -64,7 +64,7 @@ from ..subjects import is_valid_literal_subject
 from .auth import DEFAULT_AUTH_TIMEOUT, Auth, User
 from .client_info import ClientInfo
 from .closed import READ_ERROR, WRITE_ERROR
-from .msg_trace import may_trace, publish_traced
+from .msg_trace import may_trace, publish_traced, trace_oversized
 from .nkeys import new_nonce
 from .permissions import DeliveryFilter, Permissions
 from .reserved import is_reserved_reply as _is_reserved_reply
@@ -454,6 +454,8 @@ class ClientConnection(asyncio.Protocol):
             elif cls is Err:
                 self.close_with_error(None)
             elif cls is ProtocolError:
+                if op.oversized is not None:  # type: ignore[union-attr]  # ADR-41: it may ask for a trace
+                    trace_oversized(self, *op.oversized)  # type: ignore[union-attr]
                 self.close_with_error(op.error)  # type: ignore[union-attr]
             if self.closed:
                 break

@@ -41,7 +41,17 @@ from typing import TYPE_CHECKING, Any, Protocol
 from ..protocol.encoder import OK, encode_err, go_quote
 from ..protocol.gojson import dumps
 from ..protocol.headers import remove_header
-from ..protocol.texts import ERR_INVALID_PUBLISH_SUBJECT, ERR_PUBLISH_DENIED, ERR_PUBLISH_REPLY_DENIED
+from ..protocol.texts import (
+    ERR_INVALID_PUBLISH_SUBJECT,
+    ERR_PUBLISH_DENIED,
+    ERR_PUBLISH_REPLY_DENIED,
+    TRACE_AUTO_UNSUB,
+    TRACE_CLIENT_CLOSED,
+    TRACE_MAX_PAYLOAD,
+    TRACE_NO_ECHO,
+    TRACE_SUB_CLOSED,
+    TRACE_SUB_DENY,
+)
 from ..protocol.trace_headers import (
     TRACE_DEST,
     TRACE_DISABLED,
@@ -60,7 +70,15 @@ if TYPE_CHECKING:
     from .routing import Router
     from .sublist import Subscription
 
-__all__ = ["MsgTrace", "TracedSubscriber", "may_trace", "moved_header", "publish_traced", "route_traced"]
+__all__ = [
+    "MsgTrace",
+    "TracedSubscriber",
+    "may_trace",
+    "moved_header",
+    "publish_traced",
+    "route_traced",
+    "trace_oversized",
+]
 
 #: ``c.kind`` of a client connection and of a route in the events (``CLIENT``, ``ROUTER``).
 KIND_CLIENT = 0
@@ -68,12 +86,6 @@ KIND_ROUTER = 1
 #: The hop id a message crosses a route with.
 TRACE_HOP = b"Nats-Trace-Hop"
 _TRACE_PARENT_LOWER = b"traceparent"
-
-ERR_NO_ECHO = "Not delivered because of no echo"
-ERR_SUB_DENY = "Not delivered because subscription denies this subject"
-ERR_SUB_CLOSED = "Not delivered because subscription is closed"
-ERR_CLIENT_CLOSED = "Not delivered because client is closed"
-ERR_AUTO_UNSUB = "Not delivered because auto-unsubscribe exceeded"
 
 
 def _now() -> str:
@@ -175,7 +187,12 @@ def _valid_publish_subject(subject: str) -> bool:
 
 
 def start_trace(
-    conn: ClientConnection, subject: bytes, hdr: int, msg: bytes, found: tuple[dict[str, list[str]], bool]
+    conn: ClientConnection,
+    subject: bytes,
+    hdr: int,
+    msg: bytes,
+    found: tuple[dict[str, list[str]], bool],
+    size: int = -1,
 ) -> tuple[bool, MsgTrace | None]:
     """``initMsgTrace``: whether the message must be dropped (a trace-only message whose
     trace cannot be made, or a destination the publisher may not publish to), and its trace."""
@@ -207,7 +224,7 @@ def start_trace(
     if perms is not None and not perms.can_publish(dest_bytes):
         conn.send(encode_err(ERR_PUBLISH_DENIED.format(go_quote(dest_bytes))))
         return True, None
-    trace = MsgTrace(account, dest_bytes, only, headers, len(msg))
+    trace = MsgTrace(account, dest_bytes, only, headers, size if size >= 0 else len(msg))
     trace.add(
         "in",
         kind=KIND_CLIENT,
@@ -258,6 +275,19 @@ def publish_traced(
     finally:
         trace.send(conn.server)
     return True, hdr, msg
+
+
+def trace_oversized(conn: ClientConnection, subject: bytes, size: int, block: bytes) -> None:
+    """An HPUB over the maximum payload, about to cost the client its connection: if the
+    header bytes that came with its control line ask for a trace, the event says so (an
+    ``in`` with ``maximum payload exceeded``; ``sendMsgTraceIngressErrEvent``)."""
+    found = trace_headers(block)
+    if found is None:
+        return
+    _, trace = start_trace(conn, subject, len(block), block, found, size)
+    if trace is not None and trace is not _NOT_SAMPLED:
+        trace.ingress()["error"] = TRACE_MAX_PAYLOAD
+        trace.send(conn.server)
 
 
 def _publish(
@@ -368,24 +398,24 @@ def _deliver(
         trace.internal(f"direct_get:{label}" if label else "internal")
         return account._deliver(sub, subject, reply, hdr, msg)
     if conn is producer and not conn.echo:
-        trace.egress(conn, sub, ERR_NO_ECHO)
+        trace.egress(conn, sub, TRACE_NO_ECHO)
         return False
     deny = getattr(client, "deny", None)
     if deny is not None and deny.any(subject):
-        trace.egress(conn, sub, ERR_SUB_DENY)
+        trace.egress(conn, sub, TRACE_SUB_DENY)
         return False
     if sub.closed:
-        trace.egress(conn, sub, ERR_SUB_CLOSED)
+        trace.egress(conn, sub, TRACE_SUB_CLOSED)
         return False
     if trace.only:
         trace.egress(conn, sub)
         return True
     if sub.max and sub.nm >= sub.max:
-        trace.egress(conn, sub, ERR_AUTO_UNSUB)
+        trace.egress(conn, sub, TRACE_AUTO_UNSUB)
         account._deliver(sub, subject, reply, hdr, msg)  # counts it and unsubscribes
         return False
     if conn.closed:
-        trace.egress(conn, sub, ERR_CLIENT_CLOSED)
+        trace.egress(conn, sub, TRACE_CLIENT_CLOSED)
         return False
     trace.egress(conn, sub)
     return account._deliver(sub, subject, reply, hdr, msg)

@@ -109,4 +109,13 @@ MUTATIONS: list[Mutation] = [
         ("tests/server/test_msg_trace_routes.py",),
         "the far server's ingress event says the message came from a client",
     ),
+    Mutation(
+        "trace_oversized_untraced",
+        "protocol",
+        "jsemu/protocol/parser.py",
+        "                        failed.oversized = (subject, size, buf[pos : pos + hdr])\n",
+        "                        pass\n",
+        ("tests/server/test_msg_trace.py::test_oversized_publish_is_traced_as_nats_server",),
+        "an HPUB over the maximum payload that asked for a trace gets none",
+    ),
 ]

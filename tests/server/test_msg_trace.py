@@ -395,25 +395,30 @@ headers = st.lists(
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(headers=headers, account=st.sampled_from(["a", "t"]))
+@given(
+    headers=headers,
+    account=st.sampled_from(["a", "t"]),
+    subject=st.sampled_from(["plain.s", "tp.s", "plain.*", "no.body"]),
+    verbose=st.booleans(),
+)
 def test_header_combinations_as_nats_server(
-    ports: dict[str, int], headers: list[tuple[str, str]], account: str
+    ports: dict[str, int], headers: list[tuple[str, str]], account: str, subject: str, verbose: bool
 ) -> None:
-    """Traced or not, delivered or not, and the request's header map: the same on both."""
+    """Traced or not, delivered or not, the request's header map, the publisher's +OK or
+    -ERR (verbose and pedantic, or neither): the same on both."""
     watcher = "wa" if account == "a" else "wt"
-    subject = "plain.s" if account == "a" else "tp.s"
     got = {}
     for kind, port in ports.items():
         user = CLIENTS[watcher][0]
         watch = Client(port, user, {}, CLIENTS[watcher][2], "w")
-        pub = Client(port, user, {}, b"", "p")
+        pub = Client(port, user, {"verbose": verbose, "pedantic": verbose}, b"", "p")
         try:
             pub.sock.sendall(hpub(subject, headers))
-            pub.drain()
+            answers = [f.raw for f in pub.drain()]
             frames = watch.drain()
             time.sleep(0.02)
             frames += watch.drain()
-            got[kind] = [_normal(f, {watch.cid: "w", pub.cid: "p"}, []) for f in frames]
+            got[kind] = [answers, *(_normal(f, {watch.cid: "w", pub.cid: "p"}, []) for f in frames)]
         finally:
             watch.sock.close()
             pub.sock.close()
@@ -426,3 +431,24 @@ def test_mirror_and_source_copies_as_nats_server(ports: dict[str, int]) -> None:
     assert real["mirror copy"]["pa"][0][2]["message"]["hdrs"] == b"NATS/1.0\r\nNats-Trace-Dest: trace disabled\r\n\r\n"
     for case in LINKED_CASES:
         assert emu[case.name] == real[case.name], case.name
+
+
+def test_oversized_publish_is_traced_as_nats_server(ports: dict[str, int]) -> None:
+    """An HPUB over the maximum payload: the client gets the -ERR and is closed, and the
+    trace its header bytes asked for says why (an ``in`` with ``maximum payload exceeded``)."""
+    block = b"NATS/1.0\r\nNats-Trace-Dest: trace.x\r\n\r\n"
+    got = {}
+    for kind, port in ports.items():
+        watch = Client(port, "a", {}, b"SUB trace.x 1\r\n", "w")
+        pub = Client(port, "a", {}, b"", "p")
+        try:
+            pub.sock.sendall(b"HPUB plain.s %d %d\r\n%b" % (len(block), len(block) + (2 << 20), block))
+            answer = pub._next(5.0)
+            while answer is not None and answer.op == b"INFO":  # the one after the first PONG
+                answer = pub._next(5.0)
+            got[kind] = [answer.raw, *(_normal(f, {watch.cid: "w", pub.cid: "p"}, []) for f in watch.messages(1))]
+        finally:
+            watch.sock.close()
+            pub.sock.close()
+    assert got["real"][0] == b"-ERR 'Maximum Payload Violation'\r\n"
+    assert got["jsemu"] == got["real"]
