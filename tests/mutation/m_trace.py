@@ -118,4 +118,13 @@ MUTATIONS: list[Mutation] = [
         ("tests/server/test_msg_trace.py::test_oversized_publish_is_traced_as_nats_server",),
         "an HPUB over the maximum payload that asked for a trace gets none",
     ),
+    Mutation(
+        "trace_unsampled_not_disabled",
+        "server",
+        "jsemu/server/msg_trace.py",
+        "    if trace is _NOT_SAMPLED or (trace is None and not skip and TRACE_ORIGIN_ACCOUNT in found[0]):",
+        "    if trace is None and not skip and TRACE_ORIGIN_ACCOUNT in found[0]:",
+        ("tests/server/test_msg_trace.py::test_sampling_as_nats_server",),
+        "a traceparent publish the sampling left out is delivered without 'trace disabled'",
+    ),
 ]

@@ -74,6 +74,7 @@ accounts {{
     ]
   }}
   T: {{ users: [{{user: t, password: t}}], msg_trace: {{ dest: "acc.trace", sampling: 100 }} }}
+  T1: {{ users: [{{user: t1, password: t1}}], msg_trace: {{ dest: "acc.trace", sampling: 1 }} }}
 }}
 """
 
@@ -133,6 +134,8 @@ CASES = [
     Case("origin account", "pa", hpub("plain.s", [*DEST, ("Nats-Trace-Origin-Account", "A")]), {"wa": 1}),
     Case("two dests", "pa", hpub("plain.s", [*DEST, ("Nats-Trace-Dest", "other.y")]), {"wa": 2}),
     Case("no echo", "ne", hpub("own.s", DEST), {"wa": 1}),
+    Case("no responders", "pa", hpub("nobody.s", DEST, reply="_INBOX.r1"), {"pa": 1, "wa": 1}),
+    Case("no responders, only", "pa", hpub("nobody.s", ONLY, reply="_INBOX.r2"), {"pa": 1, "wa": 1}),
     Case("denied dest", "pap", hpub("plain.s", [("Nats-Trace-Dest", "trace.denied")])),
     Case("denied subject", "pap", hpub("secret.s", DEST), {"wa": 1}),
     Case(
@@ -452,3 +455,30 @@ def test_oversized_publish_is_traced_as_nats_server(ports: dict[str, int]) -> No
             pub.sock.close()
     assert got["real"][0] == b"-ERR 'Maximum Payload Violation'\r\n"
     assert got["jsemu"] == got["real"]
+
+
+def test_sampling_as_nats_server(ports: dict[str, int]) -> None:
+    """``sampling: 1``: about 2 in 100 ``traceparent`` publishes traced (Go draws
+    ``rand.Int31n(100) <= 1``); the others are delivered with ``Nats-Trace-Dest: trace
+    disabled`` added at the end of the block, so that no server further on traces them."""
+    n = 20
+    for port in ports.values():
+        watch = Client(port, "t1", {}, b"SUB acc.trace 1\r\nSUB tp.s 2\r\n", "w")
+        pub = Client(port, "t1", {}, b"", "p")
+        try:
+            pub.sock.sendall(hpub("tp.s", [("traceparent", TP + "01")]) * n)
+            pub.drain()
+            frames = watch.messages(n)
+            time.sleep(0.05)
+            frames += watch.drain()
+        finally:
+            watch.sock.close()
+            pub.sock.close()
+        events = [f for f in frames if f.subject == b"acc.trace"]
+        delivered = [f.header for f in frames if f.subject == b"tp.s"]
+        disabled = [h for h in delivered if h.endswith(b"\r\nNats-Trace-Dest: trace disabled\r\n\r\n")]
+        assert len(delivered) == n and len(disabled) >= n // 2, delivered
+        assert len(events) == n - len(disabled)  # each message traced is delivered as it came
+        assert all(
+            h == b"NATS/1.0\r\ntraceparent: " + TP.encode() + b"01\r\n\r\n" for h in delivered if h not in disabled
+        )
