@@ -115,9 +115,12 @@ class Watcher(Protocol):
 
 
 class JetStreamTrace(Protocol):
-    """A traced message as a stream sees it (``server/msg_trace.py`` ``MsgTrace``):
-    whether it is trace-only, and the ``js`` event the stream fills in."""
+    """A traced message as JetStream sees it (``server/msg_trace.py`` ``MsgTrace``):
+    whether it is trace-only, the ``js`` event a stream fills in, the ``si`` event of the
+    API import."""
 
     only: bool
 
     def jetstream(self, stream: str) -> dict[str, Any]: ...
+
+    def service_import(self, account: str, subject: str, to: str) -> None: ...

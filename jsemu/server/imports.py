@@ -180,8 +180,7 @@ class ServiceForwarder:
         disabled`` after ``Nats-Request-Info`` (no ``allow_trace``: the exporter's side is
         not traced), or not at all for a trace-only message."""
         target = self._target(subject)
-        trace.add("si", acc=self.exporter.name, **{"from": subject.decode("utf-8", "replace")}, to=target.decode())
-        trace.internal(f"service_import:{self.exporter.name}")
+        trace.service_import(self.exporter.name, subject.decode("utf-8", "replace"), target.decode())
         if trace.only or self.busy:
             return True
         block = remove_header(msg[: hdr - 2], TRACE_DEST) or b"NATS/1.0\r\n"

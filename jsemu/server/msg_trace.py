@@ -147,6 +147,11 @@ class MsgTrace:
         self.add("eg", kind=KIND_ROUTER, cid=route.rid, name=route.remote_name or None, hop=nhop)
         return nhop.encode()
 
+    def service_import(self, account: str, subject: str, to: str) -> None:
+        """An ``si`` event: the message crossed a service import into ``account``."""
+        self.add("si", acc=account, **{"from": subject}, to=to)
+        self.internal(f"service_import:{account}")
+
     def jetstream(self, stream: str) -> dict[str, Any]:
         """The ``js`` event of the stream that takes the message, for it to complete."""
         self.internal(f"stream:{stream}")

@@ -127,4 +127,13 @@ MUTATIONS: list[Mutation] = [
         ("tests/server/test_msg_trace.py::test_sampling_as_nats_server",),
         "a traceparent publish the sampling left out is delivered without 'trace disabled'",
     ),
+    Mutation(
+        "trace_api_only_answered",
+        "jetstream",
+        "jsemu/jetstream/api/dispatch.py",
+        "return False if trace.only else self.deliver(sub, subject, reply, hdr, msg)",
+        "return self.deliver(sub, subject, reply, hdr, msg)",
+        (_JS,),
+        "a trace-only JetStream API request is answered (nats-server's API import stops it)",
+    ),
 ]

@@ -209,6 +209,10 @@ JS_CASES = [
     Case("msg id", "pa", hpub("st.d", [("Nats-Msg-Id", "m1"), *DEST], reply="_INBOX.ack"), {"pa": 1, "wa": 1}),
     Case("duplicate", "pa", hpub("st.d", [("Nats-Msg-Id", "m1"), *DEST], reply="_INBOX.ack"), {"pa": 1, "wa": 1}),
     Case("interest, transformed", "pa", hpub("in.a", DEST, reply="_INBOX.ack"), {"pa": 1, "wa": 1}),
+    # $JS.API is a service import from the system account on nats-server: an si event, and
+    # a trace-only request is not answered (no responders).
+    Case("api request", "pa", hpub("$JS.API.STREAM.NAMES", DEST, b"", "_INBOX.n"), {"pa": 1, "wa": 1}),
+    Case("api request, only", "pa", hpub("$JS.API.STREAM.NAMES", ONLY, b"", "_INBOX.n"), {"pa": 1, "wa": 1}),
     Case("direct get", "pa", hpub("$JS.API.DIRECT.GET.S", DEST, b'{"seq":1}', "_INBOX.dg"), {"pa": 1, "wa": 1}),
     Case("direct get only", "pa", hpub("$JS.API.DIRECT.GET.S", ONLY, b'{"seq":1}', "_INBOX.dg"), {"pa": 1, "wa": 1}),
 ]
