@@ -12,7 +12,9 @@ and ``eg`` (egress: one per client subscription it went to, ``queue`` for a queu
 ``error`` when it was not delivered, ``acc`` when that is another account). Internal
 subscribers (the JetStream API, Direct Get responders) receive a traced message without an
 egress event; ``Nats-Trace-Only: true`` traces without delivering to clients (the stream is
-not written, internal subscribers are still called, as in Go). A stream stores the
+not written, internal subscribers are still called, as in Go). The JetStream API is a service
+import from the system account on nats-server: ``si`` there, and a trace-only request stops
+(``jetstream/api/dispatch.py``). A stream stores the
 message with ``Nats-Trace-Dest: trace disabled`` and a service import forwards it so, so
 nothing downstream traces it again; a stream export delivers it unchanged but untraced.
 nats-server makes a stream export out of one *shadow* subscription in the exporting account
