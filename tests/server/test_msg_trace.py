@@ -264,6 +264,19 @@ class Client:
                 out.append(frame)
         return out + self.drain()
 
+    def quiet(self, pause: float = 0.05, limit: float = 2.0) -> list[Any]:
+        """What comes until nothing has for ``pause`` (nats-server sends trace events from
+        another goroutine, so a PING/PONG does not fence them)."""
+        out = self.drain()
+        deadline = time.monotonic() + limit
+        while time.monotonic() < deadline:
+            time.sleep(pause)
+            more = self.drain()
+            if not more:
+                break
+            out += more
+        return out
+
     def drain(self) -> list[Any]:
         self.sock.sendall(b"PING\r\n")
         out = []
@@ -422,9 +435,7 @@ def test_header_combinations_as_nats_server(
         try:
             pub.sock.sendall(hpub(subject, headers))
             answers = [f.raw for f in pub.drain()]
-            frames = watch.drain()
-            time.sleep(0.02)
-            frames += watch.drain()
+            frames = watch.quiet()
             got[kind] = [answers, *(_normal(f, {watch.cid: "w", pub.cid: "p"}, []) for f in frames)]
         finally:
             watch.sock.close()
@@ -472,9 +483,7 @@ def test_sampling_as_nats_server(ports: dict[str, int]) -> None:
         try:
             pub.sock.sendall(hpub("tp.s", [("traceparent", TP + "01")]) * n)
             pub.drain()
-            frames = watch.messages(n)
-            time.sleep(0.05)
-            frames += watch.drain()
+            frames = watch.messages(n) + watch.quiet()
         finally:
             watch.sock.close()
             pub.sock.close()
