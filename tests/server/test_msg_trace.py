@@ -116,6 +116,8 @@ class Case:
 
 DEST = [("Nats-Trace-Dest", "trace.x")]
 ONLY = [*DEST, ("Nats-Trace-Only", "true")]
+BDEST = [("Nats-Trace-Dest", "trace.b")]
+BONLY = [*BDEST, ("Nats-Trace-Only", "true")]
 CASES = [
     Case("no subscriber", "pa", hpub("nosub.s", DEST), {"wa": 1}),
     Case("plain subscriber", "pa", hpub("plain.s", DEST), {"wa": 2}),
@@ -150,6 +152,8 @@ CASES = [
         hpub("local.x", [("Nats-Trace-Dest", "trace.b"), ("Nats-Trace-Only", "true")]),
         {"wb": 1},
     ),
+    Case("api, no jetstream", "pb", hpub("$JS.API.STREAM.NAMES", BDEST, b"", "_INBOX.n"), {"pb": 1, "wb": 1}),
+    Case("api, no jetstream, only", "pb", hpub("$JS.API.STREAM.NAMES", BONLY, b"", "_INBOX.n"), {"pb": 1, "wb": 1}),
     Case("stream export", "pa", hpub("feed.z", DEST), {"wa": 2, "wb": 1}),
     Case("stream export only", "pa", hpub("feed.z", ONLY), {"wa": 1}),
     Case("traceparent sampled", "pt", hpub("tp.s", [("traceparent", TP + "01")]), {"wt": 2}),

@@ -38,7 +38,7 @@ def is_direct_get(subject: bytes) -> bool:
     return subject.startswith((_DIRECT_GET, _MSG_NEXT))
 
 
-class _ApiImport(InternalSubscriber):
+class ApiImport(InternalSubscriber):
     """The API's subscriber: on nats-server the account's ``$JS.API.>`` is a service import
     from the system account, so a traced request shows an ``si`` event into it, and a
     trace-only one goes no further (its requester gets no responders)."""
@@ -47,6 +47,7 @@ class _ApiImport(InternalSubscriber):
 
     def __init__(self, fn: Any, system_account: str) -> None:
         super().__init__(fn, skips=is_direct_get)
+        #: The account the API is imported from (``$SYS`` unless ``system_account`` says).
         self.system_account = system_account
 
     def deliver_traced(
@@ -66,7 +67,7 @@ class JetStreamApi:
         self.js = js
         #: The system endpoints (``api/system.py``): an account may ask some of them.
         self.system = system
-        api = _ApiImport(self._on_request, js.server.options.system_account)
+        api = ApiImport(self._on_request, js.server.options.system_account)
         self.sub = Subscription(api, b"$JS.API.>", None, b"$JS.API")
         #: Shut down (lame duck mode): requests are taken and answered by nothing, as
         #: nats-server's API import does once JetStream is gone.
