@@ -36,6 +36,7 @@ from ..subjects import (
 from .cluster import ClusterConfigError, cluster_block
 from .go_types import go_type
 from .js_limits import JsLimitsError, parse_account_jetstream
+from .msg_trace import MsgTraceError, parse_msg_trace
 from .parser import ConfigError, Positions, parse_file, parse_text
 from .tls import TlsConfigError, parse_tls
 from .websocket import WebSocketConfigError, check_websocket_auth, parse_websocket
@@ -271,7 +272,7 @@ _BLOCK_KEYS: dict[str, frozenset[str]] = {
         {"user", "username", "password", "pass", "token", "timeout", "users", "default_permissions"}
     ),
     "user": frozenset({"user", "username", "password", "pass", "nkey", "permissions"}),
-    "account": frozenset({"users", "jetstream", "exports", "imports"}),
+    "account": frozenset({"users", "jetstream", "exports", "imports", "msg_trace", "trace_dest"}),
     "permissions": frozenset({"publish", "pub", "subscribe", "sub", "allow_responses"}),
     "rules": frozenset({"allow", "deny"}),
 }
@@ -281,6 +282,12 @@ def _at(positions: Positions, key: tuple[str, ...], exc: ConfigError | str) -> C
     """``FILE:LINE:COL: message`` at the key's position, as nats-server places its errors."""
     where, line, column = positions.get(key, ("", 0, 0))
     return ConfigError(f"{where}:{line}:{column}: {exc}" if where else str(exc))
+
+
+def _where(positions: Positions, key: tuple[str, ...]) -> str:
+    """``FILE:LINE:COL: `` of a key, for a warning in nats-server's form."""
+    where, line, column = positions.get(key, ("", 0, 0))
+    return f"{where}:{line}:{column}: " if where else ""
 
 
 def _check_keys(block: dict[str, Any], allowed: frozenset[str], path: tuple[str, ...], pos: Positions) -> None:
@@ -453,7 +460,14 @@ def _accounts(block: Any, pos: Positions, auth: Auth) -> list[AccountConfig]:
                 (*path, "imports"),
                 '"imports": the JetStream API imported into an account with JetStream is not supported by jsemu yet',
             )
-        configs.append(AccountConfig(name, jetstream, limits, exports, imports))
+        trace_dest, trace_sampling = "", 0
+        for key in ("msg_trace", "trace_dest"):  # two names of one setting
+            if key in entry:
+                try:
+                    trace_dest, trace_sampling = parse_msg_trace(entry[key], key, _where(pos, (*path, key)))
+                except MsgTraceError as exc:
+                    raise _at(pos, (*path, key, *exc.key), exc.message) from None
+        configs.append(AccountConfig(name, jetstream, limits, exports, imports, trace_dest, trace_sampling))
     _check_imports(configs, pos)
     return configs
 

@@ -21,7 +21,7 @@ covariant), or where the service computes it (``server_name``).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
     from ..server.outbound import Sender
@@ -40,6 +40,7 @@ __all__ = [
     "HasServer",
     "HasServerName",
     "HasTimers",
+    "JetStreamTrace",
     "Watcher",
 ]
 
@@ -111,3 +112,15 @@ class Watcher(Protocol):
     def pump(self) -> None: ...
 
     def detach(self) -> None: ...
+
+
+class JetStreamTrace(Protocol):
+    """A traced message as JetStream sees it (``server/msg_trace.py`` ``MsgTrace``):
+    whether it is trace-only, the ``js`` event a stream fills in, the ``si`` event of the
+    API import."""
+
+    only: bool
+
+    def jetstream(self, stream: str) -> dict[str, Any]: ...
+
+    def service_import(self, account: str, subject: str, to: str) -> None: ...

@@ -12,6 +12,7 @@ __all__ = [
     "parse_uint_header",
     "remove_header",
     "remove_header_status",
+    "set_header",
     "slice_header",
 ]
 
@@ -91,6 +92,23 @@ def remove_header(hdr: bytes, key: bytes) -> bytes:
         hdr = hdr[:start] + hdr[end + 2 :]
         if len(hdr) <= len(EMPTY_HDR):
             return b""
+
+
+def set_header(hdr: bytes, key: bytes, value: bytes) -> bytes:
+    """Go's ``setHeader`` function: the first ``key`` line's value replaced where it stands
+    (one space after the colon kept), else the line added before the blank line."""
+    start = _key_index(key, hdr) if hdr else -1
+    if start >= 0:
+        val_start = start + len(key) + 1
+        if val_start < len(hdr) and hdr[val_start] == 0x20:
+            val_start += 1
+        val_end = hdr.find(b"\r", val_start)
+        if val_end < 0:
+            return hdr
+        return hdr[:val_start] + value + hdr[val_end:]
+    if hdr.endswith(b"\r\n"):
+        return hdr[:-2] + key + b": " + value + b"\r\n\r\n"
+    return hdr + key + b": " + value + b"\r\n"
 
 
 def remove_header_prefix(hdr: bytes, prefix: bytes) -> bytes:

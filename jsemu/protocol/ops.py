@@ -139,7 +139,10 @@ class ProtocolError(Op):
     The parser yields nothing after this op.
     """
 
-    __slots__ = ("error",)
+    __slots__ = ("error", "oversized")
 
     def __init__(self, error: str | None) -> None:
         self.error = error
+        #: An HPUB over the maximum payload: its subject, its size and the header bytes that
+        #: came with its control line (a trace request there is answered; ``server/msg_trace.py``).
+        self.oversized: tuple[bytes, int, bytes] | None = None

@@ -411,7 +411,10 @@ class Parser:
                     append(self._fail(None))
                     return out
                 if size > self.max_payload:
-                    append(self._fail(ERR_MAX_PAYLOAD))
+                    failed = self._fail(ERR_MAX_PAYLOAD)
+                    if hdr > 0 and pos < n:  # what of the header block came with it
+                        failed.oversized = (subject, size, buf[pos : pos + hdr])
+                    append(failed)
                     return out
                 self._pub = (subject, reply, hdr, size)
             elif kw == b"SUB":

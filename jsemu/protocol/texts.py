@@ -65,6 +65,12 @@ __all__ = [
     "STATUS_SNAPSHOT_NO_FLOW",
     "STATUS_SNAPSHOT_NO_INTEREST",
     "STATUS_TOO_MANY_RESULTS",
+    "TRACE_AUTO_UNSUB",
+    "TRACE_CLIENT_CLOSED",
+    "TRACE_MAX_PAYLOAD",
+    "TRACE_NO_ECHO",
+    "TRACE_SUB_CLOSED",
+    "TRACE_SUB_DENY",
     "ApiErrorText",
     "ApiErrors",
 ]
@@ -91,6 +97,16 @@ ERR_PUBLISH_REPLY_DENIED: Final = "Permissions Violation for Publish with Reply 
 ERR_SUBSCRIBE_DENIED: Final = "Permissions Violation for Subscription to {}"
 #: ``{}``, ``{}``: the subject and the queue group, Go-quoted.
 ERR_SUBSCRIBE_QUEUE_DENIED: Final = "Permissions Violation for Subscription to {} using queue {}"
+
+# --- message trace events' errors (ADR-41, ``server/msgtrace.go``) ------------------------
+
+TRACE_NO_ECHO: Final = "Not delivered because of no echo"
+TRACE_SUB_DENY: Final = "Not delivered because subscription denies this subject"
+TRACE_SUB_CLOSED: Final = "Not delivered because subscription is closed"
+TRACE_CLIENT_CLOSED: Final = "Not delivered because client is closed"
+TRACE_AUTO_UNSUB: Final = "Not delivered because auto-unsubscribe exceeded"
+#: The ingress error of a publish over the maximum payload (Go's ``ErrMaxPayload``).
+TRACE_MAX_PAYLOAD: Final = "maximum payload exceeded"
 
 # --- status lines of header-only replies -------------------------------------------------
 

@@ -46,6 +46,10 @@ class AccountConfig:
     limits: JetStreamLimits = UNLIMITED
     exports: tuple[Export, ...] = field(default=())
     imports: tuple[Import, ...] = field(default=())
+    #: ``msg_trace { dest, sampling }``: where sampled ``traceparent`` publishes are traced
+    #: (``server/msg_trace.py``), and the percentage traced; empty and 0 without.
+    msg_trace_dest: str = ""
+    msg_trace_sampling: int = 0
 
 
 class Account(Router):
@@ -64,6 +68,11 @@ class Account(Router):
         self.queue_policies = server.queue_policies
         self.faults = server.faults
         self.trace = server.trace
+        self.set_msg_trace(config)
+
+    def set_msg_trace(self, config: AccountConfig) -> None:
+        self.msg_trace_dest = config.msg_trace_dest.encode() if config.msg_trace_dest else None
+        self.msg_trace_sampling = config.msg_trace_sampling
 
     def __repr__(self) -> str:
         return f"<Account {self.name}>"
@@ -90,6 +99,7 @@ class AccountSpace:
             account = self.by_name.get(config.name)
             if isinstance(account, Account):
                 account.config = config
+                account.set_msg_trace(config)
             else:
                 account = Account(self.server, config)
                 if self.server.cluster is not None:

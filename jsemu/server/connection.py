@@ -64,8 +64,10 @@ from ..subjects import is_valid_literal_subject
 from .auth import DEFAULT_AUTH_TIMEOUT, Auth, User
 from .client_info import ClientInfo
 from .closed import READ_ERROR, WRITE_ERROR
+from .msg_trace import may_trace, publish_traced, trace_oversized
 from .nkeys import new_nonce
 from .permissions import DeliveryFilter, Permissions
+from .reserved import is_reserved_reply as _is_reserved_reply
 from .responses import ReplyPermits
 from .sublist import Subscription
 from .subscriber import Change
@@ -120,15 +122,6 @@ _EMPTY_JSON_SPEC = gojson.StructSpec({})
 _FIRST_PING_MAX = 2.0  # nats-server's firstClientPingInterval
 _RTT_INTERVAL = 3600.0  # nats-server's DEFAULT_RTT_MEASUREMENT_INTERVAL
 _STALL = 0.010  # nats-server stalls a fast producer for up to 10ms per read
-
-
-def _is_reserved_reply(reply: bytes) -> bool:
-    """Reply subjects a client may not use: service-import, JS ack and gateway replies."""
-    return (
-        (len(reply) > 3 and reply[:4] == b"_R_.")
-        or (len(reply) > 8 and reply[:8] == b"$JS.ACK.")
-        or (len(reply) > 5 and reply[:5] == b"$GNR.")
-    )
 
 
 class ClientConnection(asyncio.Protocol):
@@ -399,7 +392,7 @@ class ClientConnection(asyncio.Protocol):
                 trace.append(("op", self.cid, op))  # formatted only if somebody looks
             if cls is tuple:  # PUB or HPUB
                 subject, reply, hdr, msg = op  # type: ignore[misc]
-                if fast:
+                if fast and (hdr <= 0 or not may_trace(account, hdr, msg)):
                     batch = routes.get(subject)
                     if batch is None:
                         batch = account.learn_route(subject)
@@ -418,7 +411,7 @@ class ClientConnection(asyncio.Protocol):
                             next_batch = routes.get(nxt[0])
                             if next_batch is None:
                                 next_batch = account.learn_route(nxt[0])
-                            if next_batch is not batch:
+                            if next_batch is not batch or (nxt[2] > 0 and may_trace(account, nxt[2], nxt[3])):
                                 break
                             reply = nxt[1]
                             if reply is not None and reply != ok_reply:
@@ -461,6 +454,8 @@ class ClientConnection(asyncio.Protocol):
             elif cls is Err:
                 self.close_with_error(None)
             elif cls is ProtocolError:
+                if op.oversized is not None:  # type: ignore[union-attr]  # ADR-41: it may ask for a trace
+                    trace_oversized(self, *op.oversized)  # type: ignore[union-attr]
                 self.close_with_error(op.error)  # type: ignore[union-attr]
             if self.closed:
                 break
@@ -600,6 +595,10 @@ class ClientConnection(asyncio.Protocol):
         return True
 
     def _process_pub(self, subject: bytes, reply: bytes | None, hdr: int, msg: bytes) -> None:
+        if hdr > 0 and may_trace(self.account, hdr, msg):  # ADR-41 (server/msg_trace.py)
+            handled, hdr, msg = publish_traced(self, subject, reply, hdr, msg)
+            if handled:
+                return
         self.last_in = self.read_time
         self.in_msgs += 1
         self.in_bytes += len(msg)
@@ -626,9 +625,9 @@ class ClientConnection(asyncio.Protocol):
         if account.faults.rules and account.faults.intercept(self, subject, reply, hdr, msg):
             return
         if not account.route(self, subject, reply, hdr, msg) and reply and self.no_responders:
-            self._send_no_responders(subject, reply)
+            self.send_no_responders(subject, reply)
 
-    def _send_no_responders(self, subject: bytes, reply: bytes) -> None:
+    def send_no_responders(self, subject: bytes, reply: bytes) -> None:
         for sub in self.account.sublist.match(reply).psubs:
             # A subscription whose messages a deny list filters has the filter as its client.
             if sub.client is self or getattr(sub.client, "conn", None) is self:
@@ -640,7 +639,7 @@ class ClientConnection(asyncio.Protocol):
         if self.closed:
             return
         if not self.account.route(self, subject, reply, hdr, msg) and reply and self.no_responders:
-            self._send_no_responders(subject, reply)
+            self.send_no_responders(subject, reply)
 
     def _client_error(self, text: str) -> None:
         """nats-server's ``[ERR] <ip>:<port> - cid:<n> - <text>`` for a client over a limit

@@ -53,6 +53,8 @@ class ServerEnvelope:
         opts = server.options
         self.seq += 1
         info: dict[str, Any] = {"name": server.server_name, "host": opts.host, "id": server.server_id}
+        if server.info_cluster:  # ``cluster`` (omitempty): the cluster's name, in one
+            info["cluster"] = server.info_cluster
         if opts.jetstream and opts.domain:
             info["domain"] = opts.domain
         info |= {"ver": NATS_VERSION, "feature_flags": dict(_FEATURE_FLAGS), "jetstream": opts.jetstream}

@@ -24,11 +24,14 @@ from typing import TYPE_CHECKING, Literal
 
 from ..ids import random_token
 from ..protocol.gojson import dumps
+from ..protocol.headers import remove_header
+from ..protocol.trace_headers import TRACE_DEST, TRACE_DISABLED
 from ..subject_transform import SubjectTransform
 from ..subjects import subject_is_literal
 from .sublist import Subscription
 
 if TYPE_CHECKING:
+    from .msg_trace import MsgTrace
     from .routing import Router
 
 __all__ = ["Export", "Import", "Wiring", "unwire_imports", "wire_imports"]
@@ -81,6 +84,22 @@ class StreamForwarder:
         finally:
             self.busy = False
         return True
+
+    def deliver_traced(
+        self, sub: Subscription, subject: bytes, reply: bytes | None, hdr: int, msg: bytes, trace: MsgTrace
+    ) -> bool:
+        """A traced message: an ``se`` event per subscription of the importer that takes it
+        (nats-server's shadow subscriptions), then delivered untraced (no ``allow_trace``),
+        or not at all for a trace-only message."""
+        target = self.to or self.prefix + subject
+        found = self.importer.sublist.match(target)
+        takers = len(found.psubs) + len(found.qsubs)  # one shadow subscription each, in Go
+        if not takers:
+            return False
+        for _ in range(takers):
+            trace.add("se", acc=self.importer.name, to=target.decode("utf-8", "replace"))
+        trace.internal(f"stream_export:{self.importer.name}")
+        return True if trace.only else self.deliver(sub, subject, reply, hdr, msg)
 
 
 class Responses:
@@ -154,8 +173,32 @@ class ServiceForwarder:
         finally:
             self.busy = False
 
-    def _forward(self, subject: bytes, reply: bytes | None, hdr: int, msg: bytes) -> bool:
-        line = self.info_head + str(self._rtt_ns(reply)).encode() + b"}\r\n\r\n"
+    def deliver_traced(
+        self, sub: Subscription, subject: bytes, reply: bytes | None, hdr: int, msg: bytes, trace: MsgTrace
+    ) -> bool:
+        """A traced request: an ``si`` event, then forwarded with ``Nats-Trace-Dest: trace
+        disabled`` after ``Nats-Request-Info`` (no ``allow_trace``: the exporter's side is
+        not traced), or not at all for a trace-only message."""
+        target = self._target(subject)
+        trace.service_import(self.exporter.name, subject.decode("utf-8", "replace"), target.decode())
+        if trace.only or self.busy:
+            return True
+        block = remove_header(msg[: hdr - 2], TRACE_DEST) or b"NATS/1.0\r\n"
+        self.busy = True
+        try:
+            trailer = TRACE_DEST + b": " + TRACE_DISABLED + b"\r\n"
+            return self._forward(subject, reply, len(block) + 2, block + msg[hdr - 2 :], trailer)
+        finally:
+            self.busy = False
+
+    def _target(self, subject: bytes) -> bytes:
+        target = self.subject or subject
+        if self.mapping is not None:
+            target = self.mapping.match(subject) or target
+        return target
+
+    def _forward(self, subject: bytes, reply: bytes | None, hdr: int, msg: bytes, trailer: bytes = b"") -> bool:
+        line = self.info_head + str(self._rtt_ns(reply)).encode() + b"}\r\n" + trailer + b"\r\n"
         if hdr > 0:
             block = msg[: hdr - 2] + line
             body = msg[hdr:]
@@ -163,9 +206,7 @@ class ServiceForwarder:
             block = b"NATS/1.0\r\n" + line
             body = msg
         forwarded = self.responses.reply_for(reply) if reply else None
-        target = self.subject or subject
-        if self.mapping is not None:
-            target = self.mapping.match(subject) or target
+        target = self._target(subject)
         delivered = self.exporter.route(None, target, forwarded, len(block), block + body)
         if not delivered and forwarded is not None:
             self.responses.pending.pop(forwarded[len(self.responses.prefix) :], None)

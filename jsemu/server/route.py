@@ -59,6 +59,8 @@ from ..protocol.route_ops import (
 )
 from ..protocol.texts import ERR_AUTHORIZATION_VIOLATION, ERR_STALE_CONNECTION
 from .ack_lane import ACK_PREFIX
+from .msg_trace import may_trace
+from .msg_trace_routes import deliver_traced_from_route
 from .sublist import Subscription
 from .timers import Cancellable
 
@@ -94,6 +96,12 @@ def deliver_from_route(
     ``protocol/route_ops.py``) is matched on ``subject`` and shown with the other one."""
     if subject[:8] == ACK_PREFIX and router.ack_lane.deliver(subject, reply, hdr, msg):
         return
+    if (
+        hdr > 0
+        and may_trace(router, hdr, msg)
+        and deliver_traced_from_route(router, route, subject, reply, hdr, msg, queues)
+    ):
+        return  # ADR-41 (server/msg_trace_routes.py)
     router.origin = route
     shown = subject
     if reply is not None and b"@" in reply:

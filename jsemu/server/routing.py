@@ -62,6 +62,11 @@ class Router:
     queue_policies: QueuePolicies
     faults: FaultInjector
     trace: deque[tuple[Any, ...]] | None
+    #: The account's ``msg_trace`` destination: where a sampled ``traceparent`` publish's
+    #: trace event goes (``server/msg_trace.py``); None without one.
+    msg_trace_dest: bytes | None = None
+    #: ``msg_trace { sampling }``: the percentage of such publishes traced.
+    msg_trace_sampling: int = 100
     #: The producer of the message ``route`` is handing out (None: the server itself); read
     #: only through :meth:`requester`, at the start of an internal subscriber's ``deliver``.
     origin: object = None

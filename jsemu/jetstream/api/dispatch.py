@@ -22,6 +22,7 @@ from .registry import API_PREFIX, ApiRequest, QuietError
 from .table import find_handler
 
 if TYPE_CHECKING:
+    from ..context import JetStreamTrace
     from ..service import JetStream
     from .system import SystemJetStream
 
@@ -37,6 +38,28 @@ def is_direct_get(subject: bytes) -> bool:
     return subject.startswith((_DIRECT_GET, _MSG_NEXT))
 
 
+class ApiImport(InternalSubscriber):
+    """The API's subscriber: on nats-server the account's ``$JS.API.>`` is a service import
+    from the system account, so a traced request shows an ``si`` event into it, and a
+    trace-only one goes no further (its requester gets no responders)."""
+
+    __slots__ = ("system_account",)
+
+    def __init__(self, fn: Any, system_account: str) -> None:
+        super().__init__(fn, skips=is_direct_get)
+        #: The account the API is imported from (``$SYS`` unless ``system_account`` says).
+        self.system_account = system_account
+
+    def deliver_traced(
+        self, sub: Subscription, subject: bytes, reply: bytes | None, hdr: int, msg: bytes, trace: JetStreamTrace
+    ) -> bool:
+        if is_direct_get(subject):
+            return False  # the streams' own subscriptions answer, not the import
+        text = subject.decode("utf-8", "replace")
+        trace.service_import(self.system_account, text, text)
+        return False if trace.only else self.deliver(sub, subject, reply, hdr, msg)
+
+
 class JetStreamApi:
     """The ``$JS.API.>`` subscriber of one account with JetStream."""
 
@@ -44,9 +67,8 @@ class JetStreamApi:
         self.js = js
         #: The system endpoints (``api/system.py``): an account may ask some of them.
         self.system = system
-        self.sub = Subscription(
-            InternalSubscriber(self._on_request, skips=is_direct_get), b"$JS.API.>", None, b"$JS.API"
-        )
+        api = ApiImport(self._on_request, js.server.options.system_account)
+        self.sub = Subscription(api, b"$JS.API.>", None, b"$JS.API")
         #: Shut down (lame duck mode): requests are taken and answered by nothing, as
         #: nats-server's API import does once JetStream is gone.
         self.shut_down = False

@@ -27,7 +27,7 @@ from ..errors import ApiError, ApiErrors, api_error
 from ..internal import InternalSubscriber
 from ..requests import PAUSE_REQUEST
 from .consumers import unpin_group
-from .dispatch import is_direct_get
+from .dispatch import ApiImport, is_direct_get
 from .registry import ApiRequest, error_response, is_empty_request, is_json_object_or_array
 from .table import find_pattern
 
@@ -115,8 +115,11 @@ class NotEnabledApi:
         self.imported = tuple(imported)
         #: The system account's own clients get one answer for (almost) every subject.
         self.is_system = system is not None and account.name == system.system_account
-        skips = None if self.is_system else is_direct_get
-        self._sub = Subscription(InternalSubscriber(self._on_api, skips=skips), b"$JS.API.>", None, b"$JS.API")
+        if self.is_system:
+            api: InternalSubscriber = InternalSubscriber(self._on_api)
+        else:  # imported from the system account, as nats-server does (its trace shows it)
+            api = ApiImport(self._on_api, system.system_account if system is not None else "$SYS")
+        self._sub = Subscription(api, b"$JS.API.>", None, b"$JS.API")
 
     def start(self) -> None:
         self.account.sublist.insert(self._sub)

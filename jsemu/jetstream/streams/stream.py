@@ -8,20 +8,23 @@ does); error acks are JSON with ``error`` first.
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Sequence
+from json import loads
 from typing import TYPE_CHECKING, Any
 
 from ...ids import get_hash
 from ...protocol.gojson import dumps
-from ...protocol.headers import parse_uint_header, remove_header, remove_header_status, slice_header
+from ...protocol.headers import parse_uint_header, remove_header, remove_header_status, set_header, slice_header
 from ...protocol.msg_ttl import InvalidTTL, header_ttl
+from ...protocol.trace_headers import TRACE_DEST, TRACE_DISABLED
 from ...store import DedupWindow, Store, StoreError, StoreLimits, new_store
 from ...store.records import ROLLUP_ALL, ROLLUP_SUBJECT, SKIP_NO_INTEREST, BatchMessage
 from ...subject_transform import SubjectTransform
 from ...timefmt import format_ns
 from ..cluster.replicas import Peer, ReplicaSet, replicated_store
 from ..cluster.stream_move import PendingMove, desired_json
-from ..context import Watcher
+from ..context import JetStreamTrace, Watcher
 from ..errors import ApiError, ApiErrors, api_error, wrap_error
 from ..limits.storage import checks_publish, publish_error
 from .atomic_batch import BATCH_ID, AtomicBatches
@@ -60,6 +63,15 @@ _TTL = b"Nats-TTL"
 _INCR = b"Nats-Incr"
 _SCHEDULE = b"Nats-Schedule"  # also the prefix of every other schedule header
 _STREAM_SOURCE = b"Nats-Stream-Source"
+
+
+def _trace_error(hdr: bytes, error: dict[str, Any], last_seq: int) -> str:
+    """The ``js`` event's error: the Go error ``processJetStreamMsg`` returned, which is the
+    API error's description except for a wrong last sequence."""
+    if error.get("err_code") == ApiErrors.JSStreamWrongLastSequenceErrF.err_code:
+        expected = slice_header(_EXPECTED_LAST_SEQ, hdr) or b"0"
+        return f"last sequence mismatch: {parse_uint_header(expected)} vs {last_seq}"
+    return str(error.get("description", ""))
 
 
 def _limits(cfg: StreamConfig) -> StoreLimits:
@@ -227,6 +239,29 @@ class Stream:
         self.publish(subject, reply, hdr, msg)
         return True
 
+    def deliver_traced(
+        self, sub: Subscription, subject: bytes, reply: bytes | None, hdr: int, msg: bytes, trace: JetStreamTrace
+    ) -> bool:
+        """A traced message (``server/msg_trace.py``): stored with ``Nats-Trace-Dest: trace
+        disabled`` (a consumer's delivery is not traced again), or, trace-only, checked and
+        not stored; its ``js`` event says the stored subject, ``nointerest`` or the error."""
+        event = trace.jetstream(self.config.name)
+        block = msg[:hdr] if hdr > 0 else b""
+        if block and not trace.only:
+            block = set_header(block, TRACE_DEST, TRACE_DISABLED)
+        try:
+            answer = self._store_and_ack(subject, block, msg[max(hdr, 0) :], traced=event, trace_only=trace.only)
+        except Exception:  # a bug here must not cost the publisher its connection
+            log.exception("stream %s failed to store a traced message on %r", self.config.name, subject)
+            return True
+        if answer is not None and answer[:9] == b'{"error":' and "error" not in event:
+            event.pop("subject", None)
+            event["error"] = _trace_error(block, loads(answer)["error"], self.store.last_seq)
+        event["ts"] = format_ns(time.time_ns())
+        if reply and answer is not None and self._acks:
+            self.js.send_reply(reply, answer)
+        return True
+
     def publish_batch(self, subjects: Subjects, replies: Replies, hdrs: HeaderLens, msgs: Payloads) -> None:
         """Publishes straight from a connection's fast lane (``fast_batch``), in order, as
         columns. Header-less messages that no rule can refuse are stored all at once
@@ -326,7 +361,14 @@ class Stream:
         return False
 
     def _store_and_ack(
-        self, subject: bytes, hdr: bytes, payload: bytes, sourced: bool = False, checked: bool = False
+        self,
+        subject: bytes,
+        hdr: bytes,
+        payload: bytes,
+        sourced: bool = False,
+        checked: bool = False,
+        traced: dict[str, Any] | None = None,
+        trace_only: bool = False,
     ) -> bytes | None:
         cfg = self.config
         store = self.store
@@ -368,6 +410,8 @@ class Stream:
             if msg_id and cfg.mirror is None and not checked:
                 seq = self.dedup.lookup(msg_id)
                 if seq is not None:
+                    if traced is not None:
+                        traced["error"] = "msgid is duplicate"
                     return self._ack_prefix + str(seq).encode() + b',"duplicate": true}'
             expected_id = slice_header(_EXPECTED_LAST_MSG_ID, hdr)
             if expected_id and expected_id != self.last_msg_id:
@@ -414,6 +458,12 @@ class Stream:
                 return self.error_ack(full)
         # No consumer wants it: the sequence is used up, nothing stored (``SkipMsgNoInterest``).
         no_interest = cfg.retention == "interest" and not has_interest(self, subject)
+        if traced is not None:  # ``updateJetStreamEvent``: where it would be stored
+            traced["subject"] = subject.decode("utf-8", "replace")
+            if no_interest:
+                traced["nointerest"] = True
+            if trace_only:
+                return None
         republish = self.republisher
         target = None
         if republish is not None and not no_interest:
