@@ -40,6 +40,9 @@ from urllib.parse import parse_qs, urlsplit
 from ..protocol.go_duration import format_duration
 from ..timefmt import format_ns
 from ..version import NATS_VERSION, PROTO_VERSION, __version__
+from . import server_views
+from .monitor_index import index_page
+from .monitor_query import QueryError
 
 if TYPE_CHECKING:
     from .closed import ClosedClient
@@ -188,7 +191,7 @@ class Monitor:
     def respond(self, target: str) -> tuple[str, str, bytes]:
         """(status line, content type, body) for a request target like ``/jsz?streams=true``."""
         url = urlsplit(target)
-        query = {k: v[-1] for k, v in parse_qs(url.query).items()}
+        query = {k: v[0] for k, v in parse_qs(url.query).items()}  # Go's Query().Get: the first
         path = url.path.rstrip("/") or "/"
         handlers = {
             "/varz": self.varz,
@@ -196,15 +199,23 @@ class Monitor:
             "/connz": self.connz,
             "/healthz": self.healthz,
             "/routez": self.routez,
+            **server_views.http_handlers(self),
         }
+        if path == "/":
+            self.requests[path] = self.requests.get(path, 0) + 1
+            return "200 OK", "text/html; charset=utf-8", index_page()
         handler = handlers.get(path)
         if handler is None:
             return "404 Not Found", "text/plain; charset=utf-8", b"404 page not found\n"
         self.requests[path] = self.requests.get(path, 0) + 1
+        try:
+            value = handler(query)
+        except QueryError as exc:  # nats-server's decodeBool/decodeInt, or the view's own error
+            return "400 Bad Request", "text/plain; charset=utf-8", str(exc).encode()
         # /healthz is marshalled flat, the others indented (as nats-server does).
         indent = None if path == "/healthz" else 2
         separators = (",", ":") if indent is None else None
-        text = json.dumps(handler(query), indent=indent, separators=separators, ensure_ascii=False)
+        text = json.dumps(value, indent=indent, separators=separators, ensure_ascii=False)
         # Go's encoder escapes these three (they only occur inside strings).
         text = text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
         body = text.encode()
@@ -251,7 +262,8 @@ class Monitor:
     def routez(self, query: dict[str, str]) -> dict[str, Any]:
         """``/routez``: the routes to the other servers of the cluster."""
         server = self.server
-        routes = server.cluster.routez() if server.cluster is not None and self._routes() else []
+        subs, detail = server_views.query_subs(query)
+        routes = server.cluster.routez(subs, detail) if server.cluster is not None and self._routes() else []
         return {
             "server_id": self.node.server_id,
             "server_name": self.node.name,
