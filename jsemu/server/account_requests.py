@@ -23,10 +23,9 @@ a decoding error is a 400 without ``data``; a failure of the figures a 500 with
 ``domain``) that do not select this server mean no reply at all, as do a STATZ with no
 account to show (without ``include_unused``) and a CONNS for an account without connections.
 Options that jsemu's monitor does not apply (CONNZ ``sort`` other than by id, ``cid``,
-``auth`` ...) are refused with a 500 that says so, rather than ignored.
-
-To add a family (``$SYS.REQ.SERVER.PING.*``): a table of kinds to builders like
-:attr:`AccountRequests._builders`, answered through :meth:`AccountRequests.respond`.
+``user`` ...) are refused with a 500 that says so, rather than ignored. The decoding and the
+filters are ``server/event_filter.py``'s, shared with the ``$SYS.REQ.SERVER`` requests
+(``server/system_account.py``), which answer CONNZ through :func:`connz` too.
 """
 
 from __future__ import annotations
@@ -102,7 +101,7 @@ _SORTS = frozenset(
 )
 _STATES = {0: "open", 1: "closed", 2: "all"}
 #: CONNZ options jsemu's monitor does not apply: refused when set.
-_CONNZ_NOT_BUILT = ("auth", "subscriptions_detail", "cid", "mqtt_client", "user", "filter_subject")
+_CONNZ_NOT_BUILT = ("subscriptions_detail", "cid", "mqtt_client", "user", "filter_subject")
 
 
 class _Skip(Exception):
@@ -310,4 +309,6 @@ def connz(monitor: Monitor, account: str, options: dict[str, Any]) -> Any:
         query["limit"] = str(options["limit"])
     if options.get("subscriptions"):
         query["subs"] = "true"
+    if options.get("auth"):
+        query["auth"] = "true"
     return monitor.connz(query)

@@ -419,6 +419,7 @@ class Monitor:
         page = entries[offset : offset + limit]
         now = time.time_ns()
         loop_now = server.loop_time() if server._loop is not None else 0.0
+        auth = _truthy(query.get("auth"))
         items = []
         for conn, closed in page:
             opts = conn.opts
@@ -450,9 +451,18 @@ class Monitor:
             for key in ("name", "lang", "version"):
                 if opts.get(key):
                     item[key] = opts[key]
+            account_name = conn.account.name
+            if auth:  # who logged in, and to which account
+                user = _raw_auth_user(opts)
+                if user:
+                    item["authorized_user"] = user
+                if account_name != "$G":
+                    item["account"] = account_name
             if _truthy(query.get("subs")):
                 subjects = [s.subject for s in conn.subs.values()] if closed is None else closed.subjects
                 item["subscriptions_list"] = sorted(s.decode("utf-8", "replace") for s in subjects)
+            if auth and (closed is None or account_name != "$G"):
+                item["name_tag"] = account_name
             items.append(item)
         return {
             "server_id": node.server_id,
@@ -491,6 +501,14 @@ def _account_detail(
         if streams_shown:  # Go's omitempty
             detail["stream_detail"] = streams_shown
     return detail
+
+
+def _raw_auth_user(opts: dict[str, Any]) -> str:
+    """``getRawAuthUser``: the nkey, the user name, or a token's stand-in."""
+    for key in ("nkey", "user"):
+        if isinstance(opts.get(key), str) and opts[key]:
+            return str(opts[key])
+    return "[REDACTED]" if opts.get("auth_token") else ""
 
 
 def _truthy(value: str | None) -> bool:

@@ -387,3 +387,28 @@ def test_drawn_bodies_answered_as_nats_server(
         assert "not implemented by jsemu" in got["jsemu"][0][0]["description"]
         return
     assert got["jsemu"] == got["real"], (subject, raw)
+
+
+# --- CONNZ with ``auth`` (what ``nats server report connections`` asks) --------------------------
+
+
+def test_connz_with_auth_as_nats_server(servers: dict[str, _Server]) -> None:
+    """``authorized_user``, ``account`` and ``name_tag`` of each connection, by HTTP and by
+    request (the CLI's report sends ``auth`` with ``subscriptions``, ``limit`` and ``state``)."""
+    body = b'{"auth":true,"subscriptions":true,"subscriptions_detail":false,"acc":"A","limit":1024,"state":0}'
+    got = {}
+    for kind, server in servers.items():
+        page = server.get("/connz?auth=1&acc=A&subs=1")[2]
+        (answer,) = server.ask("$SYS.REQ.SERVER.PING.CONNZ", body)
+        conns = page["connections"] + answer["data"]["connections"]
+        for conn in conns:
+            conn["subscriptions_list"].sort()  # a Go map's order
+        keys = ("authorized_user", "account", "name_tag", "subscriptions_list")
+        got[kind] = [{k: v for k, v in conn.items() if k in keys} for conn in conns]
+    assert got["jsemu"] == got["real"]
+    assert got["real"][0] == {
+        "authorized_user": "a",
+        "account": "A",
+        "subscriptions_list": ["bar", "foo.*", "foo.bar"],
+        "name_tag": "A",
+    }
