@@ -62,6 +62,8 @@ async def test_ping_gathers_one_answer_per_server(kinds: list[str], tmp_path: Pa
     nodes = await asyncio.to_thread(start_cluster, kinds, ["-c", str(conf)])
     try:
         ids = [str(node.get("varz")["server_id"]) for node in nodes]
+        listed = [r for r in nodes[0].get("routez?subs=1")["routes"] if r.get("subscriptions_list")]  # type: ignore[attr-defined]
+        detailed = [r for r in nodes[0].get("routez?subs=detail")["routes"] if r.get("subscriptions_list_detail")]  # type: ignore[attr-defined]
         names = [str(node.get("varz")["server_name"]) for node in nodes]
         nc = await nats.connect(nodes[0].url, user="sys", password="sys")
         try:
@@ -80,6 +82,14 @@ async def test_ping_gathers_one_answer_per_server(kinds: list[str], tmp_path: Pa
             await nc.close()
     finally:
         await asyncio.to_thread(stop_cluster, nodes)
+    # The system account's interest crosses the routes, and /routez?subs lists it.
+    assert listed
+    assert {key for r in detailed for d in r["subscriptions_list_detail"] for key in d} == {
+        "subject",
+        "sid",
+        "msgs",
+        "cid",
+    }
     assert sorted(p["server"]["id"] for p in pings) == sorted(ids)
     assert all(p["statsz"]["active_servers"] >= 1 for p in pings)
     assert sorted(a["data"]["server_id"] for a in subsz) == sorted(ids)

@@ -17,6 +17,7 @@ import asyncio
 import json
 import re
 import socket
+import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
@@ -412,3 +413,62 @@ def test_connz_with_auth_as_nats_server(servers: dict[str, _Server]) -> None:
         "subscriptions_list": ["bar", "foo.*", "foo.bar"],
         "name_tag": "A",
     }
+
+
+def test_ping_without_reply_broadcasts_statsz(servers: dict[str, _Server]) -> None:
+    """``statszReq`` without a reply inbox: the statsz goes to ``$SYS.SERVER.<id>.STATSZ``."""
+
+    async def heard(server: _Server) -> list[str]:
+        nc = await nats.connect(server.url, user="sys", password="sys")
+        subjects: list[str] = []
+
+        async def seen(msg: Any) -> None:
+            if "statsz" in json.loads(msg.data):
+                subjects.append(msg.subject)
+
+        try:
+            await nc.subscribe("$SYS.SERVER.*.STATSZ", cb=seen)
+            await nc.publish("$SYS.REQ.SERVER.PING", b"")
+            for _ in range(40):
+                if subjects:
+                    break
+                await asyncio.sleep(0.05)
+        finally:
+            await nc.close()
+        return subjects[:1]
+
+    got = {kind: asyncio.run(heard(server)) for kind, server in servers.items()}
+    assert got == {kind: [f"$SYS.SERVER.{server.server_id}.STATSZ"] for kind, server in servers.items()}
+
+
+@pytest.mark.parametrize("auth", ["user", "token", "anonymous"])
+def test_connz_auth_in_the_global_account(auth: str) -> None:
+    """Without accounts: the user (a token shown redacted), no ``account`` for ``$G``, and its
+    ``name_tag`` on open connections only."""
+    block = {"user": "authorization { user: u, password: p }", "token": "authorization { token: s3cret }"}
+    connect = {"user": {"user": "u", "pass": "p"}, "token": {"auth_token": "s3cret"}}
+    keys = ("authorized_user", "account", "name_tag")
+    got = {}
+    for kind in KINDS:
+        conf = f'http: "127.0.0.1:-1"\n{block.get(auth, "")}'
+        server = RealServer(jetstream=False, jsemu_process=kind == "jsemu", conf_text=conf)
+        try:
+            with socket.create_connection(("127.0.0.1", server.port), timeout=5) as sock:
+                sock.recv(65536)
+                sock.sendall(b"CONNECT " + json.dumps(connect.get(auth, {})).encode() + b"\r\nPING\r\n")
+                seen = b""
+                while b"PONG" not in seen:
+                    seen += sock.recv(65536)
+                with urllib.request.urlopen(server.monitor_url + "/connz?auth=1", timeout=5) as resp:
+                    open_conns = json.load(resp)["connections"]
+            closed: list[Any] = []
+            for _ in range(50):  # the close is noticed a moment later
+                with urllib.request.urlopen(server.monitor_url + "/connz?auth=1&state=closed", timeout=5) as resp:
+                    closed = json.load(resp)["connections"]
+                if closed:
+                    break
+                time.sleep(0.05)
+        finally:
+            server.stop()
+        got[kind] = [{k: c[k] for k in keys if k in c} for c in open_conns + closed]
+    assert got["jsemu"] == got["real"]
