@@ -42,7 +42,7 @@ from ..timefmt import format_ns
 from ..version import NATS_VERSION, PROTO_VERSION, __version__
 from . import server_views
 from .monitor_index import index_page
-from .monitor_query import QueryError
+from .monitor_query import QueryError, query_int
 
 if TYPE_CHECKING:
     from .closed import ClosedClient
@@ -371,15 +371,22 @@ class Monitor:
         out["consumers"] = js.consumers()
         out["messages"] = messages
         out["bytes"] = size
-        # As in ``Jsz``: consumers imply streams, streams imply the account details.
+        # As in ``Jsz``: consumers imply streams, streams the account details (unless one
+        # account is asked for: ``acc`` takes precedence, then a page of the accounts by name).
         consumers = _truthy(query.get("consumers"))
         streams_too = consumers or _truthy(query.get("streams"))
-        if streams_too or _truthy(query.get("accounts")):
+        wanted = query.get("acc", "")
+        accounts = list(js.accounts())
+        chosen = [entry for entry in accounts if entry[0] == wanted]
+        if not chosen and (_truthy(query.get("accounts")) or (streams_too and not wanted)):
+            offset, limit = max(query_int(query, "offset"), 0), query_int(query, "limit") or 1024
+            chosen = accounts[offset : offset + limit] if limit > 0 else accounts
+        if chosen:
             config = _truthy(query.get("config"))
             out["account_details"] = [
-                _account_detail(name, account, streams_too, consumers, config) for name, account in js.accounts()
+                _account_detail(name, account, streams_too, consumers, config) for name, account in chosen
             ]
-        out["total"] = len(js.accounts())
+        out["total"] = len(accounts)
         return out
 
     def jsz_account(self, name: str, query: dict[str, str]) -> dict[str, Any]:

@@ -293,10 +293,19 @@ def _routez(monitor: Monitor, options: dict[str, Any]) -> Any:
 
 
 def _jsz(monitor: Monitor, options: dict[str, Any]) -> Any:
-    """JSZ with the options the HTTP /jsz reads (``consumer`` is its ``consumers``)."""
+    """JSZ with the options the HTTP /jsz reads (``consumer`` is its ``consumers``, ``account``
+    its ``acc``); ``leader_only``: only the JetStream metadata leader answers."""
+    if options.get("leader_only"):
+        cluster = monitor.server.cluster
+        meta = cluster.meta if cluster is not None else None
+        if monitor.jetstream is None or (meta is not None and not meta.running):
+            raise _Skip
     query = {key: "true" for key in ("accounts", "streams", "config") if options.get(key)}
     if options.get("consumer"):
         query["consumers"] = "true"
+    for key, into in (("account", "acc"), ("offset", "offset"), ("limit", "limit")):
+        if options.get(key):
+            query[into] = str(options[key])
     return monitor.jsz(query)
 
 

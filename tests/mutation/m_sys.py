@@ -155,3 +155,32 @@ MUTATIONS: list[Mutation] = [
         "/routez?subs=1 leaves out the routes' subscriptions",
     ),
 ]
+MUTATIONS += [
+    Mutation(
+        "jsz_account_filter_ignored",
+        "server",
+        "jsemu/server/monitor.py",
+        "        chosen = [entry for entry in accounts if entry[0] == wanted]",
+        "        chosen = []",
+        (f"{_FILE}::test_jsz_account_filter_as_nats_server",),
+        "JSZ's account (HTTP acc) is ignored: every account's details, or none",
+    ),
+    Mutation(
+        "jsz_accounts_not_paged",
+        "server",
+        "jsemu/server/monitor.py",
+        "            chosen = accounts[offset : offset + limit] if limit > 0 else accounts",
+        "            chosen = accounts",
+        (f"{_FILE}::test_jsz_account_filter_as_nats_server",),
+        "JSZ's offset and limit do not page the accounts",
+    ),
+    Mutation(
+        "jsz_leader_only_answered",
+        "server",
+        "jsemu/server/system_account.py",
+        "        if monitor.jetstream is None or (meta is not None and not meta.running):\n            raise _Skip",
+        "        if False:\n            raise _Skip",
+        ("tests/server/test_sys_cluster_requests.py",),
+        "JSZ leader_only is answered by a server that is not the JetStream metadata leader",
+    ),
+]

@@ -77,6 +77,7 @@ async def test_ping_gathers_one_answer_per_server(kinds: list[str], tmp_path: Pa
             picked = await _collect(nc, "$SYS.REQ.SERVER.PING.VARZ", one, wait=1.0)
             in_cluster = await _collect(nc, "$SYS.REQ.SERVER.PING.ACCOUNTZ", b'{"cluster": "c"}', expect=3)
             elsewhere = await _collect(nc, "$SYS.REQ.SERVER.PING.ACCOUNTZ", b'{"cluster": "d"}', wait=1.0)
+            leader_only = await _collect(nc, "$SYS.REQ.SERVER.PING.JSZ", b'{"leader_only": true}', wait=1.0)
             by_id = [await _collect(nc, f"$SYS.REQ.SERVER.{server_id}.IDZ", expect=1) for server_id in ids]
         finally:
             await nc.close()
@@ -96,4 +97,5 @@ async def test_ping_gathers_one_answer_per_server(kinds: list[str], tmp_path: Pa
     assert [(a["server"]["id"], a["data"]["server_name"]) for a in picked] == [(ids[2], names[2])]
     assert sorted(a["server"]["id"] for a in in_cluster) == sorted(ids)
     assert elsewhere == []
+    assert leader_only == []  # no JetStream on these servers: no metadata leader to answer
     assert [[a["id"] for a in answers] for answers in by_id] == [[server_id] for server_id in ids]

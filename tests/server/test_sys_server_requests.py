@@ -472,3 +472,29 @@ def test_connz_auth_in_the_global_account(auth: str) -> None:
             server.stop()
         got[kind] = [{k: c[k] for k in keys if k in c} for c in open_conns + closed]
     assert got["jsemu"] == got["real"]
+
+
+@pytest.mark.parametrize(
+    ("path", "body"),
+    [
+        ("/jsz?acc=A", b'{"account":"A"}'),
+        ("/jsz?acc=A&streams=1", b'{"account":"A","streams":true}'),
+        ("/jsz?acc=NOPE&streams=1", b'{"account":"NOPE","consumer":true}'),
+        ("/jsz?acc=NOPE&accounts=1", b'{"account":"NOPE","accounts":true,"leader_only":true}'),
+        ("/jsz?accounts=1&offset=1", b'{"accounts":true,"offset":1,"raft":true}'),
+        ("/jsz?accounts=1&limit=-1&offset=-1", b'{"accounts":true,"limit":-1,"offset":-1}'),
+        ("/jsz?streams=1&limit=1", b'{"streams":true,"limit":1,"stream_leader_only":true}'),
+    ],
+)
+def test_jsz_account_filter_as_nats_server(servers: dict[str, _Server], path: str, body: bytes) -> None:
+    """JSZ's ``account`` (HTTP ``acc``) and the page of accounts, by HTTP and by request (what
+    ``nats server report jetstream --account`` and ``--leader`` send)."""
+    got = {}
+    for kind, server in servers.items():
+        page = server.get(path)[2]
+        answers = server.ask("$SYS.REQ.SERVER.PING.JSZ", body)
+        got[kind] = [
+            (data["total"], [d["name"] for d in data.get("account_details", [])])
+            for data in [page, *(a["data"] for a in answers)]
+        ]
+    assert got["jsemu"] == got["real"]
