@@ -41,6 +41,7 @@ from ..protocol.go_duration import format_duration
 from ..timefmt import format_ns
 from ..version import NATS_VERSION, PROTO_VERSION, __version__
 from . import server_views
+from .connz_sort import check_sort, sort_entries
 from .monitor_index import index_page
 from .monitor_query import QueryError, query_int
 
@@ -423,14 +424,26 @@ class Monitor:
         if account:
             entries = [entry for entry in entries if entry[0].account.name == account]
         entries.sort(key=lambda entry: entry[0].cid)
-        page = entries[offset : offset + limit]
         now = time.time_ns()
         loop_now = server.loop_time() if server._loop is not None else 0.0
+
+        def last_activity(entry: tuple[ClientConnection, ClosedClient | None]) -> int:
+            conn = entry[0]
+            return now - int(max(0.0, loop_now - conn.last_in) * 1e9) if conn.last_in else conn.start_ns
+
+        sort = query.get("sort", "")
+        if sort:
+            try:
+                check_sort(sort, state == "closed")
+            except ValueError as exc:
+                raise QueryError(str(exc)) from None
+            entries = sort_entries(entries, sort, now, last_activity)
+        page = entries[offset : offset + limit]
         auth = _truthy(query.get("auth"))
         items = []
         for conn, closed in page:
             opts = conn.opts
-            last_ns = now - int(max(0.0, loop_now - conn.last_in) * 1e9) if conn.last_in else conn.start_ns
+            last_ns = last_activity((conn, closed))
             end_ns = now if closed is None else closed.stop_ns
             item: dict[str, Any] = {
                 "cid": conn.cid,

@@ -184,3 +184,32 @@ MUTATIONS += [
         "JSZ leader_only is answered by a server that is not the JetStream metadata leader",
     ),
 ]
+MUTATIONS += [
+    Mutation(
+        "connz_sort_smallest_first",
+        "server",
+        "jsemu/server/connz_sort.py",
+        "        return sorted(entries, key=lambda e: -key(e))",
+        "        return sorted(entries, key=key)",
+        (f"{_FILE}::test_connz_sort_as_nats_server",),
+        "CONNZ sort=subs/msgs_from/... puts the smallest first (nats-server: the largest)",
+    ),
+    Mutation(
+        "connz_sort_uptime_oldest_first",
+        "server",
+        "jsemu/server/connz_sort.py",
+        "        return sorted(entries, key=lambda e: end_ns(e) - e[0].start_ns)",
+        "        return sorted(entries, key=lambda e: e[0].start_ns - end_ns(e))",
+        (f"{_FILE}::test_connz_sort_as_nats_server",),
+        "CONNZ sort=uptime puts the oldest connection first (nats-server: the newest)",
+    ),
+    Mutation(
+        "connz_sort_stop_on_open",
+        "server",
+        "jsemu/server/connz_sort.py",
+        '    if sort in ("stop", "reason") and not closed_only:',
+        "    if False:",
+        (f"{_FILE}::test_connz_sort_refused_as_nats_server",),
+        "CONNZ sort=stop/reason is taken for open connections (nats-server refuses it)",
+    ),
+]

@@ -498,3 +498,25 @@ def test_jsz_account_filter_as_nats_server(servers: dict[str, _Server], path: st
             for data in [page, *(a["data"] for a in answers)]
         ]
     assert got["jsemu"] == got["real"]
+
+
+@pytest.mark.parametrize("sort", ["cid", "start", "subs", "msgs_from", "bytes_from", "uptime", "last", "idle"])
+def test_connz_sort_as_nats_server(servers: dict[str, _Server], sort: str) -> None:
+    """CONNZ ``sort`` (what ``nats-top -sort`` sends) over the two clients: ``a`` (three
+    subscriptions, nothing sent, connected first) and the asker (one subscription, publishing)."""
+    got = {}
+    for kind, server in servers.items():
+        (answer,) = server.ask("$SYS.REQ.SERVER.PING.CONNZ", json.dumps({"sort": sort}).encode())
+        got[kind] = [conn.get("name", "asker") for conn in answer["data"]["connections"]]
+    assert got["jsemu"] == got["real"]
+
+
+@pytest.mark.parametrize(
+    "query", ["sort=nope", "sort=stop", "sort=reason&state=any", "sort=reason&state=closed&limit=0", "sort=SUBS"]
+)
+def test_connz_sort_refused_as_nats_server(servers: dict[str, _Server], query: str) -> None:
+    got = {}
+    for kind, server in servers.items():
+        status, _, body = server.get(f"/connz?{query}")
+        got[kind] = status, body if isinstance(body, str) else body["total"] >= 0
+    assert got["jsemu"] == got["real"]
