@@ -22,9 +22,9 @@ a decoding error is a 400 without ``data``; a failure of the figures a 500 with
 ``"data": null``; server filters (``server_name``, ``host``, ``cluster``, ``tags``,
 ``domain``) that do not select this server mean no reply at all, as do a STATZ with no
 account to show (without ``include_unused``) and a CONNS for an account without connections.
-Options that jsemu's monitor does not apply (CONNZ ``cid``, ``user``, ``filter_subject``
-...) are refused with a 500 that says so, rather than ignored. The decoding and the
-filters are ``server/event_filter.py``'s, shared with the ``$SYS.REQ.SERVER`` requests
+Options that jsemu's monitor does not apply (CONNZ ``subscriptions_detail``) are refused
+with a 500 that says so, rather than ignored. The decoding and the filters are
+``server/event_filter.py``'s, shared with the ``$SYS.REQ.SERVER`` requests
 (``server/system_account.py``), which answer CONNZ through :func:`connz` too.
 """
 
@@ -96,7 +96,7 @@ _CONNS_REQUEST = GoStruct("accNumConnsReq", {"server": GoStruct("ServerInfo", {}
 
 _STATES = {0: "open", 1: "closed", 2: "all"}
 #: CONNZ options jsemu's monitor does not apply: refused when set.
-_CONNZ_NOT_BUILT = ("subscriptions_detail", "cid", "mqtt_client", "user", "filter_subject")
+_CONNZ_NOT_BUILT = ("subscriptions_detail",)
 
 
 class _Skip(Exception):
@@ -302,4 +302,7 @@ def connz(monitor: Monitor, account: str, options: dict[str, Any]) -> Any:
         query["subs"] = "true"
     if options.get("auth"):
         query["auth"] = "true"
+    for key in ("cid", "user", "filter_subject", "mqtt_client"):
+        if options.get(key):
+            query[key] = str(options[key])
     return monitor.connz(query)

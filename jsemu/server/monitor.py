@@ -41,9 +41,9 @@ from ..protocol.go_duration import format_duration
 from ..timefmt import format_ns
 from ..version import NATS_VERSION, PROTO_VERSION, __version__
 from . import server_views
-from .connz_sort import check_sort, sort_entries
+from .connz_query import check_sort, raw_auth_user, select_entries, sort_entries
 from .monitor_index import index_page
-from .monitor_query import QueryError, query_int
+from .monitor_query import QueryError, query_bool, query_int, query_uint
 
 if TYPE_CHECKING:
     from .closed import ClosedClient
@@ -408,9 +408,17 @@ class Monitor:
     def connz(self, query: dict[str, str]) -> dict[str, Any]:
         server = self.server
         node = self.node
-        state = query.get("state", "open").lower()
-        offset = int(query["offset"]) if query.get("offset", "").isdigit() else 0
-        limit = int(query["limit"]) if query.get("limit", "").isdigit() else _CONNZ_LIMIT
+        # Read in the order of nats-server's HandleConnz: the first value that does not parse is the 400.
+        auth = query_bool(query, "auth")
+        server_views.query_subs(query)
+        offset = max(query_int(query, "offset"), 0)
+        limit = query_int(query, "limit")
+        limit = limit if limit > 0 else _CONNZ_LIMIT
+        cid = query_uint(query, "cid")
+        state = query.get("state", "") or "open"
+        if state.lower() not in ("open", "closed", "any", "all", "none"):  # none: a CONNZ request's unknown state
+            raise QueryError(f"Error decoding state for {state}")
+        state = state.lower()
         account = query.get("acc", "")
         if account and account not in server.account_space.by_name:
             # nats-server returns the page before it fills in its id or any connection.
@@ -424,6 +432,19 @@ class Monitor:
         if account:
             entries = [entry for entry in entries if entry[0].account.name == account]
         entries.sort(key=lambda entry: entry[0].cid)
+        total = len(entries)  # before the filters below, as nats-server counts
+        user, subject, mqtt_client = (
+            query.get("user", ""),
+            query.get("filter_subject", ""),
+            query.get("mqtt_client", ""),
+        )
+        if subject == ">":
+            subject = ""
+        if subject and not account:
+            raise QueryError("filter by subject only valid with account filtering")
+        if cid or user or subject or mqtt_client:
+            entries = select_entries(entries, cid, user, subject, mqtt_client)
+            limit = 1 if cid else limit
         now = time.time_ns()
         loop_now = server.loop_time() if server._loop is not None else 0.0
 
@@ -439,7 +460,6 @@ class Monitor:
                 raise QueryError(str(exc)) from None
             entries = sort_entries(entries, sort, now, last_activity)
         page = entries[offset : offset + limit]
-        auth = _truthy(query.get("auth"))
         items = []
         for conn, closed in page:
             opts = conn.opts
@@ -473,7 +493,7 @@ class Monitor:
                     item[key] = opts[key]
             account_name = conn.account.name
             if auth:  # who logged in, and to which account
-                user = _raw_auth_user(opts)
+                user = raw_auth_user(opts)
                 if user:
                     item["authorized_user"] = user
                 if account_name != "$G":
@@ -488,7 +508,7 @@ class Monitor:
             "server_id": node.server_id,
             "now": format_ns(now),
             "num_connections": len(page),
-            "total": len(entries),
+            "total": total,
             "offset": offset,
             "limit": limit,
             "connections": items,
@@ -521,14 +541,6 @@ def _account_detail(
         if streams_shown:  # Go's omitempty
             detail["stream_detail"] = streams_shown
     return detail
-
-
-def _raw_auth_user(opts: dict[str, Any]) -> str:
-    """``getRawAuthUser``: the nkey, the user name, or a token's stand-in."""
-    for key in ("nkey", "user"):
-        if isinstance(opts.get(key), str) and opts[key]:
-            return str(opts[key])
-    return "[REDACTED]" if opts.get("auth_token") else ""
 
 
 def _truthy(value: str | None) -> bool:

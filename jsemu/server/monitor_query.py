@@ -13,7 +13,7 @@ import re
 
 from ..protocol.gojson.runes import go_quote
 
-__all__ = ["QueryError", "query_bool", "query_int"]
+__all__ = ["QueryError", "query_bool", "query_int", "query_uint"]
 
 #: ``strconv.ParseBool``'s words.
 _BOOLS = {"1": True, "t": True, "T": True, "TRUE": True, "true": True, "True": True}
@@ -47,5 +47,22 @@ def query_int(query: dict[str, str], param: str) -> int:
     if not -_INT_MAX - 1 <= value <= _INT_MAX:
         raise QueryError(
             f"Error decoding int for '{param}': strconv.Atoi: parsing {go_quote(text)}: value out of range"
+        )
+    return value
+
+
+def query_uint(query: dict[str, str], param: str) -> int:
+    """``decodeUint64``."""
+    text = query.get(param, "")
+    if not text:
+        return 0
+    if not text.isascii() or not text.isdigit():
+        raise QueryError(
+            f"Error decoding uint64 for '{param}': strconv.ParseUint: parsing {go_quote(text)}: invalid syntax"
+        )
+    value = int(text)
+    if value >= 2**64:
+        raise QueryError(
+            f"Error decoding uint64 for '{param}': strconv.ParseUint: parsing {go_quote(text)}: value out of range"
         )
     return value

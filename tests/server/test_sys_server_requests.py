@@ -523,3 +523,42 @@ def test_connz_sort_refused_as_nats_server(servers: dict[str, _Server], query: s
         status, _, body = server.get(f"/connz?{query}")
         got[kind] = status, body if isinstance(body, str) else body["total"] >= 0
     assert got["jsemu"] == got["real"]
+
+
+#: CONNZ selections (``<a>``: client a's id): by HTTP query or request body.
+_SELECTIONS = [
+    ("cid=<a>", {"cid": "<a>"}),
+    ("cid=<a>&acc=SYS", {"cid": "<a>", "acc": "SYS"}),
+    ("cid=<a>&state=closed", {"cid": "<a>", "state": 1}),
+    ("cid=999999&state=any", {"cid": 999999, "state": 2}),
+    ("user=a", {"user": "a"}),
+    ("user=nobody&acc=A", {"user": "nobody", "acc": "A"}),
+    ("mqtt_client=x", {"mqtt_client": "x"}),
+    ("cid=x", {"acc": "A", "filter_subject": "foo.x"}),
+    ("cid=-1", {"acc": "A", "filter_subject": "nope"}),
+    ("cid=99999999999999999999", {"filter_subject": "foo"}),
+    ("auth=x", {"filter_subject": ">"}),
+    ("state=bogus", {"state": 7}),
+    ("state=CLOSED&limit=x", {"state": 1, "limit": -4}),
+]
+
+
+@pytest.mark.parametrize(("query", "body"), _SELECTIONS)
+def test_connz_selections_as_nats_server(servers: dict[str, _Server], query: str, body: dict[str, Any]) -> None:
+    """CONNZ ``cid``, ``user``, ``filter_subject`` and ``mqtt_client`` (``nats server request
+    connections``, ``nats server report connections --user/--subject``), and bad query values."""
+    got = {}
+    for kind, server in servers.items():
+        (a,) = server.get("/connz?acc=A")[2]["connections"]
+        http = server.get(f"/connz?{query.replace('<a>', str(a['cid']))}")
+        asked = {k: a["cid"] if v == "<a>" else v for k, v in body.items()}
+        (answer,) = server.ask("$SYS.REQ.SERVER.PING.CONNZ", json.dumps(asked).encode())
+        views = []
+        for data in (http[2], answer.get("data")):
+            if isinstance(data, dict):
+                names = [c.get("name", "asker") for c in data["connections"] or []]
+                views.append((data["total"] > 0, data["limit"], data["num_connections"], names))
+            else:
+                views.append(data)
+        got[kind] = http[0], views, answer.get("error")
+    assert got["jsemu"] == got["real"]

@@ -1,4 +1,13 @@
-"""The order of /connz (and CONNZ requests): nats-server's ``sort`` options (``monitor_sort_opts.go``).
+"""Which connections /connz (and a CONNZ request) shows, and in what order, as nats-server's ``Connz``.
+
+Selection: ``cid`` asks for one connection of the account asked for (open first, then
+closed; the page's ``limit`` becomes 1); ``user`` keeps the connections whose login user
+(``getRawAuthUser``) it is; ``filter_subject`` (requests only, and only with an account)
+keeps the open connections with a subscription that could receive a message on it;
+``mqtt_client`` keeps none (jsemu has no MQTT clients). ``total``
+counts the connections before these three filters, as nats-server's does.
+
+Order: nats-server's ``sort`` options (``monitor_sort_opts.go``).
 
 nats-server sorts every connection the page may come from, then cuts the page (``offset``,
 ``limit``), so ``sort=msgs_to&limit=5`` is the five busiest connections. Most options put the
@@ -12,13 +21,15 @@ with equal keys may come out in any order there; here they stay in connection id
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
+
+from ..subjects import subjects_collide
 
 if TYPE_CHECKING:
     from .closed import ClosedClient
     from .connection import ClientConnection
 
-__all__ = ["SORTS", "check_sort", "sort_entries"]
+__all__ = ["SORTS", "check_sort", "raw_auth_user", "select_entries", "sort_entries"]
 
 Entry = tuple["ClientConnection", "ClosedClient | None"]
 
@@ -70,4 +81,34 @@ def sort_entries(entries: list[Entry], sort: str, now_ns: int, last_ns: Callable
         return sorted(entries, key=lambda e: end_ns(e) - e[0].start_ns)
     if sort == "reason":
         return sorted(entries, key=lambda e: e[1].reason if e[1] is not None else "")
+    return entries
+
+
+def raw_auth_user(opts: dict[str, Any]) -> str:
+    """``getRawAuthUser``: the nkey, the user name, or a token's stand-in."""
+    for key in ("nkey", "user"):
+        if isinstance(opts.get(key), str) and opts[key]:
+            return str(opts[key])
+    return "[REDACTED]" if opts.get("auth_token") else ""
+
+
+def select_entries(entries: list[Entry], cid: int, user: str, filter_subject: str, mqtt_client: str) -> list[Entry]:
+    """``entries`` (the connections of the state and account asked for, by id) narrowed by
+    ``cid`` (an open one first), ``user``, ``mqtt_client`` and ``filter_subject``."""
+    if cid > 0:
+        found = [e for e in entries if e[1] is None and e[0].cid == cid]
+        if found:
+            return found
+        entries = [e for e in entries if e[1] is not None and e[0].cid == cid][:1]
+    if user:
+        entries = [e for e in entries if raw_auth_user(e[0].opts) == user]
+    if mqtt_client and cid <= 0:
+        return []  # jsemu has no MQTT clients
+    if filter_subject and cid <= 0:
+        entries = [
+            e
+            for e in entries
+            if e[1] is not None
+            or any(subjects_collide(filter_subject, s.subject.decode("utf-8", "replace")) for s in e[0].subs.values())
+        ]
     return entries
