@@ -22,10 +22,9 @@ a decoding error is a 400 without ``data``; a failure of the figures a 500 with
 ``"data": null``; server filters (``server_name``, ``host``, ``cluster``, ``tags``,
 ``domain``) that do not select this server mean no reply at all, as do a STATZ with no
 account to show (without ``include_unused``) and a CONNS for an account without connections.
-Options that jsemu's monitor does not apply (CONNZ ``subscriptions_detail``) are refused
-with a 500 that says so, rather than ignored. The decoding and the filters are
-``server/event_filter.py``'s, shared with the ``$SYS.REQ.SERVER`` requests
-(``server/system_account.py``), which answer CONNZ through :func:`connz` too.
+The decoding and the filters are ``server/event_filter.py``'s, shared with the
+``$SYS.REQ.SERVER`` requests (``server/system_account.py``), which answer CONNZ through
+:func:`connz` too.
 """
 
 from __future__ import annotations
@@ -95,8 +94,6 @@ KINDS = (*OPTIONS, "CONNS")
 _CONNS_REQUEST = GoStruct("accNumConnsReq", {"server": GoStruct("ServerInfo", {}), "acc": T_STRING})
 
 _STATES = {0: "open", 1: "closed", 2: "all"}
-#: CONNZ options jsemu's monitor does not apply: refused when set.
-_CONNZ_NOT_BUILT = ("subscriptions_detail",)
 
 
 class _Skip(Exception):
@@ -285,12 +282,9 @@ class AccountRequests:
 
 def connz(monitor: Monitor, account: str, options: dict[str, Any]) -> Any:
     """CONNZ from ``ConnzOptions`` (one account's, or every account's when ``account`` is
-    empty); ValueError with nats-server's words, or saying what jsemu does not apply."""
+    empty); ValueError with nats-server's words."""
     sort = options.get("sort") or ""
     state = options.get("state", 0)
-    refused = [key for key in _CONNZ_NOT_BUILT if options.get(key)]
-    if refused:
-        raise ValueError(f"CONNZ options ({', '.join(refused)}) are not implemented by jsemu")
     query = {"acc": account, "state": _STATES.get(state, "none")}
     if sort:
         query["sort"] = sort
@@ -298,7 +292,9 @@ def connz(monitor: Monitor, account: str, options: dict[str, Any]) -> Any:
         query["offset"] = str(options["offset"])
     if options.get("limit", 0) > 0:
         query["limit"] = str(options["limit"])
-    if options.get("subscriptions"):
+    if options.get("subscriptions_detail"):
+        query["subs"] = "detail"
+    elif options.get("subscriptions"):
         query["subs"] = "true"
     if options.get("auth"):
         query["auth"] = "true"

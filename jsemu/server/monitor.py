@@ -50,6 +50,7 @@ if TYPE_CHECKING:
     from .connection import ClientConnection
     from .node import Node
     from .server import Server
+    from .sublist import Subscription
 
 __all__ = ["JetStreamReport", "Monitor", "go_duration", "uptime"]
 
@@ -410,7 +411,7 @@ class Monitor:
         node = self.node
         # Read in the order of nats-server's HandleConnz: the first value that does not parse is the 400.
         auth = query_bool(query, "auth")
-        server_views.query_subs(query)
+        subs_list, subs_detail = server_views.query_subs(query)
         offset = max(query_int(query, "offset"), 0)
         limit = query_int(query, "limit")
         limit = limit if limit > 0 else _CONNZ_LIMIT
@@ -498,9 +499,15 @@ class Monitor:
                     item["authorized_user"] = user
                 if account_name != "$G":
                     item["account"] = account_name
-            if _truthy(query.get("subs")):
-                subjects = [s.subject for s in conn.subs.values()] if closed is None else closed.subjects
-                item["subscriptions_list"] = sorted(s.decode("utf-8", "replace") for s in subjects)
+            subs = list(conn.subs.values()) if closed is None else closed.subs
+            if subs_detail and subs:
+                # A closed client's were kept with their account (newSubDetail), an open one's not.
+                account_of = None if closed is None else conn.account.name
+                item["subscriptions_list_detail"] = [_sub_detail(conn.cid, sub, account_of) for sub in subs]
+            elif subs_list:
+                subjects = [s.subject for s in subs] if closed is None else closed.subjects
+                if subjects:  # Go's omitempty
+                    item["subscriptions_list"] = sorted(s.decode("utf-8", "replace") for s in subjects)
             if auth and (closed is None or account_name != "$G"):
                 item["name_tag"] = account_name
             items.append(item)
@@ -541,6 +548,18 @@ def _account_detail(
         if streams_shown:  # Go's omitempty
             detail["stream_detail"] = streams_shown
     return detail
+
+
+def _sub_detail(cid: int, sub: Subscription, account: str | None) -> dict[str, Any]:
+    """``newClientSubDetail`` (``newSubDetail`` with the ``account``): one subscription."""
+    out: dict[str, Any] = {} if account is None else {"account": account, "account_tag": account}
+    out["subject"] = sub.subject.decode("utf-8", "replace")
+    if sub.queue:
+        out["qgroup"] = sub.queue.decode("utf-8", "replace")
+    out |= {"sid": sub.sid.decode("utf-8", "replace"), "msgs": sub.nm}
+    if sub.max:
+        out["max"] = sub.max
+    return out | {"cid": cid}
 
 
 def _truthy(value: str | None) -> bool:

@@ -407,9 +407,12 @@ class Server(Router):
         """Forget a connection that closed (with ``error``, None: the client left), keeping
         its counters for /varz and its record for ``/connz?state=closed``."""
         if self.connections.pop(conn.cid, None) is not None:
-            subjects = [sub.subject for sub in conn.subs.values()]
+            subs = list(conn.subs.values())
+            subjects = [sub.subject for sub in subs]
             pending = sum(map(len, conn.out))
-            self.closed_clients.append(ClosedClient(conn, closed_reason(error), time.time_ns(), subjects, pending))
+            self.closed_clients.append(
+                ClosedClient(conn, closed_reason(error), time.time_ns(), subjects, pending, subs)
+            )
             closed = self.closed_stats
             closed[0] += conn.in_msgs
             closed[1] += conn.in_bytes

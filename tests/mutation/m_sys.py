@@ -251,3 +251,23 @@ MUTATIONS += [
         "/connz?state=bogus lists nothing instead of nats-server's 400",
     ),
 ]
+MUTATIONS += [
+    Mutation(
+        "connz_detail_closed_without_account",
+        "server",
+        "jsemu/server/monitor.py",
+        "                account_of = None if closed is None else conn.account.name",
+        "                account_of = None",
+        (f"{_FILE}::test_connz_subscription_lists_as_nats_server",),
+        "a closed connection's subscriptions_list_detail leaves out the account nats-server kept",
+    ),
+    Mutation(
+        "connz_empty_subscriptions_list_shown",
+        "server",
+        "jsemu/server/monitor.py",
+        "                if subjects:  # Go's omitempty\n",
+        "                if True:\n",
+        (f"{_FILE}::test_connz_subscription_lists_as_nats_server",),
+        "a connection without subscriptions shows an empty subscriptions_list (nats-server leaves it out)",
+    ),
+]
