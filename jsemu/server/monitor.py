@@ -209,7 +209,8 @@ class Monitor:
         handler = handlers.get(path)
         if handler is None:
             return "404 Not Found", "text/plain; charset=utf-8", b"404 page not found\n"
-        self.requests[path] = self.requests.get(path, 0) + 1
+        counted = "/subsz" if path == "/subscriptionsz" else path  # nats-server's old name, counted as /subsz
+        self.requests[counted] = self.requests.get(counted, 0) + 1
         try:
             value = handler(query)
         except QueryError as exc:  # nats-server's decodeBool/decodeInt, or the view's own error

@@ -601,3 +601,15 @@ def test_connz_subscription_lists_as_nats_server(servers: dict[str, _Server], qu
         normalised = json.loads(re.sub(r"_INBOX\.\w+", "_INBOX.x", json.dumps(views)))
         got[kind] = sorted({json.dumps(view) for view in normalised})
     assert got["jsemu"] == got["real"]
+
+
+def test_http_request_counts_as_nats_server(servers: dict[str, _Server]) -> None:
+    """/varz's ``http_req_stats`` counts the new pages (``/subscriptionsz`` as ``/subsz``)."""
+    got = {}
+    for kind, server in servers.items():
+        before = server.get("/varz")[2]["http_req_stats"]
+        for path in ("/", "/subsz", "/subscriptionsz", "/accountz", "/accstatz", "/gatewayz", "/leafz", "/routez"):
+            server.get(path)
+        after = server.get("/varz")[2]["http_req_stats"]
+        got[kind] = {path: after.get(path, 0) - before.get(path, 0) for path in after}
+    assert got["jsemu"] == got["real"]
