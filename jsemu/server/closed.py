@@ -31,6 +31,7 @@ _REASONS = {
     "Slow Consumer": "Slow Consumer (Pending Bytes)",
     "Slow Consumer (Write Deadline)": "Slow Consumer (Write Deadline)",
     "Server Shutdown": "Server Shutdown",
+    "Kicked": "Kicked",
     READ_ERROR: READ_ERROR,
     WRITE_ERROR: WRITE_ERROR,
 }

@@ -531,13 +531,15 @@ class Server(Router):
         node.refresh_urls([] if self.lame_duck else self.own_connect_urls(node))
         self.send_async_info(nodes=[node])
 
-    def send_async_info(self, ldm: bool = False, nodes: list[Node] | None = None) -> None:
-        """An INFO to every client (of ``nodes``, default: all) that takes async INFO
-        (``sendAsyncInfoToClients``): its node's INFO with the client's id and address, no
-        nonce, no ``connect_info``."""
+    def send_async_info(
+        self, ldm: bool = False, nodes: list[Node] | None = None, only: ClientConnection | None = None
+    ) -> None:
+        """An INFO to every client (of ``nodes``, default: all; or ``only`` that one) that takes
+        async INFO (``sendAsyncInfoToClients``): its node's INFO with the client's id and
+        address, no nonce, no ``connect_info``."""
         if not self.nodes[0].info_base:
             return
-        for conn in list(self.connections.values()):
+        for conn in [only] if only is not None else list(self.connections.values()):
             if conn.closed or not conn.first_pong_sent or conn.opts.get("protocol", 0) < 1:
                 continue
             node = conn.node

@@ -20,6 +20,11 @@ statistics, its internal queues, Raft groups, Go profiles) get a 500 answer sayi
 the filters (not silence, which a client would read as "no server"). ``PROFILEZ`` answers
 nats-server's own errors for a missing or unknown profile name.
 
+By id only, three actions: ``KICK`` closes a client (``{"cid": N}``; ``Kicked`` in
+``/connz?state=closed``), ``LDM`` sends it the lame duck INFO, and ``RELOAD`` is refused with
+a 500 (jsemu reloads its configuration file on ``SIGHUP``, in ``jsemu serve``). A KICK or
+LDM body that is not a ``{"cid": N}`` gets no answer, as on nats-server.
+
 When a client logs in or leaves, the server publishes ``$SYS.ACCOUNT.<acc>.CONNECT`` /
 ``DISCONNECT`` in the system account: built only when someone there listens, so a
 connection that nobody watches costs one match.
@@ -35,13 +40,13 @@ from ..ids import new_event_id
 from ..protocol.go_duration import format_duration
 from ..protocol.gojson import GoJSONError, dumps
 from ..protocol.gojson.runes import go_quote
-from ..protocol.gojson.types import T_BOOL, T_DURATION, T_INT, T_STRING, GoStruct, GoType
+from ..protocol.gojson.types import T_BOOL, T_DURATION, T_INT, T_STRING, T_UINT64, GoStruct, GoType
 from ..timefmt import format_ns
 from . import server_views
 from .account_monitor import leafz
 from .account_requests import OPTIONS, connz
 from .closed import closed_reason
-from .event_filter import decode_options, error_text, options_struct, selects_this_server
+from .event_filter import FILTER, decode_options, error_text, options_struct, selects_this_server
 from .monitor import Monitor
 from .sublist import Subscription
 
@@ -86,6 +91,11 @@ _OPTIONS: dict[str, GoStruct] = {
     "RAFTZ": options_struct("RaftzEventOptions", {"account": T_STRING, "group": T_STRING}),
     "PROFILEZ": options_struct("ProfilezEventOptions", {"name": T_STRING, "debug": T_INT, "duration": T_DURATION}),
 }
+#: ``$SYS.REQ.SERVER.<id>.<action>``: kick a client, tell it the server is in lame duck
+#: mode, reload the configuration.
+_CLIENT_ACTIONS = ("KICK", "LDM", "RELOAD")
+_CLIENT_REQUEST = GoStruct("KickClientReq", {"cid": T_UINT64})
+_FILTER_ONLY = GoStruct("EventFilterOptions", FILTER)
 #: ``$SYS.REQ.SERVER.*.<endpoint>`` that jsemu answers from its monitor.
 ENDPOINTS = ("STATSZ", "VARZ", "SUBSZ", "CONNZ", "ROUTEZ", "GATEWAYZ", "LEAFZ", "ACCOUNTZ", "JSZ", "HEALTHZ", "IDZ")
 #: Endpoints nats-server 2.15.1 answers that jsemu refuses with an error reply.
@@ -134,6 +144,12 @@ class SystemAccount:
             endpoint = tokens[4]
         else:
             return False
+        if endpoint in _CLIENT_ACTIONS:  # asked of one server by id, never by PING
+            if tokens[3] != self.server.server_id:
+                return False
+            if reply:
+                self._client_action(reply, endpoint, body)
+            return True
         if endpoint not in _OPTIONS and endpoint != "IDZ":
             return False
         if not reply:
@@ -178,6 +194,43 @@ class SystemAccount:
             self._send(reply, envelope.response(None, {"code": 500, "description": str(exc.args[0])}))
             return
         self._send(reply, envelope.response(data))
+
+    def _client_action(self, reply: bytes, endpoint: str, body: bytes) -> None:
+        """``kickClient``, ``ldmClient`` (by id only) and ``reloadConfig``: a body that is not
+        a ``{"cid": N}`` is no answer at all; done, an answer without ``data``."""
+        envelope = self.server.envelope
+        cid = 0
+        if endpoint != "RELOAD":
+            if not body:
+                return
+            try:
+                cid = decode_options(body, _CLIENT_REQUEST).get("cid", 0)
+            except GoJSONError:
+                return  # nats-server logs it and answers nothing
+        try:
+            options = decode_options(body, _FILTER_ONLY)
+        except GoJSONError as exc:
+            self._send(reply, envelope.response(error={"code": 400, "description": error_text(exc)}))
+            return
+        if body and not selects_this_server(self.server, options):
+            return
+        conn = self.server.connections.get(cid)
+        problem = None
+        if endpoint == "RELOAD":
+            problem = "$SYS.REQ.SERVER.<id>.RELOAD is not implemented by jsemu: reload it with SIGHUP"
+        elif endpoint == "KICK":
+            if conn is None or conn.closed:
+                problem = "no such client or leafnode id"
+            else:
+                conn.close_quietly("Kicked")
+        elif conn is None or conn.closed:
+            problem = "no such client id"
+        elif conn.opts.get("protocol", 0) < 1 or not conn.first_pong_sent:
+            problem = "client does not support Lame Duck Mode or is not ready to receive the notification"
+        else:
+            self.server.send_async_info(ldm=True, only=conn)
+        error = None if problem is None else {"code": 500, "description": problem}
+        self._send(reply, envelope.response(error=error))
 
     def _monitor(self) -> Monitor:
         return self.server.monitor or Monitor(self.server, self.server.jetstream_report)

@@ -271,3 +271,32 @@ MUTATIONS += [
         "a connection without subscriptions shows an empty subscriptions_list (nats-server leaves it out)",
     ),
 ]
+MUTATIONS += [
+    Mutation(
+        "sys_kick_reason_lost",
+        "server",
+        "jsemu/server/system_account.py",
+        '                conn.close_quietly("Kicked")',
+        "                conn.close_quietly(None)",
+        (f"{_FILE}::test_kick_and_ldm_as_nats_server",),
+        "a kicked client is recorded as Client Closed instead of Kicked",
+    ),
+    Mutation(
+        "sys_ldm_without_ldm",
+        "server",
+        "jsemu/server/system_account.py",
+        "            self.server.send_async_info(ldm=True, only=conn)",
+        "            self.server.send_async_info(only=conn)",
+        (f"{_FILE}::test_kick_and_ldm_as_nats_server",),
+        "the LDM request sends the client an INFO without ldm",
+    ),
+    Mutation(
+        "sys_kick_bad_body_answered",
+        "server",
+        "jsemu/server/system_account.py",
+        "            except GoJSONError:\n                return  # nats-server logs it and answers nothing",
+        "            except GoJSONError:\n                cid = 0",
+        (f"{_FILE}::test_kick_and_ldm_as_nats_server",),
+        'a KICK whose body is not {"cid": N} is answered (nats-server stays silent)',
+    ),
+]

@@ -14,6 +14,7 @@ that come out of Go maps (accounts, imports) are compared sorted.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import re
 import socket
@@ -613,3 +614,68 @@ def test_http_request_counts_as_nats_server(servers: dict[str, _Server]) -> None
         after = server.get("/varz")[2]["http_req_stats"]
         got[kind] = {path: after.get(path, 0) - before.get(path, 0) for path in after}
     assert got["jsemu"] == got["real"]
+
+
+async def _request(url: str, subject: str, body: bytes) -> Any:
+    """One request's answer: its JSON, ``"silence"`` or ``"no responders"``."""
+    nc = await nats.connect(url, user="sys", password="sys")
+    try:
+        msg = await nc.request(subject, body, timeout=0.5)
+        return json.loads(msg.data)
+    except nats.errors.NoRespondersError:
+        return "no responders"
+    except nats.errors.TimeoutError:
+        return "silence"
+    finally:
+        await nc.close()
+
+
+def test_kick_and_ldm_as_nats_server(servers: dict[str, _Server]) -> None:
+    """``$SYS.REQ.SERVER.<id>.LDM`` sends the client a lame duck INFO, ``KICK`` closes it
+    (``Kicked``); by id only, a body that is not ``{"cid": N}`` gets no answer."""
+    got = {}
+    for kind, server in servers.items():
+        client = socket.create_connection(("127.0.0.1", server.proc.port), timeout=5)
+        try:
+            cid = json.loads(client.recv(65536).split(b" ", 1)[1])["client_id"]
+            client.sendall(b'CONNECT {"user":"b","pass":"b","protocol":1,"verbose":false}\r\nPING\r\n')
+            seen = b""
+            while b"PONG" not in seen:
+                seen += client.recv(65536)
+            ask = f"$SYS.REQ.SERVER.{server.server_id}."
+            answers = []
+            for subject, body in [
+                ("LDM", {"cid": cid}),
+                ("LDM", {"cid": 999999}),
+                ("LDM", b""),
+                ("KICK", b'{"cid": "x"}'),
+                ("KICK", {"cid": cid, "server_name": 5}),
+                ("KICK", {"cid": cid, "server_name": "nope"}),
+                ("KICK", {"cid": 999999}),
+                ("RELOAD", {"server_name": "nope"}),
+                ("PING.KICK", {"cid": cid}),
+            ]:
+                raw = body if isinstance(body, bytes) else json.dumps(body).encode()
+                target = subject.replace("PING.", "$SYS.REQ.SERVER.PING.") if "PING" in subject else ask + subject
+                answers.append(_norm(asyncio.run(_request(server.url, target, raw))))
+            info = b""
+            while b"\r\n" not in info.split(b"INFO ", 1)[-1]:
+                info += client.recv(65536)
+            ldm_info = json.loads(info.split(b"INFO ", 1)[1].split(b"\r\n", 1)[0])
+            answers.append(_norm(asyncio.run(_request(server.url, ask + "KICK", json.dumps({"cid": cid}).encode()))))
+            closed = b""
+            with contextlib.suppress(OSError):
+                while chunk := client.recv(65536):
+                    closed += chunk
+        finally:
+            client.close()
+        reasons: list[str] = []
+        for _ in range(50):
+            page = server.get(f"/connz?state=closed&cid={cid}")[2]
+            reasons = [c["reason"] for c in page["connections"]]
+            if reasons:
+                break
+            time.sleep(0.05)
+        got[kind] = answers, sorted(ldm_info), ldm_info.get("ldm"), reasons
+    assert got["jsemu"] == got["real"]
+    assert got["real"][2:] == (True, ["Kicked"])
