@@ -2,8 +2,8 @@
 
 ``/console`` is one HTML page with one script and one style sheet (``static/``, package data
 of the wheel: no CDN, no build step); the page asks ``/console/api/...`` for JSON and draws
-it. ``/`` lists the monitoring endpoints, as nats-server's home page does, with the console
-first. The monitor (``server/monitor.py``) hands every request for ``/`` and ``/console...``
+it. The monitor's ``/`` page (``server/monitor_index.py``, nats-server's home page) links the
+console first. The monitor (``server/monitor.py``) hands every request for ``/console...``
 here (``Server.http_app``), with the connection it came on, so the console follows the
 monitoring port's settings (host, port, one per node of a simulated cluster) and adds no
 listener of its own.
@@ -45,16 +45,6 @@ _STATIC = {
 }
 
 #: nats-server's home page links, in its order (``/`` on its monitoring port).
-_ENDPOINTS = [
-    ("General", "varz"),
-    ("JetStream", "jsz"),
-    ("Connections", "connz"),
-    ("Accounts", "accountz"),
-    ("Subscriptions", "subsz"),
-    ("Routes", "routez"),
-    ("Health Probe", "healthz"),
-]
-
 _Handler = Callable[["Console", "Monitor", Request, dict[str, str]], Response]
 _ROUTES: list[tuple[str, re.Pattern[str], _Handler]] = []
 
@@ -71,7 +61,10 @@ def _route(method: str, pattern: str) -> Callable[[_Handler], _Handler]:
 
 
 class Console:
-    """Serves ``/`` and ``/console...`` of the monitoring port (see the module docstring)."""
+    """Serves ``/console...`` of the monitoring port (see the module docstring); the port's ``/``
+    page links it first (``index_links``)."""
+
+    index_links = (("Console", "/console"),)
 
     def __init__(self, host: ConsoleHost, control: ControlApi | None, restricted: bool = False) -> None:
         self.host = host
@@ -84,7 +77,7 @@ class Console:
         self._assets: dict[str, bytes] = {}
 
     def serves(self, path: str) -> bool:
-        return path in ("/", "") or path == "/console" or path.startswith("/console/")
+        return path == "/console" or path.startswith("/console/")
 
     async def close(self) -> None:
         """The server stops: every live tail ends and its connection closes (waited for, so
@@ -120,8 +113,6 @@ class Console:
 
     def respond(self, monitor: Monitor, request: Request) -> Response:
         path = request.path.rstrip("/") or "/"
-        if path == "/":
-            return Response("200 OK", "text/html; charset=utf-8", _home_page())
         if path in _STATIC:
             if request.method not in ("GET", "HEAD"):
                 return text_response("405 Method Not Allowed", "405 method not allowed\n")
@@ -249,14 +240,3 @@ def _cross_site(request: Request) -> str | None:
     if origin is not None and origin.split("://", 1)[-1] != request.headers.get("host", ""):
         return f"control actions are not taken from another origin ({origin})"
     return None
-
-
-def _home_page() -> bytes:
-    links = "\n".join(f'  <a href="./{path}">{title} <code>/{path}</code></a>' for title, path in _ENDPOINTS)
-    return (
-        '<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><title>jsemu</title>\n'
-        "<style>body{font-family:system-ui,sans-serif;margin:32px}a{display:block;padding:4px 0}"
-        "code{color:#888}</style></head><body>\n<h1>jsemu</h1>\n"
-        '  <a href="./console"><b>Console</b> <code>/console</code></a>\n'
-        f"{links}\n</body></html>\n"
-    ).encode()

@@ -27,7 +27,16 @@ if TYPE_CHECKING:
     from .monitor import Monitor
     from .server import Server
 
-__all__ = ["SYSTEM_EXPORTS", "SYSTEM_IMPORTS", "account_info", "account_stat", "account_statz", "leafz", "subsz"]
+__all__ = [
+    "SYSTEM_EXPORTS",
+    "SYSTEM_IMPORTS",
+    "account_info",
+    "account_stat",
+    "account_statz",
+    "leafz",
+    "sublist_stats",
+    "subsz",
+]
 
 _SUBSZ_LIMIT = 1024
 _JS_API = "$JS.API.>"
@@ -52,7 +61,7 @@ SYSTEM_IMPORTS = (
 )
 
 
-def _sublist_stats(count: int) -> dict[str, Any]:
+def sublist_stats(count: int) -> dict[str, Any]:
     """``SublistStats``: the count, and nats-server's values for an unused match cache."""
     stats: dict[str, Any] = {"num_subscriptions": count, "num_cache": 0, "num_inserts": count, "num_removes": 0}
     return stats | {"num_matches": 0, "cache_hit_rate": 0, "max_fanout": 0, "avg_fanout": 0}
@@ -73,7 +82,7 @@ def subsz(monitor: Monitor, account: str, offset: int, limit: int, test: str) ->
     router = server.account_space.by_name.get(account)
     out: dict[str, Any] = {"server_id": monitor.node.server_id, "now": format_ns(time.time_ns())}
     if router is None:
-        return out | _sublist_stats(0) | {"total": 0, "offset": offset, "limit": limit}
+        return out | sublist_stats(0) | {"total": 0, "offset": offset, "limit": limit}
     details = []
     for conn in sorted(_connections(server, router), key=lambda c: c.cid):
         for sub in conn.subs.values():
@@ -89,7 +98,7 @@ def subsz(monitor: Monitor, account: str, offset: int, limit: int, test: str) ->
             detail["cid"] = conn.cid
             details.append(detail)
     start = min(offset, len(details))
-    out |= _sublist_stats(router.sublist.count)
+    out |= sublist_stats(router.sublist.count)
     out |= {"total": len(details), "offset": offset, "limit": limit}
     page = details[start : start + limit]
     if page:
@@ -173,7 +182,7 @@ def account_info(monitor: Monitor, account: str) -> dict[str, Any]:
     if imports:
         out["imports"] = imports
     out["name_tag"] = account
-    out["sublist_stats"] = _sublist_stats(router.sublist.count)
+    out["sublist_stats"] = sublist_stats(router.sublist.count)
     return out
 
 

@@ -22,11 +22,9 @@ a decoding error is a 400 without ``data``; a failure of the figures a 500 with
 ``"data": null``; server filters (``server_name``, ``host``, ``cluster``, ``tags``,
 ``domain``) that do not select this server mean no reply at all, as do a STATZ with no
 account to show (without ``include_unused``) and a CONNS for an account without connections.
-Options that jsemu's monitor does not apply (CONNZ ``sort`` other than by id, ``cid``,
-``auth`` ...) are refused with a 500 that says so, rather than ignored.
-
-To add a family (``$SYS.REQ.SERVER.PING.*``): a table of kinds to builders like
-:attr:`AccountRequests._builders`, answered through :meth:`AccountRequests.respond`.
+The decoding and the filters are ``server/event_filter.py``'s, shared with the
+``$SYS.REQ.SERVER`` requests (``server/system_account.py``), which answer CONNZ through
+:func:`connz` too.
 """
 
 from __future__ import annotations
@@ -36,11 +34,14 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ..ids import new_event_id
-from ..protocol.gojson import GoJSONError, GoSyntaxError, dumps, scan_values
-from ..protocol.gojson.decoder import decode_request
+from ..protocol.gojson import GoJSONError, dumps
 from ..protocol.gojson.types import T_BOOL, T_INT, T_STRING, T_UINT64, GoScalar, GoSlice, GoStruct
 from ..timefmt import format_ns
 from . import account_monitor
+from .event_filter import FILTER as _FILTER
+from .event_filter import decode_options as _decode
+from .event_filter import error_text as _text
+from .event_filter import selects_this_server
 from .monitor import Monitor
 from .sublist import Subscription
 
@@ -48,16 +49,8 @@ if TYPE_CHECKING:
     from .routing import Router
     from .server import Server
 
-__all__ = ["KINDS", "AccountRequests"]
+__all__ = ["KINDS", "OPTIONS", "AccountRequests", "connz"]
 
-_FILTER = {
-    "server_name": T_STRING,
-    "cluster": T_STRING,
-    "host": T_STRING,
-    "exact_match": T_BOOL,
-    "tags": GoSlice(T_STRING),
-    "domain": T_STRING,
-}
 _CONNZ_OPTIONS = {
     "sort": GoScalar("server.SortOpt", "string"),
     "auth": T_BOOL,
@@ -88,7 +81,7 @@ _JSZ_OPTIONS = {
 _SUBSZ_OPTIONS = {"offset": T_INT, "limit": T_INT, "subscriptions": T_BOOL, "account": T_STRING, "test": T_STRING}
 
 #: The request body of each kind: ``server.<Kind>EventOptions`` (options, then filters).
-_OPTIONS: dict[str, GoStruct] = {
+OPTIONS: dict[str, GoStruct] = {
     "SUBSZ": GoStruct("SubszEventOptions", _SUBSZ_OPTIONS | _FILTER),
     "CONNZ": GoStruct("ConnzEventOptions", _CONNZ_OPTIONS | _FILTER),
     "LEAFZ": GoStruct("LeafzEventOptions", {"subscriptions": T_BOOL, "account": T_STRING} | _FILTER),
@@ -97,17 +90,10 @@ _OPTIONS: dict[str, GoStruct] = {
     "STATZ": GoStruct("AccountStatzEventOptions", {"accounts": GoSlice(T_STRING), "include_unused": T_BOOL} | _FILTER),
 }
 #: ``$SYS.REQ.ACCOUNT.<acc>.<kind>`` kinds nats-server 2.15.1 answers.
-KINDS = (*_OPTIONS, "CONNS")
+KINDS = (*OPTIONS, "CONNS")
 _CONNS_REQUEST = GoStruct("accNumConnsReq", {"server": GoStruct("ServerInfo", {}), "acc": T_STRING})
 
-#: CONNZ ``sort`` values nats-server knows (``SortOpt.IsValid``); jsemu sorts by id only.
-_SORTS = frozenset(
-    {"cid", "start", "subs", "pending", "msgs_to", "msgs_from", "bytes_to", "bytes_from"}
-    | {"last", "idle", "uptime", "stop", "reason", "rtt"}
-)
 _STATES = {0: "open", 1: "closed", 2: "all"}
-#: CONNZ options jsemu's monitor does not apply: refused when set.
-_CONNZ_NOT_BUILT = ("auth", "subscriptions_detail", "cid", "mqtt_client", "user", "filter_subject")
 
 
 class _Skip(Exception):
@@ -205,7 +191,7 @@ class AccountRequests:
         """nats-server's ``zReq``: decode the options, check the filters, build, reply."""
         envelope = self.server.envelope
         try:
-            options = _decode(body, _OPTIONS[kind])
+            options = _decode(body, OPTIONS[kind])
         except GoJSONError as exc:
             self._send(router, reply, envelope.response(error={"code": 400, "description": _text(exc)}))
             return
@@ -222,44 +208,14 @@ class AccountRequests:
         self._send(router, reply, envelope.response(data))
 
     def _selects_this_server(self, options: dict[str, Any]) -> bool:
-        """``filterRequest`` the other way round: whether the filters let this server answer."""
-        server = self.server
-        opts = server.options
-        cluster = server.info_cluster or ""
-        mine = {"server_name": server.server_name, "host": opts.host, "cluster": cluster}
-        for key, value in mine.items():
-            wanted = options.get(key) or ""
-            if wanted and (wanted != value if options.get("exact_match") else wanted not in value):
-                return False
-        if options.get("tags"):
-            return False  # jsemu servers have no tags
-        domain = options.get("domain") or ""
-        return not domain or domain == opts.domain
+        return selects_this_server(self.server, options)
 
     def _subsz(self, monitor: Monitor, account: str, options: dict[str, Any]) -> Any:
         offset, limit = options.get("offset", 0), options.get("limit", 0)
         return account_monitor.subsz(monitor, account, offset, limit, options.get("test") or "")
 
     def _connz(self, monitor: Monitor, account: str, options: dict[str, Any]) -> Any:
-        sort = options.get("sort") or ""
-        state = options.get("state", 0)
-        if sort and sort not in _SORTS:
-            raise ValueError(f"invalid sorting option: {sort}")
-        if sort in ("stop", "reason") and state != 1:
-            raise ValueError(f"sort by {sort} only valid on closed connections")
-        if sort not in ("", "cid"):
-            raise ValueError(f"CONNZ sort by {sort} is not implemented by jsemu")
-        refused = [key for key in _CONNZ_NOT_BUILT if options.get(key)]
-        if refused:
-            raise ValueError(f"CONNZ options ({', '.join(refused)}) are not implemented by jsemu")
-        query = {"acc": account, "state": _STATES.get(state, "none")}
-        if options.get("offset", 0) > 0:
-            query["offset"] = str(options["offset"])
-        if options.get("limit", 0) > 0:
-            query["limit"] = str(options["limit"])
-        if options.get("subscriptions"):
-            query["subs"] = "true"
-        return monitor.connz(query)
+        return connz(monitor, account, options)
 
     def _jsz(self, monitor: Monitor, account: str, options: dict[str, Any]) -> Any:
         query = {key: "true" for key in ("streams", "config") if options.get(key)}
@@ -324,22 +280,25 @@ class AccountRequests:
         router.outbound.send_via_sendq(reply, -1, dumps(value).encode())
 
 
-def _decode(body: bytes, struct: GoStruct) -> dict[str, Any]:
-    """``json.Unmarshal(body, &options)``: one JSON value, unknown keys skipped."""
-    if not body:
-        return {}
-    values = list(scan_values(body))
-    if len(values) > 1:
-        first = body[values[1][0] : values[1][0] + 1].decode("latin-1")
-        raise GoSyntaxError(f"invalid character '{first}' after top-level value", values[1][0])
-    if body[values[0][0] : values[0][1]] == b"null":
-        return {}
-    return decode_request(body, struct, strict=False)
-
-
-def _text(exc: GoJSONError) -> str:
-    """Go's ``err.Error()``: a syntax error without nats-server's ``at offset N``."""
-    if isinstance(exc, GoSyntaxError):
-        return exc.message
-    text = str(exc)
-    return text if text else "unexpected end of JSON input"
+def connz(monitor: Monitor, account: str, options: dict[str, Any]) -> Any:
+    """CONNZ from ``ConnzOptions`` (one account's, or every account's when ``account`` is
+    empty); ValueError with nats-server's words."""
+    sort = options.get("sort") or ""
+    state = options.get("state", 0)
+    query = {"acc": account, "state": _STATES.get(state, "none")}
+    if sort:
+        query["sort"] = sort
+    if options.get("offset", 0) > 0:
+        query["offset"] = str(options["offset"])
+    if options.get("limit", 0) > 0:
+        query["limit"] = str(options["limit"])
+    if options.get("subscriptions_detail"):
+        query["subs"] = "detail"
+    elif options.get("subscriptions"):
+        query["subs"] = "true"
+    if options.get("auth"):
+        query["auth"] = "true"
+    for key in ("cid", "user", "filter_subject", "mqtt_client"):
+        if options.get(key):
+            query[key] = str(options[key])
+    return monitor.connz(query)

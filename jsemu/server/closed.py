@@ -8,11 +8,12 @@ same text as the ``$SYS.ACCOUNT.<acc>.DISCONNECT`` event's.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from .connection import ClientConnection
+    from .sublist import Subscription
 
 __all__ = ["MAX_CLOSED_CLIENTS", "READ_ERROR", "WRITE_ERROR", "ClosedClient", "closed_reason"]
 
@@ -30,6 +31,7 @@ _REASONS = {
     "Slow Consumer": "Slow Consumer (Pending Bytes)",
     "Slow Consumer (Write Deadline)": "Slow Consumer (Write Deadline)",
     "Server Shutdown": "Server Shutdown",
+    "Kicked": "Kicked",
     READ_ERROR: READ_ERROR,
     WRITE_ERROR: WRITE_ERROR,
 }
@@ -51,3 +53,5 @@ class ClosedClient:
     subjects: list[bytes]
     #: Output queued and never written (dropped): nats-server's ``pending_bytes`` then.
     pending_bytes: int
+    #: Its subscriptions when it closed, for ``/connz?subs=detail``.
+    subs: list[Subscription] = field(default_factory=list)

@@ -567,13 +567,16 @@ class Cluster:
 
     # --- monitoring ---------------------------------------------------------------------
 
-    def routez(self) -> list[dict[str, Any]]:
-        """``/routez`` entries, in the field order of nats-server's ``RouteInfo``."""
+    def routez(self, subs_list: bool = False, detail: bool = False) -> list[dict[str, Any]]:
+        """``/routez`` entries, in the field order of nats-server's ``RouteInfo``, with the
+        route's subscriptions as a list of subjects, or in detail, if asked."""
         now = time.time_ns()
         out = []
         for route in self.routes.values():
             subs = sum(len(s) for s in route.remote_subs.values())
-            out.append(
+            entry: dict[str, Any] = {}
+            out.append(entry)
+            entry.update(
                 {
                     "rid": route.rid,
                     "remote_id": route.remote_id,
@@ -593,9 +596,15 @@ class Cluster:
                     "in_bytes": route.in_bytes,
                     "out_bytes": route.out_bytes,
                     "subscriptions": subs,
-                    "compression": "not supported",
                 }
             )
+            if route.remote_subs and detail:
+                entry["subscriptions_list_detail"] = [_sub_detail(route.rid, *key) for key in route.remote_subs]
+            elif route.remote_subs and subs_list:
+                entry["subscriptions_list"] = [
+                    subject.decode("utf-8", "replace") for _, subject, _ in route.remote_subs
+                ]
+            entry["compression"] = "not supported"
         return out
 
     def _configured(self) -> set[str]:
@@ -638,3 +647,14 @@ def _dial_error(exc: OSError) -> str:
 def _rfc3339(ns: int) -> str:
     secs, frac = divmod(ns, 1_000_000_000)
     return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(secs)) + f".{frac:09d}Z"
+
+
+def _sub_detail(rid: int, router: Router, subject: bytes, queue: bytes | None) -> dict[str, Any]:
+    """``SubDetail`` of a route's subscription: its key (``<account> <subject> [<queue>]``) as sid."""
+    text = subject.decode("utf-8", "replace")
+    out: dict[str, Any] = {"subject": text}
+    sid = f"{router.name} {text}"
+    if queue is not None:
+        out["qgroup"] = queue.decode("utf-8", "replace")
+        sid += f" {out['qgroup']}"
+    return out | {"sid": sid, "msgs": 0, "cid": rid}

@@ -41,12 +41,17 @@ from urllib.parse import parse_qs, urlsplit
 from ..protocol.go_duration import format_duration
 from ..timefmt import format_ns
 from ..version import NATS_VERSION, PROTO_VERSION, __version__
+from . import server_views
+from .connz_query import check_sort, raw_auth_user, select_entries, sort_entries
+from .monitor_index import index_page
+from .monitor_query import QueryError, query_bool, query_int, query_uint
 
 if TYPE_CHECKING:
     from .closed import ClosedClient
     from .connection import ClientConnection
     from .node import Node
     from .server import Server
+    from .sublist import Subscription
 
 __all__ = ["HttpApp", "JetStreamReport", "Monitor", "go_duration", "uptime"]
 
@@ -121,7 +126,11 @@ class JetStreamReport(Protocol):
 
 class HttpApp(Protocol):
     """Pages served on the monitoring port beside the JSON (``jsemu.console``): the paths it
-    ``serves`` are handed to it with the connection, which the monitor closes afterwards."""
+    ``serves`` are handed to it with the connection, which the monitor closes afterwards; its
+    ``index_links`` (label, path) head the ``/`` page."""
+
+    @property
+    def index_links(self) -> Sequence[tuple[str, str]]: ...
 
     def serves(self, path: str) -> bool: ...
 
@@ -205,7 +214,7 @@ class Monitor:
     def respond(self, target: str) -> tuple[str, str, bytes]:
         """(status line, content type, body) for a request target like ``/jsz?streams=true``."""
         url = urlsplit(target)
-        query = {k: v[-1] for k, v in parse_qs(url.query).items()}
+        query = {k: v[0] for k, v in parse_qs(url.query).items()}  # Go's Query().Get: the first
         path = url.path.rstrip("/") or "/"
         handlers = {
             "/varz": self.varz,
@@ -213,15 +222,25 @@ class Monitor:
             "/connz": self.connz,
             "/healthz": self.healthz,
             "/routez": self.routez,
+            **server_views.http_handlers(self),
         }
+        if path == "/":
+            self.requests[path] = self.requests.get(path, 0) + 1
+            app = self.server.http_app
+            return "200 OK", "text/html; charset=utf-8", index_page(app.index_links if app is not None else ())
         handler = handlers.get(path)
         if handler is None:
             return "404 Not Found", "text/plain; charset=utf-8", b"404 page not found\n"
-        self.requests[path] = self.requests.get(path, 0) + 1
+        counted = "/subsz" if path == "/subscriptionsz" else path  # nats-server's old name, counted as /subsz
+        self.requests[counted] = self.requests.get(counted, 0) + 1
+        try:
+            value = handler(query)
+        except QueryError as exc:  # nats-server's decodeBool/decodeInt, or the view's own error
+            return "400 Bad Request", "text/plain; charset=utf-8", str(exc).encode()
         # /healthz is marshalled flat, the others indented (as nats-server does).
         indent = None if path == "/healthz" else 2
         separators = (",", ":") if indent is None else None
-        text = json.dumps(handler(query), indent=indent, separators=separators, ensure_ascii=False)
+        text = json.dumps(value, indent=indent, separators=separators, ensure_ascii=False)
         # Go's encoder escapes these three (they only occur inside strings).
         text = text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
         body = text.encode()
@@ -268,7 +287,8 @@ class Monitor:
     def routez(self, query: dict[str, str]) -> dict[str, Any]:
         """``/routez``: the routes to the other servers of the cluster."""
         server = self.server
-        routes = server.cluster.routez() if server.cluster is not None and self._routes() else []
+        subs, detail = server_views.query_subs(query)
+        routes = server.cluster.routez(subs, detail) if server.cluster is not None and self._routes() else []
         return {
             "server_id": self.node.server_id,
             "server_name": self.node.name,
@@ -376,15 +396,22 @@ class Monitor:
         out["consumers"] = js.consumers()
         out["messages"] = messages
         out["bytes"] = size
-        # As in ``Jsz``: consumers imply streams, streams imply the account details.
+        # As in ``Jsz``: consumers imply streams, streams the account details (unless one
+        # account is asked for: ``acc`` takes precedence, then a page of the accounts by name).
         consumers = _truthy(query.get("consumers"))
         streams_too = consumers or _truthy(query.get("streams"))
-        if streams_too or _truthy(query.get("accounts")):
+        wanted = query.get("acc", "")
+        accounts = list(js.accounts())
+        chosen = [entry for entry in accounts if entry[0] == wanted]
+        if not chosen and (_truthy(query.get("accounts")) or (streams_too and not wanted)):
+            offset, limit = max(query_int(query, "offset"), 0), query_int(query, "limit") or 1024
+            chosen = accounts[offset : offset + limit] if limit > 0 else accounts
+        if chosen:
             config = _truthy(query.get("config"))
             out["account_details"] = [
-                _account_detail(name, account, streams_too, consumers, config) for name, account in js.accounts()
+                _account_detail(name, account, streams_too, consumers, config) for name, account in chosen
             ]
-        out["total"] = len(js.accounts())
+        out["total"] = len(accounts)
         return out
 
     def jsz_account(self, name: str, query: dict[str, str]) -> dict[str, Any]:
@@ -405,9 +432,17 @@ class Monitor:
     def connz(self, query: dict[str, str]) -> dict[str, Any]:
         server = self.server
         node = self.node
-        state = query.get("state", "open").lower()
-        offset = int(query["offset"]) if query.get("offset", "").isdigit() else 0
-        limit = int(query["limit"]) if query.get("limit", "").isdigit() else _CONNZ_LIMIT
+        # Read in the order of nats-server's HandleConnz: the first value that does not parse is the 400.
+        auth = query_bool(query, "auth")
+        subs_list, subs_detail = server_views.query_subs(query)
+        offset = max(query_int(query, "offset"), 0)
+        limit = query_int(query, "limit")
+        limit = limit if limit > 0 else _CONNZ_LIMIT
+        cid = query_uint(query, "cid")
+        state = query.get("state", "") or "open"
+        if state.lower() not in ("open", "closed", "any", "all", "none"):  # none: a CONNZ request's unknown state
+            raise QueryError(f"Error decoding state for {state}")
+        state = state.lower()
         account = query.get("acc", "")
         if account and account not in server.account_space.by_name:
             # nats-server returns the page before it fills in its id or any connection.
@@ -421,13 +456,38 @@ class Monitor:
         if account:
             entries = [entry for entry in entries if entry[0].account.name == account]
         entries.sort(key=lambda entry: entry[0].cid)
-        page = entries[offset : offset + limit]
+        total = len(entries)  # before the filters below, as nats-server counts
+        user, subject, mqtt_client = (
+            query.get("user", ""),
+            query.get("filter_subject", ""),
+            query.get("mqtt_client", ""),
+        )
+        if subject == ">":
+            subject = ""
+        if subject and not account:
+            raise QueryError("filter by subject only valid with account filtering")
+        if cid or user or subject or mqtt_client:
+            entries = select_entries(entries, cid, user, subject, mqtt_client)
+            limit = 1 if cid else limit
         now = time.time_ns()
         loop_now = server.loop_time() if server._loop is not None else 0.0
+
+        def last_activity(entry: tuple[ClientConnection, ClosedClient | None]) -> int:
+            conn = entry[0]
+            return now - int(max(0.0, loop_now - conn.last_in) * 1e9) if conn.last_in else conn.start_ns
+
+        sort = query.get("sort", "")
+        if sort:
+            try:
+                check_sort(sort, state == "closed")
+            except ValueError as exc:
+                raise QueryError(str(exc)) from None
+            entries = sort_entries(entries, sort, now, last_activity)
+        page = entries[offset : offset + limit]
         items = []
         for conn, closed in page:
             opts = conn.opts
-            last_ns = now - int(max(0.0, loop_now - conn.last_in) * 1e9) if conn.last_in else conn.start_ns
+            last_ns = last_activity((conn, closed))
             end_ns = now if closed is None else closed.stop_ns
             item: dict[str, Any] = {
                 "cid": conn.cid,
@@ -455,15 +515,30 @@ class Monitor:
             for key in ("name", "lang", "version"):
                 if opts.get(key):
                     item[key] = opts[key]
-            if _truthy(query.get("subs")):
-                subjects = [s.subject for s in conn.subs.values()] if closed is None else closed.subjects
-                item["subscriptions_list"] = sorted(s.decode("utf-8", "replace") for s in subjects)
+            account_name = conn.account.name
+            if auth:  # who logged in, and to which account
+                user = raw_auth_user(opts)
+                if user:
+                    item["authorized_user"] = user
+                if account_name != "$G":
+                    item["account"] = account_name
+            subs = list(conn.subs.values()) if closed is None else closed.subs
+            if subs_detail and subs:
+                # A closed client's were kept with their account (newSubDetail), an open one's not.
+                account_of = None if closed is None else conn.account.name
+                item["subscriptions_list_detail"] = [_sub_detail(conn.cid, sub, account_of) for sub in subs]
+            elif subs_list:
+                subjects = [s.subject for s in subs] if closed is None else closed.subjects
+                if subjects:  # Go's omitempty
+                    item["subscriptions_list"] = sorted(s.decode("utf-8", "replace") for s in subjects)
+            if auth and (closed is None or account_name != "$G"):
+                item["name_tag"] = account_name
             items.append(item)
         return {
             "server_id": node.server_id,
             "now": format_ns(now),
             "num_connections": len(page),
-            "total": len(entries),
+            "total": total,
             "offset": offset,
             "limit": limit,
             "connections": items,
@@ -496,6 +571,18 @@ def _account_detail(
         if streams_shown:  # Go's omitempty
             detail["stream_detail"] = streams_shown
     return detail
+
+
+def _sub_detail(cid: int, sub: Subscription, account: str | None) -> dict[str, Any]:
+    """``newClientSubDetail`` (``newSubDetail`` with the ``account``): one subscription."""
+    out: dict[str, Any] = {} if account is None else {"account": account, "account_tag": account}
+    out["subject"] = sub.subject.decode("utf-8", "replace")
+    if sub.queue:
+        out["qgroup"] = sub.queue.decode("utf-8", "replace")
+    out |= {"sid": sub.sid.decode("utf-8", "replace"), "msgs": sub.nm}
+    if sub.max:
+        out["max"] = sub.max
+    return out | {"cid": cid}
 
 
 def _truthy(value: str | None) -> bool:

@@ -409,9 +409,12 @@ class Server(Router):
         """Forget a connection that closed (with ``error``, None: the client left), keeping
         its counters for /varz and its record for ``/connz?state=closed``."""
         if self.connections.pop(conn.cid, None) is not None:
-            subjects = [sub.subject for sub in conn.subs.values()]
+            subs = list(conn.subs.values())
+            subjects = [sub.subject for sub in subs]
             pending = sum(map(len, conn.out))
-            self.closed_clients.append(ClosedClient(conn, closed_reason(error), time.time_ns(), subjects, pending))
+            self.closed_clients.append(
+                ClosedClient(conn, closed_reason(error), time.time_ns(), subjects, pending, subs)
+            )
             closed = self.closed_stats
             closed[0] += conn.in_msgs
             closed[1] += conn.in_bytes
@@ -530,13 +533,15 @@ class Server(Router):
         node.refresh_urls([] if self.lame_duck else self.own_connect_urls(node))
         self.send_async_info(nodes=[node])
 
-    def send_async_info(self, ldm: bool = False, nodes: list[Node] | None = None) -> None:
-        """An INFO to every client (of ``nodes``, default: all) that takes async INFO
-        (``sendAsyncInfoToClients``): its node's INFO with the client's id and address, no
-        nonce, no ``connect_info``."""
+    def send_async_info(
+        self, ldm: bool = False, nodes: list[Node] | None = None, only: ClientConnection | None = None
+    ) -> None:
+        """An INFO to every client (of ``nodes``, default: all; or ``only`` that one) that takes
+        async INFO (``sendAsyncInfoToClients``): its node's INFO with the client's id and
+        address, no nonce, no ``connect_info``."""
         if not self.nodes[0].info_base:
             return
-        for conn in list(self.connections.values()):
+        for conn in [only] if only is not None else list(self.connections.values()):
             if conn.closed or not conn.first_pong_sent or conn.opts.get("protocol", 0) < 1:
                 continue
             node = conn.node

@@ -3,27 +3,50 @@
 nats-server answers, in its system account only, ``$SYS.REQ.SERVER.PING`` (the ``statsz``
 every server sends back; ``nats server list`` collects them) and
 ``$SYS.REQ.SERVER.<PING|id>.<endpoint>``: the monitoring endpoints (``nats server report``,
-``nats server info``) in an envelope ``{"server": <who answered>, "data": <the endpoint>}``.
-The endpoints are the HTTP monitor's own (``server/monitor.py``), not second copies. When a
-client logs in or leaves, the server publishes ``$SYS.ACCOUNT.<acc>.CONNECT`` /
+``nats server info``, ``nats server request``) in an envelope ``{"server": <who answered>,
+"data": <the endpoint>}``. The endpoints are the HTTP monitor's own (``server/monitor.py``,
+``server/server_views.py``), not second copies. A ``PING`` reaches every server of a cluster
+(the subscription's interest crosses routes), and each answers for itself, so the asker
+collects one answer per server until its timeout.
+
+A request body is the endpoint's ``<Endpoint>EventOptions`` (``server/event_filter.py``):
+a body that does not decode is a 400 answer without ``data``; filters that do not select
+this server mean no answer at all; a failure of the figures is a 500 with ``"data": null``.
+``IDZ`` reads no body. A ``PING`` without a reply inbox makes the server broadcast its statsz
+on ``$SYS.SERVER.<id>.STATSZ``, as nats-server does.
+
+Endpoints nats-server serves that jsemu does not build (:data:`NOT_BUILT`: Go's memory
+statistics, its internal queues, Raft groups, Go profiles) get a 500 answer saying so, after
+the filters (not silence, which a client would read as "no server"). ``PROFILEZ`` answers
+nats-server's own errors for a missing or unknown profile name.
+
+By id only, three actions: ``KICK`` closes a client (``{"cid": N}``; ``Kicked`` in
+``/connz?state=closed``), ``LDM`` sends it the lame duck INFO, and ``RELOAD`` is refused with
+a 500 (jsemu reloads its configuration file on ``SIGHUP``, in ``jsemu serve``). A KICK or
+LDM body that is not a ``{"cid": N}`` gets no answer, as on nats-server.
+
+When a client logs in or leaves, the server publishes ``$SYS.ACCOUNT.<acc>.CONNECT`` /
 ``DISCONNECT`` in the system account: built only when someone there listens, so a
 connection that nobody watches costs one match.
-
-Endpoints nats-server serves that jsemu does not build (``SUBSZ``, ``ACCOUNTZ``, ``LEAFZ``,
-...) get an error reply saying so (not silence, which a client would read as "no server");
-so do request filters (``server_name``, ``tags``, ...), which jsemu does not apply.
 """
 
 from __future__ import annotations
 
-import json
 import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ..ids import new_event_id
-from ..protocol.gojson import GoJSONError, GoSyntaxError, dumps, scan_values
+from ..protocol.go_duration import format_duration
+from ..protocol.gojson import GoJSONError, dumps
+from ..protocol.gojson.runes import go_quote
+from ..protocol.gojson.types import T_BOOL, T_DURATION, T_INT, T_STRING, T_UINT64, GoStruct, GoType
 from ..timefmt import format_ns
+from . import server_views
+from .account_monitor import leafz
+from .account_requests import OPTIONS, connz
 from .closed import closed_reason
+from .event_filter import FILTER, decode_options, error_text, options_struct, selects_this_server
 from .monitor import Monitor
 from .sublist import Subscription
 
@@ -34,12 +57,56 @@ if TYPE_CHECKING:
 
 __all__ = ["ENDPOINTS", "NOT_BUILT", "SystemAccount"]
 
+_HEALTHZ_OPTIONS: dict[str, GoType] = {
+    "js-enabled": T_BOOL,
+    "js-enabled-only": T_BOOL,
+    "js-server-only": T_BOOL,
+    "js-meta-only": T_BOOL,
+    "account": T_STRING,
+    "stream": T_STRING,
+    "consumer": T_STRING,
+    "details": T_BOOL,
+}
+_GATEWAYZ_OPTIONS: dict[str, GoType] = {
+    "name": T_STRING,
+    "accounts": T_BOOL,
+    "account_name": T_STRING,
+    "subscriptions": T_BOOL,
+    "subscriptions_detail": T_BOOL,
+}
+#: The request body of each endpoint: ``server.<Endpoint>EventOptions``.
+_OPTIONS: dict[str, GoStruct] = {
+    "STATSZ": options_struct("StatszEventOptions", {}),
+    "VARZ": options_struct("VarzEventOptions", {}),
+    "SUBSZ": OPTIONS["SUBSZ"],
+    "CONNZ": OPTIONS["CONNZ"],
+    "ROUTEZ": options_struct("RoutezEventOptions", {"subscriptions": T_BOOL, "subscriptions_detail": T_BOOL}),
+    "GATEWAYZ": options_struct("GatewayzEventOptions", _GATEWAYZ_OPTIONS),
+    "LEAFZ": OPTIONS["LEAFZ"],
+    "ACCOUNTZ": options_struct("AccountzEventOptions", {"account": T_STRING}),
+    "JSZ": OPTIONS["JSZ"],
+    "HEALTHZ": options_struct("HealthzEventOptions", _HEALTHZ_OPTIONS),
+    "EXPVARZ": options_struct("ExpvarzEventOptions", {}),
+    "IPQUEUESZ": options_struct("IpqueueszEventOptions", {"all": T_BOOL, "filter": T_STRING}),
+    "RAFTZ": options_struct("RaftzEventOptions", {"account": T_STRING, "group": T_STRING}),
+    "PROFILEZ": options_struct("ProfilezEventOptions", {"name": T_STRING, "debug": T_INT, "duration": T_DURATION}),
+}
+#: ``$SYS.REQ.SERVER.<id>.<action>``: kick a client, tell it the server is in lame duck
+#: mode, reload the configuration.
+_CLIENT_ACTIONS = ("KICK", "LDM", "RELOAD")
+_CLIENT_REQUEST = GoStruct("KickClientReq", {"cid": T_UINT64})
+_FILTER_ONLY = GoStruct("EventFilterOptions", FILTER)
 #: ``$SYS.REQ.SERVER.*.<endpoint>`` that jsemu answers from its monitor.
-ENDPOINTS = ("STATSZ", "VARZ", "CONNZ", "JSZ", "HEALTHZ", "IDZ")
+ENDPOINTS = ("STATSZ", "VARZ", "SUBSZ", "CONNZ", "ROUTEZ", "GATEWAYZ", "LEAFZ", "ACCOUNTZ", "JSZ", "HEALTHZ", "IDZ")
 #: Endpoints nats-server 2.15.1 answers that jsemu refuses with an error reply.
-NOT_BUILT = ("SUBSZ", "ROUTEZ", "GATEWAYZ", "LEAFZ", "ACCOUNTZ", "EXPVARZ", "IPQUEUESZ", "RAFTZ", "PROFILEZ")
-#: Request options that select servers (``EventFilterOptions``): not applied by jsemu.
-_FILTERS = frozenset({"server_name", "cluster", "host", "tags", "domain", "exact_match"})
+NOT_BUILT = ("EXPVARZ", "IPQUEUESZ", "RAFTZ", "PROFILEZ")
+#: ``pprof.Lookup``'s profiles: known to nats-server, not built by jsemu.
+_GO_PROFILES = frozenset({"goroutine", "threadcreate", "heap", "allocs", "block", "mutex"})
+_MAX_CPU_PROFILE_NS = 15_000_000_000
+
+
+class _Skip(Exception):
+    """No answer at all (nats-server's ``errSkipZreq``)."""
 
 
 class _Requests:
@@ -77,33 +144,114 @@ class SystemAccount:
             endpoint = tokens[4]
         else:
             return False
-        if endpoint not in ENDPOINTS and endpoint not in NOT_BUILT:
+        if endpoint in _CLIENT_ACTIONS:  # asked of one server by id, never by PING
+            if tokens[3] != self.server.server_id:
+                return False
+            if reply:
+                self._client_action(reply, endpoint, body)
+            return True
+        if endpoint not in _OPTIONS and endpoint != "IDZ":
             return False
-        if endpoint == "PROFILEZ" and tokens[3] == "PING":
-            return False  # nats-server answers profiles only when asked by id
         if not reply:
+            if endpoint == "STATSZ":  # statszReq: no reply inbox is a broadcast
+                self._statsz_request(f"$SYS.SERVER.{self.server.server_id}.STATSZ".encode(), body)
             return True
         if endpoint == "IDZ":
             self._send(
                 reply, {"name": self.server.server_name, "host": self.server.options.host, "id": self.server.server_id}
             )
-            return True
-        query, problem = _query(body, endpoint)
-        if problem is None and endpoint in NOT_BUILT:
-            problem = f"$SYS.REQ.SERVER.{tokens[3]}.{endpoint} is not implemented by jsemu"
-        if problem is not None:
-            self._send(reply, {"server": self.server_info(), "error": {"code": 400, "description": problem}})
-            return True
-        monitor = self.server.monitor or Monitor(self.server, self.server.jetstream_report)
-        if endpoint == "STATSZ":
-            self._send(reply, {"server": self.server_info(), "statsz": self._statsz(monitor)})
-            return True
-        handler = {"VARZ": monitor.varz, "CONNZ": monitor.connz, "JSZ": monitor.jsz, "HEALTHZ": monitor.healthz}
-        data = handler[endpoint](query)
-        if endpoint == "HEALTHZ":
-            data["status_code"] = 200  # the HTTP answer carries it as the status line
-        self._send(reply, {"server": self.server_info(), "data": data})
+        elif endpoint == "STATSZ":
+            self._statsz_request(reply, body)
+        else:
+            self._z_request(reply, endpoint, body)
         return True
+
+    def _statsz_request(self, reply: bytes, body: bytes) -> None:
+        """``statszReq``: a body that does not decode is a 400 without ``data``."""
+        try:
+            options = decode_options(body, _OPTIONS["STATSZ"])
+        except GoJSONError as exc:
+            self._send(reply, self.server.envelope.response(error={"code": 400, "description": error_text(exc)}))
+            return
+        if selects_this_server(self.server, options):
+            self._send(reply, {"server": self.server_info(), "statsz": self._statsz(self._monitor())})
+
+    def _z_request(self, reply: bytes, endpoint: str, body: bytes) -> None:
+        """``zReq``: decode the options, apply the filters, build, answer."""
+        envelope = self.server.envelope
+        try:
+            options = decode_options(body, _OPTIONS[endpoint])
+        except GoJSONError as exc:
+            self._send(reply, envelope.response(error={"code": 400, "description": error_text(exc)}))
+            return
+        if body and not selects_this_server(self.server, options):
+            return
+        try:
+            data = self._builders[endpoint](self._monitor(), options)
+        except _Skip:
+            return
+        except (LookupError, ValueError) as exc:
+            self._send(reply, envelope.response(None, {"code": 500, "description": str(exc.args[0])}))
+            return
+        self._send(reply, envelope.response(data))
+
+    def _client_action(self, reply: bytes, endpoint: str, body: bytes) -> None:
+        """``kickClient``, ``ldmClient`` (by id only) and ``reloadConfig``: a body that is not
+        a ``{"cid": N}`` is no answer at all; done, an answer without ``data``."""
+        envelope = self.server.envelope
+        cid = 0
+        if endpoint != "RELOAD":
+            if not body:
+                return
+            try:
+                cid = decode_options(body, _CLIENT_REQUEST).get("cid", 0)
+            except GoJSONError:
+                return  # nats-server logs it and answers nothing
+        try:
+            options = decode_options(body, _FILTER_ONLY)
+        except GoJSONError as exc:
+            self._send(reply, envelope.response(error={"code": 400, "description": error_text(exc)}))
+            return
+        if body and not selects_this_server(self.server, options):
+            return
+        conn = self.server.connections.get(cid)
+        problem = None
+        if endpoint == "RELOAD":
+            problem = "$SYS.REQ.SERVER.<id>.RELOAD is not implemented by jsemu: reload it with SIGHUP"
+        elif endpoint == "KICK":
+            if conn is None or conn.closed:
+                problem = "no such client or leafnode id"
+            else:
+                conn.close_quietly("Kicked")
+        elif conn is None or conn.closed:
+            problem = "no such client id"
+        elif conn.opts.get("protocol", 0) < 1 or not conn.first_pong_sent:
+            problem = "client does not support Lame Duck Mode or is not ready to receive the notification"
+        else:
+            self.server.send_async_info(ldm=True, only=conn)
+        error = None if problem is None else {"code": 500, "description": problem}
+        self._send(reply, envelope.response(error=error))
+
+    def _monitor(self) -> Monitor:
+        return self.server.monitor or Monitor(self.server, self.server.jetstream_report)
+
+    @property
+    def _builders(self) -> dict[str, Callable[[Monitor, dict[str, Any]], Any]]:
+        return {
+            "VARZ": lambda monitor, options: monitor.varz({}),
+            "SUBSZ": _subsz,
+            "CONNZ": lambda monitor, options: connz(monitor, options.get("acc") or "", options),
+            "ROUTEZ": _routez,
+            "GATEWAYZ": lambda monitor, options: server_views.gatewayz(monitor),
+            "LEAFZ": lambda monitor, options: leafz(monitor),
+            "ACCOUNTZ": lambda monitor, options: server_views.accountz(monitor, options.get("account") or ""),
+            "JSZ": _jsz,
+            "HEALTHZ": lambda monitor, options: monitor.healthz({}) | {"status_code": 200},
+            "EXPVARZ": _not_built("EXPVARZ"),
+            "IPQUEUESZ": _not_built("IPQUEUESZ"),
+            "RAFTZ": _not_built("RAFTZ"),
+            "PROFILEZ": _profilez,
+        }
 
     def _statsz(self, monitor: Monitor) -> dict[str, Any]:
         """``ServerStats`` from the monitor's /varz figures."""
@@ -183,30 +331,54 @@ class SystemAccount:
         return out
 
 
-_KINDS = {dict: "object", list: "array", str: "string", bool: "bool", int: "number", float: "number"}
+def _subsz(monitor: Monitor, options: dict[str, Any]) -> Any:
+    subscriptions = bool(options.get("subscriptions"))
+    offset, limit = options.get("offset", 0), options.get("limit", 0)
+    account, test = options.get("account") or "", options.get("test") or ""
+    return server_views.subsz(monitor, subscriptions, offset, limit, account, test)
 
 
-def _query(body: bytes, endpoint: str) -> tuple[dict[str, str], str | None]:
-    """A request's options (``{"subs": true}``) as the monitor's query strings, or the
-    problem as Go's ``json.Unmarshal`` into ``server.<Endpoint>EventOptions`` words it."""
-    if not body.strip():
-        return {}, None
-    try:
-        values = list(scan_values(body))
-    except GoSyntaxError as exc:
-        return {}, exc.message
-    except GoJSONError:
-        return {}, "unexpected end of JSON input"
-    if len(values) > 1:
-        first = body[values[1][0] : values[1][0] + 1].decode("latin-1")
-        return {}, f"invalid character '{first}' after top-level value"
-    value = json.loads(body)
-    if value is None:
-        return {}, None
-    if not isinstance(value, dict):
-        kind = _KINDS.get(type(value), "value")
-        return {}, f"json: cannot unmarshal {kind} into Go value of type server.{endpoint.title()}EventOptions"
-    filters = sorted(_FILTERS & value.keys())
-    if filters:
-        return {}, f"server filters ({', '.join(filters)}) are not implemented by jsemu"
-    return {k: str(v).lower() if isinstance(v, bool) else str(v) for k, v in value.items()}, None
+def _routez(monitor: Monitor, options: dict[str, Any]) -> Any:
+    query = {"subs": "detail"} if options.get("subscriptions_detail") else {}
+    if not query and options.get("subscriptions"):
+        query["subs"] = "true"
+    return monitor.routez(query)
+
+
+def _jsz(monitor: Monitor, options: dict[str, Any]) -> Any:
+    """JSZ with the options the HTTP /jsz reads (``consumer`` is its ``consumers``, ``account``
+    its ``acc``); ``leader_only``: only the JetStream metadata leader answers."""
+    if options.get("leader_only"):
+        cluster = monitor.server.cluster
+        meta = cluster.meta if cluster is not None else None
+        if monitor.jetstream is None or (meta is not None and not meta.running):
+            raise _Skip
+    query = {key: "true" for key in ("accounts", "streams", "config") if options.get(key)}
+    if options.get("consumer"):
+        query["consumers"] = "true"
+    for key, into in (("account", "acc"), ("offset", "offset"), ("limit", "limit")):
+        if options.get(key):
+            query[into] = str(options[key])
+    return monitor.jsz(query)
+
+
+def _not_built(endpoint: str) -> Callable[[Monitor, dict[str, Any]], Any]:
+    def refuse(monitor: Monitor, options: dict[str, Any]) -> Any:
+        raise ValueError(f"$SYS.REQ.SERVER.*.{endpoint} is not implemented by jsemu")
+
+    return refuse
+
+
+def _profilez(monitor: Monitor, options: dict[str, Any]) -> Any:
+    """``profilez``: nats-server's answers for a missing or unknown profile; Go's profiles
+    themselves are not built."""
+    name = options.get("name") or ""
+    if not name:
+        return {"profile": None, "error": "Profile name not specified"}
+    if name == "cpu":
+        duration = options.get("duration", 0)
+        if not 0 < duration <= _MAX_CPU_PROFILE_NS:
+            return {"profile": None, "error": f"Duration {format_duration(duration)} should be between 0s and 15s"}
+    elif name not in _GO_PROFILES:
+        return {"profile": None, "error": f"Profile {go_quote(name)} not found"}
+    raise ValueError(f"Go profile {name!r} is not implemented by jsemu")

@@ -267,8 +267,9 @@ async def test_default_system_account_is_dollar_sys(tmp_path: Path) -> None:
     options.host, options.port = "127.0.0.1", 0
     async with jsemu.Server(options) as emu:
         nc = await _connect(emu.port, "sys")
-        ping = await _ask(nc, "$SYS.REQ.SERVER.PING.SUBSZ")
+        ping = await _ask(nc, "$SYS.REQ.SERVER.PING.EXPVARZ")
         varz = await _ask(nc, "$SYS.REQ.SERVER.PING.VARZ")
         await nc.close()
-    assert ping["error"] == {"code": 400, "description": "$SYS.REQ.SERVER.PING.SUBSZ is not implemented by jsemu"}
+    assert ping["data"] is None
+    assert ping["error"] == {"code": 500, "description": "$SYS.REQ.SERVER.*.EXPVARZ is not implemented by jsemu"}
     assert varz["data"]["system_account"] == "$SYS"
