@@ -116,10 +116,10 @@ MUTATIONS: list[Mutation] = [
         "console_home_not_served",
         "console",
         _SITE,
-        '        return path in ("/", "") or path == "/console"',
-        '        return path == "/console"',
+        '    index_links = (("Console", "/console"),)',
+        "    index_links = ()",
         (f"{_API}::test_home_page_links_the_console_and_the_endpoints",),
-        "the monitoring port's / is a 404 with no link to the console",
+        "the monitoring port's / page does not link the console",
     ),
     Mutation(
         "console_page_unbounded",
