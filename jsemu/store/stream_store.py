@@ -60,6 +60,7 @@ from .records import (
     AppendBatch,
     BatchMessage,
     Compact,
+    LastTime,
     Purge,
     PurgeEx,
     Record,
@@ -1078,6 +1079,12 @@ class StreamStore:
         self._ts.extend([now] * num)
         self._dmap.update(range(seq, lseq + 1))
         return lseq
+
+    @mutator(LastTime)
+    def restore_last_ts(self, ts: int) -> None:
+        """``last_ts`` as a compacted log saved it (:class:`~.records.LastTime`): the time of
+        a last message that is deleted, which no stored message carries."""
+        self._last_ts = ts
 
     @mutator(Remove)
     def remove(self, seq: int, erase: bool = False) -> bool:
