@@ -47,3 +47,34 @@ MUTATIONS: list[Mutation] = [
         "every server start imports h11 and wsproto",
     ),
 ]
+MUTATIONS += [
+    Mutation(
+        "headers_unseen_in_loaded_columns",
+        "store",
+        "jsemu/store/stream_store.py",
+        "        if hdrs is not None:\n            self._hdrs_seen = True\n        last = seqs[-1]\n",
+        "        last = seqs[-1]\n",
+        ("tests/jetstream/persistence/test_restart_columns.py", "tests/store/test_dedup_rebuild_headers.py"),
+        "after a restart from columns the duplicate window forgets every Nats-Msg-Id",
+    ),
+    Mutation(
+        "headers_unseen_in_appends",
+        "store",
+        "jsemu/store/stream_store.py",
+        "            self._body.append((hdr, data))\n            self._hdrs_seen = True\n",
+        "            self._body.append((hdr, data))\n",
+        ("tests/store/test_dedup_rebuild_headers.py",),
+        "a restart from the log's records forgets the Nats-Msg-Ids of the duplicate window",
+    ),
+]
+MUTATIONS += [
+    Mutation(
+        "headers_unseen_in_runs",
+        "store",
+        "jsemu/store/stream_store.py",
+        "        if with_hdr:\n            self._hdrs_seen = True\n",
+        "",
+        ("tests/store/test_dedup_rebuild_headers.py",),
+        "a restart replaying logged appends in bulk forgets the duplicate window's ids",
+    ),
+]
