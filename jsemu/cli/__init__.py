@@ -19,6 +19,7 @@ Dependencies go one way: ``__init__`` > ``stand_in`` > ``serve`` > ``options``/`
 
 from __future__ import annotations
 
+import gc
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -35,6 +36,8 @@ __all__ = ["add_server_flags", "build_parser", "main", "parse_stand_in", "serve_
 
 def main(argv: Sequence[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
+    if argv[:1] not in (["serve"], ["nats-server"]):
+        gc.enable()  # off while ``python -m jsemu`` starts (``__main__``): only a server keeps it off
     if argv[:1] == ["nats-server"]:
         return run_stand_in(parse_stand_in(argv[1:]))
     parser = build_parser()

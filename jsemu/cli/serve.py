@@ -108,9 +108,11 @@ def tune_gc() -> None:
     leaves its host's settings alone). A busy stream keeps a long-lived index object per
     subject; with Python's defaults (a young collection every 700 allocations) the
     collector then takes a quarter to a third of the time. Young objects are collected
-    every 50,000 allocations instead, and what exists at start-up is left out."""
+    every 50,000 allocations instead, and what exists at start-up is left out. The
+    collector is on from here (``python -m jsemu`` starts with it off)."""
     gc.freeze()
     gc.set_threshold(50_000, 20, 100)
+    gc.enable()
 
 
 async def _start(options: ServerOptions) -> Server:

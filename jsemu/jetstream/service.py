@@ -43,7 +43,7 @@ from .links.upstream import UpstreamLink
 from .persistence.consumer_store import ConsumerStore
 from .persistence.dedup_rebuild import rebuild_dedup
 from .persistence.snapshot_archive import RestoreError
-from .persistence.stream_files import MetaError, StreamFiles, saved_streams
+from .persistence.stream_files import MetaError, StreamFiles, paused_gc, saved_streams
 from .streams.atomic_batch import BatchLimits
 from .streams.config import StreamConfig, check_stream_config, copy_metadata
 from .streams.refusals import refuse_unsupported
@@ -131,7 +131,8 @@ class JetStream:
     def start(self) -> None:
         """Bring back the streams kept in ``store_dir`` (the account's ``JetStreamApi`` starts
         first, as nats-server subscribes its API before it restores)."""
-        self._restore()
+        with paused_gc():  # the replayed logs and the duplicate windows rebuilt from them
+            self._restore()
 
     # --- replies ----------------------------------------------------------------------
 

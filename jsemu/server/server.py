@@ -14,7 +14,7 @@ import time
 from collections import deque
 from collections.abc import Callable
 from functools import partial
-from typing import Any, Protocol, Self
+from typing import TYPE_CHECKING, Any, Protocol, Self
 
 from ..ids import nkey_like
 from ..protocol.encoder import encode_info
@@ -42,7 +42,9 @@ from .subscriber import Change, FastBatch
 from .system_account import SystemAccount
 from .timers import DeadlineTimers, LoopTimers
 from .tls import ClientTls, server_context
-from .websocket_listener import WebSocketListener
+
+if TYPE_CHECKING:
+    from .websocket_listener import WebSocketListener
 
 __all__ = ["Server", "Service"]
 
@@ -247,6 +249,8 @@ class Server(Router):
                 node.refresh_urls(self.own_connect_urls(node))
         self.tls_context = server_context(opts.tls) if opts.tls is not None else None
         if opts.websocket is not None:
+            from .websocket_listener import WebSocketListener  # h11, wsproto: only with a websocket port
+
             self.websocket = WebSocketListener(self, self.nodes[0], opts.websocket)
             try:
                 await self.websocket.start()

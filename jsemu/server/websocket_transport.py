@@ -8,9 +8,10 @@ the close frame whose status says why the server closed the connection.
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ..protocol.websocket import WebSocketFrames, close_frame_for
+if TYPE_CHECKING:  # the frame codec (h11, wsproto) is imported by the listener, when there is one
+    from ..protocol.websocket import WebSocketFrames
 
 __all__ = ["WebSocketTransport"]
 
@@ -34,6 +35,8 @@ class WebSocketTransport(asyncio.Transport):
         self.raw.write(self.frames.frame(bytes(data)))
 
     def close(self) -> None:
+        from ..protocol.websocket import close_frame_for  # loaded already: the listener's
+
         raw = self.raw
         if raw.is_closing():
             return

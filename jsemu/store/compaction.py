@@ -25,7 +25,7 @@ from pathlib import Path
 from .column_snapshot import CHUNK_BYTES, CHUNK_MSGS, Columns
 from .interface import Body, StoreReader
 from .limits import StoreLimits
-from .records import Compact, Record, SkipMany, UpdateLimits
+from .records import Compact, LastTime, Record, SkipMany, UpdateLimits
 from .wal import WriteAheadLog
 
 __all__ = ["CHECKPOINT_BYTES", "MIN_COMPACT_BYTES", "CompactingLog", "state_records"]
@@ -58,6 +58,9 @@ def state_records(store: StoreReader) -> Iterator[Record]:
         start = at + 1
     if last > at:
         yield SkipMany(0, last - at)
+    last_ts = store.state().last_ts
+    if last_ts and (last > at or not store.msgs):  # the last messages deleted: their time stays
+        yield LastTime(last_ts)
     yield UpdateLimits(store.limits)
 
 

@@ -36,6 +36,7 @@ __all__ = [
     "AppendBatch",
     "BatchMessage",
     "Compact",
+    "LastTime",
     "Purge",
     "PurgeEx",
     "Record",
@@ -313,9 +314,22 @@ class AppendRun(Record):
         raise TypeError("an AppendRun is read from a log, never written to one")
 
 
+@dataclass(frozen=True, slots=True)
+class LastTime(Record):
+    """The stream's last timestamp where no stored message carries it any more (its last
+    messages deleted, or all of them): a compacted log writes it after the live messages,
+    as nats-server's state keeps ``last_ts`` across a restart."""
+
+    CODE: ClassVar[int] = 11
+    LAYOUT: ClassVar[str] = "q"
+    METHOD: ClassVar[str] = "restore_last_ts"
+    ts: int
+
+
 #: Record type by code, for decoding the log.
 RECORDS: dict[int, type[Record]] = {
-    cls.CODE: cls for cls in (Append, Skip, SkipMany, Remove, Purge, PurgeEx, Compact, UpdateLimits, AppendBatch)
+    cls.CODE: cls
+    for cls in (Append, Skip, SkipMany, Remove, Purge, PurgeEx, Compact, UpdateLimits, AppendBatch, LastTime)
 }
 
 

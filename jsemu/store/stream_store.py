@@ -60,6 +60,7 @@ from .records import (
     AppendBatch,
     BatchMessage,
     Compact,
+    LastTime,
     Purge,
     PurgeEx,
     Record,
@@ -239,6 +240,7 @@ class StreamStore:
         "_first",
         "_fss",
         "_hdr_size",
+        "_hdrs_seen",
         "_last",
         "_last_ts",
         "_limits",
@@ -299,6 +301,8 @@ class StreamStore:
         self._msgs = 0
         self._bytes = 0
         self._last_ts = 0
+        #: Whether a message with headers was ever stored (never reset: only "no" is a promise).
+        self._hdrs_seen = False
         if first_seq > 0:
             self._first = first_seq
             self._last = first_seq - 1
@@ -725,7 +729,11 @@ class StreamStore:
         if self._msgs == 0:
             self._restart_at(seq)
         self._subj.append(subject if st is None else st.subject)
-        self._body.append((hdr, data) if hlen else data)
+        if hlen:
+            self._body.append((hdr, data))
+            self._hdrs_seen = True
+        else:
+            self._body.append(data)
         self._ts.append(ts)
         self._msgs += 1
         self._bytes += size
@@ -877,6 +885,8 @@ class StreamStore:
         if self._match_memo and len(fss) != before:
             self._match_memo.clear()
         with_hdr = n - hdrs.count(b"")
+        if with_hdr:
+            self._hdrs_seen = True
         self._subj += shared
         self._body += [(h, d) if h else d for h, d in zip(hdrs, datas)] if with_hdr else datas
         self._ts.extend(tss)
@@ -930,6 +940,8 @@ class StreamStore:
             self._restart_at(first)
         subjects = run.subjects()
         bodies = run.bodies()
+        if hdrs is not None:
+            self._hdrs_seen = True
         last = seqs[-1]
         span = last - start + 1
         if span == n:  # no gaps: the columns as they are
@@ -1078,6 +1090,12 @@ class StreamStore:
         self._ts.extend([now] * num)
         self._dmap.update(range(seq, lseq + 1))
         return lseq
+
+    @mutator(LastTime)
+    def restore_last_ts(self, ts: int) -> None:
+        """``last_ts`` as a compacted log saved it (:class:`~.records.LastTime`): the time of
+        a last message that is deleted, which no stored message carries."""
+        self._last_ts = ts
 
     @mutator(Remove)
     def remove(self, seq: int, erase: bool = False) -> bool:
@@ -1286,6 +1304,12 @@ class StreamStore:
             return (), [], [], ()
         seqs, subjs, bodies, tss = zip(*rows)
         return seqs, list(subjs), list(bodies), tss
+
+    @property
+    def may_have_headers(self) -> bool:
+        """False when no stored message has headers (none ever had): a scan for header
+        values (the duplicate window's ids after a restart) can stop before it starts."""
+        return self._hdrs_seen
 
     def last_seqs(self, subjects: Sequence[bytes]) -> list[int]:
         """``last_seq_for_subject`` for each literal subject, for a run of Direct Gets."""

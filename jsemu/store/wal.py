@@ -7,7 +7,9 @@ records the replication log carries, saved without any Python name, so renaming 
 method or class does not break a saved store. A file with a newer version is refused
 rather than misread. Version 3 added the :class:`~.column_snapshot.Columns` record
 (code 10) that a compacted log starts with; a version 2 log (no such record) still loads,
-and is appended to as it is until its first compaction rewrites it as version 3.
+and is appended to as it is until its first compaction rewrites it as version 3. Version 4
+added the :class:`~.records.LastTime` record (code 11) a compaction writes when the last
+messages are deleted; version 2 and 3 logs load and are rewritten as version 4 the same way.
 
 A record is written to the OS before the publish is acknowledged, so a killed process
 loses nothing it acknowledged. A crash in the middle of a write leaves a short or
@@ -42,9 +44,9 @@ from .records import AppendRun, Record, decode
 __all__ = ["FORMAT_VERSION", "MAGIC", "LogContents", "WriteAheadLog", "log_bytes", "read_log"]
 
 MAGIC = b"JSEMUWAL"
-FORMAT_VERSION = 3
+FORMAT_VERSION = 4
 #: Versions this jsemu reads: 2 is 3 without ``Columns`` records.
-READABLE_VERSIONS = (2, 3)
+READABLE_VERSIONS = (2, 3, 4)
 _FILE_HEADER = struct.Struct("<8sH")
 _HEADER = struct.Struct("<II")
 _U32 = struct.Struct("<I")

@@ -78,9 +78,9 @@ MUTATIONS: list[Mutation] = [
         "wal_format_2_refused",
         "store",
         "jsemu/store/wal.py",
-        "READABLE_VERSIONS = (2, 3)\n",
-        "READABLE_VERSIONS = (3,)\n",
-        (f"{_TESTS}::test_a_format_2_log_loads_and_is_rewritten_as_format_3_at_its_compaction",),
+        "READABLE_VERSIONS = (2, 3, 4)\n",
+        "READABLE_VERSIONS = (3, 4)\n",
+        (f"{_TESTS}::test_a_format_2_log_loads_and_is_rewritten_in_the_current_format_at_its_compaction",),
         "a store written before the column records no longer starts",
     ),
     Mutation(

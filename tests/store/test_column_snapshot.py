@@ -297,7 +297,7 @@ def test_a_column_record_with_a_good_checksum_that_does_not_add_up_is_damage(tmp
 # --- format 2 logs and the compaction that moves them on --------------------------------------
 
 
-def test_a_format_2_log_loads_and_is_rewritten_as_format_3_at_its_compaction(tmp_path: Path) -> None:
+def test_a_format_2_log_loads_and_is_rewritten_in_the_current_format_at_its_compaction(tmp_path: Path) -> None:
     path = tmp_path / "msgs.wal"
     old = [UpdateLimits(StoreLimits())] + [
         Append(b"s.%d" % (i % 3), b"", b"v%d" % i, (i + 1) * SECOND) for i in range(30)
@@ -318,7 +318,7 @@ def test_a_format_2_log_loads_and_is_rewritten_as_format_3_at_its_compaction(tmp
     assert path.read_bytes()[len(MAGIC) : len(MAGIC) + 2] == struct.pack("<H", 2)
     wal.compact()
     wal.close()
-    assert path.read_bytes()[len(MAGIC) : len(MAGIC) + 2] == struct.pack("<H", 3)
+    assert path.read_bytes()[len(MAGIC) : len(MAGIC) + 2] == struct.pack("<H", FORMAT_VERSION)
     again = new_store("file", StoreLimits(), ManualClock(SECOND))
     contents = read_log(path, runs=True)
     assert contents.columns_end > 0

@@ -132,6 +132,7 @@ def _script(s: Store) -> None:
             (b"b.3", b"", b"gone", 3),
         ]
     )
+    s.restore_last_ts(4_321)
 
 
 def _snapshot(s: Store) -> Any:

@@ -30,6 +30,18 @@ _OTHER = st.one_of(
     st.just(UpdateLimits(StoreLimits(max_msgs=5))),
 )
 _RECORDS = st.lists(st.one_of(_APPEND, _APPEND, _APPEND, _OTHER), max_size=40)
+# Long stretches of appends of one shape (subject and body lengths, no headers): the frames a
+# kill leaves behind, one record per publish since the last compaction.
+_SHAPED = st.builds(
+    Append,
+    st.sampled_from([b"a", b"b", b"a", b"kv"]),
+    st.sampled_from([b"", b"", b"", b"", b"NATS/1.0\r\n\r\n"]),
+    st.sampled_from([b"abc", b"xyz", b"abc", b"abc", b"", b"four"]),
+    st.integers(1, 2**63 - 1),
+)
+_SHAPED_RUNS = st.lists(
+    st.one_of(st.tuples(_SHAPED, st.integers(1, 80)), st.tuples(_OTHER, st.just(1))), min_size=1, max_size=12
+).map(lambda blocks: [record for record, times in blocks for record in [record] * times])
 
 
 def _flat(records: list[Record]) -> list[Record]:
@@ -51,9 +63,24 @@ def _malformed_append(subject: bytes, data_len: int) -> bytes:
     return struct.pack("<II", len(payload), zlib.crc32(payload)) + payload
 
 
-@settings(max_examples=150, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(records=_RECORDS, cut=st.integers(0, 400), damage=st.sampled_from(["none", "torn", "flip", "past", "short"]))
+_DAMAGE = st.sampled_from(["none", "torn", "flip", "past", "short"])
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(records=_RECORDS, cut=st.integers(0, 400), damage=_DAMAGE)
 def test_runs_read_the_same_records_as_one_by_one(tmp_path: Path, records: list[Record], cut: int, damage: str) -> None:
+    _check(tmp_path, records, cut, damage)
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(records=_SHAPED_RUNS, cut=st.integers(0, 12_000), damage=_DAMAGE)
+def test_stretches_of_one_shape_read_the_same_records(
+    tmp_path: Path, records: list[Record], cut: int, damage: str
+) -> None:
+    _check(tmp_path, records, cut, damage)
+
+
+def _check(tmp_path: Path, records: list[Record], cut: int, damage: str) -> None:
     path = tmp_path / "msgs.wal"
     path.unlink(missing_ok=True)
     for extra in ("msgs.wal.damaged",):
@@ -78,3 +105,15 @@ def test_runs_read_the_same_records_as_one_by_one(tmp_path: Path, records: list[
     assert not any(
         isinstance(a, AppendRun) and isinstance(b, AppendRun) for a, b in zip(in_runs.records, in_runs.records[1:])
     )
+
+
+def test_a_corrupt_body_inside_a_long_stretch_ends_the_log_there(tmp_path: Path) -> None:
+    path = tmp_path / "msgs.wal"
+    _write(path, [Append(b"a", b"", b"abc", i + 1) for i in range(300)])
+    data = bytearray(path.read_bytes())
+    frame = 8 + 21 + len(b"a") + len(b"abc")
+    data[10 + 200 * frame + frame - 9] ^= 0x40  # the last byte of record 201's body
+    path.write_bytes(bytes(data))
+    contents = read_log(path, runs=True)
+    assert sum(r.count for r in contents.records if isinstance(r, AppendRun)) == 200
+    assert f"damaged at byte {10 + 200 * frame} (checksum mismatch)" in contents.damage

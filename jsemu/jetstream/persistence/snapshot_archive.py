@@ -15,18 +15,17 @@ from __future__ import annotations
 
 import io
 import json
-import tarfile
 from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING
-
-import cramjam
 
 from ...store.compaction import state_records
 from ...store.wal import log_bytes
 from .consumer_store import meta_doc, state_doc
 
 if TYPE_CHECKING:
+    import tarfile
+
     from ..consumers.consumer import Consumer
     from ..streams.stream import Stream
 
@@ -41,6 +40,8 @@ class RestoreError(Exception):
 
 
 def _add(tar: tarfile.TarFile, name: str, data: bytes) -> None:
+    import tarfile
+
     info = tarfile.TarInfo(name)
     info.size = len(data)
     tar.addfile(info, io.BytesIO(data))
@@ -52,6 +53,10 @@ def _json(doc: object) -> bytes:
 
 def build_archive(stream: Stream, consumers: list[Consumer]) -> bytes:
     """The snapshot of ``stream`` now (with ``consumers``' configs and states)."""
+    import tarfile  # here and in ``extract_archive``: a server start has no snapshot to make
+
+    import cramjam
+
     buf = io.BytesIO()
     with tarfile.open(fileobj=buf, mode="w") as tar:
         _add(tar, "meta.json", _json({"config": asdict(stream.config), "created_ns": stream.created_ns}))
@@ -64,6 +69,10 @@ def build_archive(stream: Stream, consumers: list[Consumer]) -> bytes:
 
 def extract_archive(data: bytes, into: Path, account: str) -> None:
     """Unpack a snapshot into the directory ``into`` (regular files inside it only)."""
+    import tarfile
+
+    import cramjam
+
     if data.startswith(_S2_MAGIC):
         raise RestoreError("jsemu restores only snapshots made by jsemu (this one is S2-compressed, from nats-server)")
     try:
