@@ -46,6 +46,7 @@ __all__ = [
     "check_upgrade",
     "close_frame",
     "close_frame_for",
+    "plain_text_on_tls",
 ]
 
 _GUID = b"258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
@@ -294,6 +295,18 @@ def _check_origin(request: UpgradeRequest, settings: HandshakeSettings) -> str:
                 return ""
         return "not in the allowed list"
     return ""
+
+
+#: The first five bytes of a request Go's TLS server recognises as plain HTTP
+#: (``tlsRecordHeaderLooksLikeHTTP``), and its answer to one (then it closes).
+_HTTP_STARTS = (b"GET /", b"HEAD ", b"POST ", b"PUT /", b"OPTIO")
+_HTTP_ON_TLS = b"HTTP/1.0 400 Bad Request\r\n\r\nClient sent an HTTP request to an HTTPS server.\n"
+
+
+def plain_text_on_tls(head: bytes) -> bytes:
+    """What Go's HTTP server answers when the first five bytes on its TLS port are ``head``
+    (not a TLS record): Go's 400 for what looks like HTTP, nothing (a silent close) else."""
+    return _HTTP_ON_TLS if head[:5] in _HTTP_STARTS else b""
 
 
 # --- frames ------------------------------------------------------------------------------

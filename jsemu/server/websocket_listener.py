@@ -20,7 +20,6 @@ from __future__ import annotations
 import asyncio
 import email.utils
 import logging
-import ssl
 from collections.abc import Iterable
 from functools import partial
 from typing import TYPE_CHECKING, Any
@@ -39,6 +38,7 @@ from .auth import Auth
 from .connection import ClientConnection
 from .tls import server_context
 from .websocket_options import WebSocketOptions
+from .websocket_tls_port import TlsPort
 from .websocket_transport import WebSocketTransport
 
 if TYPE_CHECKING:
@@ -163,6 +163,7 @@ class WebSocketListener:
             ),
         )
         self._listener: asyncio.base_events.Server | None = None
+        self._tls_port: TlsPort | None = None
         #: The server's authentication the WebSocket one was made from, and that one.
         self._auth: tuple[Auth | None, Auth | None] | None = None
 
@@ -178,28 +179,27 @@ class WebSocketListener:
         return f"{self.scheme}://{host}:{self.port}"
 
     async def start(self) -> None:
-        context: ssl.SSLContext | None = None
-        timeout: float | None = None
-        if self.options.tls is not None:
-            context = server_context(self.options.tls)
-            timeout = self.options.tls.timeout
+        host = self.options.host or "0.0.0.0"
+        if self.options.tls is not None:  # wss://: the first bytes looked at before TLS
+            tls = TlsPort(partial(UpgradeProtocol, self), server_context(self.options.tls), self.options.tls.timeout)
+            self.port = tls.start(host, self.port)
+            self._tls_port = tls
+            return
         loop = asyncio.get_running_loop()
-        host = self.options.host
         self._listener = await loop.create_server(
-            partial(UpgradeProtocol, self),
-            host=host or "0.0.0.0",
-            port=self.port,
-            reuse_address=True,
-            ssl=context,
-            ssl_handshake_timeout=timeout,
+            partial(UpgradeProtocol, self), host=host, port=self.port, reuse_address=True
         )
         self.port = self._listener.sockets[0].getsockname()[1]
 
     def close(self) -> asyncio.base_events.Server | None:
-        """Take no new WebSocket client (lame duck, stop); the closed listener."""
+        """Take no new WebSocket client (lame duck, stop); the closed listener (``None``
+        for a ``wss://`` port, closed at once)."""
         listener, self._listener = self._listener, None
         if listener is not None:
             listener.close()
+        tls, self._tls_port = self._tls_port, None
+        if tls is not None:
+            tls.close()
         return listener
 
     def auth(self) -> Auth | None:
