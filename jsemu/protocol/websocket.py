@@ -26,6 +26,7 @@ from __future__ import annotations
 import base64
 import binascii
 import hashlib
+import ipaddress
 import struct
 import zlib
 from dataclasses import dataclass, field
@@ -46,6 +47,7 @@ __all__ = [
     "check_upgrade",
     "close_frame",
     "close_frame_for",
+    "forwarded_for",
     "plain_text_on_tls",
 ]
 
@@ -188,6 +190,9 @@ class Accepted:
     no_masking: bool = False
     #: CONNECT options the configured cookies carry (used where the CONNECT has none).
     connect_defaults: dict[str, str] = field(default_factory=dict)
+    #: The ``X-Forwarded-For`` address, when its first header is one IP address (the
+    #: client's log name shows it before the socket's peer, as nats-server's).
+    forwarded_for: str = ""
 
 
 def check_upgrade(request: UpgradeRequest, settings: HandshakeSettings) -> Accepted | Refused:
@@ -228,7 +233,24 @@ def check_upgrade(request: UpgradeRequest, settings: HandshakeSettings) -> Accep
         response += f"{name}: {value}\r\n".encode()
     response += b"\r\n"
     browser = request.get("user-agent").startswith("Mozilla/")
-    return Accepted(response, compress, browser, no_masking, _cookie_options(request, settings.cookies))
+    cookies = _cookie_options(request, settings.cookies)
+    return Accepted(response, compress, browser, no_masking, cookies, forwarded_for(request))
+
+
+def forwarded_for(request: UpgradeRequest) -> str:
+    """nats-server's ``X-Forwarded-For`` (``wsUpgrade``): the first such header's whole value
+    if Go's ``net.ParseIP`` takes it (one address: no list, no port, no IPv6 zone), else empty."""
+    values = request.values("x-forwarded-for")
+    if not values:
+        return ""
+    value = values[0]
+    if "%" in value:  # Go's ParseIP takes no zone; Python's ip_address does
+        return ""
+    try:
+        ipaddress.ip_address(value)
+    except ValueError:
+        return ""
+    return value
 
 
 def _cookie_options(request: UpgradeRequest, names: tuple[tuple[str, str], ...]) -> dict[str, str]:

@@ -113,6 +113,7 @@ class UpgradeProtocol(asyncio.Protocol):
         self.conn = conn
         self.transport = WebSocketTransport(raw, self.frames)
         self.transport.connect_defaults = accepted.connect_defaults
+        self.transport.forwarded_for = accepted.forwarded_for
         conn.connection_made(self.transport)
 
     def _frames_received(self, data: bytes) -> None:

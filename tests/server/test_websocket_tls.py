@@ -16,7 +16,7 @@ from typing import Any
 import nats
 import pytest
 import trustme
-from support.wsclient import CONNECT, WsClient, frame, info_of, read_until_quiet, split_frames, upgrade_request
+from support.wsclient import CONNECT, WsClient, frame, info_of, read_until_quiet, upgrade_request
 
 from .ws_pair import ws_pair
 
@@ -156,10 +156,9 @@ async def test_a_client_that_never_finishes_the_tls_handshake_costs_nothing(cert
                 writer.write(b"\x16\x03\x01\x02\x00")  # a TLS record header, then nothing
                 stuck.append(writer)
             client = await WsClient.connect(side.ws_port, ssl=certs.context())
-            frames, _ = await client.frames(quiet=0.2)
+            await client.frames(quiet=0.2)
             client.send(frame(2, CONNECT + b"PING\r\n"))
             assert b"PONG\r\n" in await client.until(b"PONG\r\n"), side.kind
             client.close()
             for writer in stuck:
                 writer.close()
-            assert split_frames(b"")[0] == []

@@ -1,0 +1,58 @@
+"""Planted bugs in the rest of the WebSocket port: ``wss://`` (``server/websocket_tls_port.py``),
+``X-Forwarded-For``, ``advertise`` and the cluster's ``ws_connect_urls``."""
+
+from __future__ import annotations
+
+from tests.mutation.mutations import Mutation
+
+_PROTO = "jsemu/protocol/websocket.py"
+_TLS = "tests/server/test_websocket_tls.py"
+_FORWARDED = "tests/server/test_websocket_forwarded.py"
+
+MUTATIONS: list[Mutation] = [
+    Mutation(
+        "wss_plain_http_silent",
+        "protocol",
+        _PROTO,
+        '_HTTP_STARTS = (b"GET /", b"HEAD ", b"POST ", b"PUT /", b"OPTIO")\n',
+        '_HTTP_STARTS = (b"HEAD ", b"POST ", b"PUT /", b"OPTIO")\n',
+        (f"{_TLS}::test_plain_text_on_the_wss_port_as_nats_server",),
+        "a plain GET on the wss:// port closed without Go's 400 answer",
+    ),
+    Mutation(
+        "wss_alert_record_not_tls",
+        "server",
+        "jsemu/server/websocket_tls_port.py",
+        "        if first[0] in _TLS_FIRST:\n",
+        "        if first[0] == 0x15:\n",
+        (f"{_TLS}::test_wss_upgrade_info_and_round_trip_as_nats_server",),
+        "a TLS ClientHello on the wss:// port taken for plain text",
+    ),
+    Mutation(
+        "xff_zone_accepted",
+        "protocol",
+        _PROTO,
+        '    if "%" in value:  # Go\'s ParseIP takes no zone; Python\'s ip_address does\n',
+        '    if "%%" in value:\n',
+        (f"{_FORWARDED}::test_forwarded_for_parsing",),
+        "an IPv6 address with a zone taken (Go's net.ParseIP refuses it)",
+    ),
+    Mutation(
+        "xff_ipv6_not_bracketed",
+        "server",
+        "jsemu/server/websocket_transport.py",
+        "            peer = f\"{f'[{forwarded}]' if ':' in forwarded else forwarded}/{peer}\"\n",
+        '            peer = f"{forwarded}/{peer}"\n',
+        (f"{_FORWARDED}::test_forwarded_for_names_the_client_in_log_lines_as_nats_server",),
+        "an IPv6 X-Forwarded-For address logged without brackets",
+    ),
+    Mutation(
+        "ws_log_name_cid",
+        "server",
+        "jsemu/server/websocket_transport.py",
+        '        return f"{peer} - wid:{cid}"\n',
+        '        return f"{peer} - cid:{cid}"\n',
+        (f"{_FORWARDED}::test_forwarded_for_names_the_client_in_log_lines_as_nats_server",),
+        "a WebSocket client logged as cid (nats-server: wid)",
+    ),
+]
