@@ -297,6 +297,7 @@ class Monitor:
             "mqtt": {},
             "websocket": server.websocket.options.varz(server.websocket.port) if server.websocket is not None else {},
         }
+        _add_connect_urls(out, node)
         if self.jetstream is not None:
             out["jetstream"] = {
                 "config": self._jetstream_config(),
@@ -488,3 +489,16 @@ def _truthy(value: str | None) -> bool:
 def _rss_bytes() -> int:
     usage = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     return usage * 1024 if sys.platform != "darwin" else usage
+
+
+def _add_connect_urls(out: dict[str, Any], node: Node) -> None:
+    """``/varz`` ``connect_urls`` and ``ws_connect_urls`` (when a peer was heard of), after
+    ``port`` as in nats-server's ``Varz``."""
+    urls = [("connect_urls", node.info_urls), ("ws_connect_urls", node.ws_info_urls)]
+    if not any(found for _, found in urls):
+        return
+    items = list(out.items())
+    at = [key for key, _ in items].index("port") + 1
+    extra = [(key, list(found)) for key, found in urls if found]
+    out.clear()
+    out.update([*items[:at], *extra, *items[at:]])

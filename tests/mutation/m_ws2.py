@@ -8,6 +8,7 @@ from tests.mutation.mutations import Mutation
 _PROTO = "jsemu/protocol/websocket.py"
 _TLS = "tests/server/test_websocket_tls.py"
 _FORWARDED = "tests/server/test_websocket_forwarded.py"
+_CLUSTER = "tests/server/test_websocket_cluster.py::test_websocket_urls_in_a_cluster_as_nats_server"
 
 MUTATIONS: list[Mutation] = [
     Mutation(
@@ -32,7 +33,7 @@ MUTATIONS: list[Mutation] = [
         "xff_zone_accepted",
         "protocol",
         _PROTO,
-        '    if "%" in value:  # Go\'s ParseIP takes no zone; Python\'s ip_address does\n',
+        "    if \"%\" in value:  # Go's ParseIP takes no zone; Python's ip_address does\n",
         '    if "%%" in value:\n',
         (f"{_FORWARDED}::test_forwarded_for_parsing",),
         "an IPv6 address with a zone taken (Go's net.ParseIP refuses it)",
@@ -54,5 +55,41 @@ MUTATIONS: list[Mutation] = [
         '        return f"{peer} - cid:{cid}"\n',
         (f"{_FORWARDED}::test_forwarded_for_names_the_client_in_log_lines_as_nats_server",),
         "a WebSocket client logged as cid (nats-server: wid)",
+    ),
+    Mutation(
+        "ws_urls_not_in_route_info",
+        "server",
+        "jsemu/server/cluster.py",
+        '            if ws_urls:\n                info["ws_connect_urls"] = ws_urls\n',
+        "            pass\n",
+        (f"{_CLUSTER}[jsemu-real]",),
+        "the route INFO without ws_connect_urls: a nats-server peer's WebSocket clients never hear of jsemu's port",
+    ),
+    Mutation(
+        "ws_client_gets_tcp_urls",
+        "server",
+        "jsemu/server/server.py",
+        "        urls = node.ws_info_urls if ws else node.info_urls\n",
+        "        urls = node.info_urls\n",
+        (f"{_CLUSTER}[jsemu-jsemu]",),
+        "a WebSocket client's INFO connect_urls are the TCP client URLs",
+    ),
+    Mutation(
+        "ws_advertise_ignored",
+        "server",
+        "jsemu/server/server.py",
+        "        if ws.options.advertise:\n            return [join_host_port(*parse_host_port(ws.options.advertise, ws.port))]\n",
+        "",
+        (f"{_CLUSTER}[jsemu-real]",),
+        "the websocket block's advertise not what the cluster is told",
+    ),
+    Mutation(
+        "varz_without_ws_connect_urls",
+        "server",
+        "jsemu/server/monitor.py",
+        '    urls = [("connect_urls", node.info_urls), ("ws_connect_urls", node.ws_info_urls)]\n',
+        '    urls = [("connect_urls", node.info_urls)]\n',
+        (f"{_CLUSTER}[jsemu-jsemu]",),
+        "/varz without ws_connect_urls in a cluster",
     ),
 ]
