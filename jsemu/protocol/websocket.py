@@ -35,7 +35,7 @@ from urllib.parse import urlsplit
 
 import h11
 from wsproto.extensions import Extension, PerMessageDeflate
-from wsproto.frame_protocol import Frame, FrameProtocol, Opcode, ParseFailed
+from wsproto.frame_protocol import CloseReason, Frame, FrameDecoder, FrameProtocol, Opcode, ParseFailed
 
 __all__ = [
     "Accepted",
@@ -413,17 +413,67 @@ class Received:
     closing: bool = False
 
 
+#: nats-server's ``wsMaxMsgPayloadMultiple`` and ``wsMaxMsgPayloadLimit``: what a compressed
+#: message may carry before it is inflated.
+_COMPRESSED_MULTIPLE = 8
+_COMPRESSED_CAP = 64 * 1024 * 1024
+
+
+class _CappedDeflate(PerMessageDeflate):
+    """``permessage-deflate`` with nats-server's limits on a compressed message
+    (``wsDecompressAndParse``): at most 8 x ``max_payload`` compressed (64 MiB at most), at
+    most ``max_payload`` once inflated, so a small frame that inflates to gigabytes costs
+    nothing. Past a limit the message fails with 1009; what was inflated up to
+    ``max_payload`` is kept (:attr:`kept`) for the parser, as nats-server parses it."""
+
+    def __init__(self, max_payload: int) -> None:
+        super().__init__(client_no_context_takeover=True, server_no_context_takeover=True)
+        self.limit = max_payload
+        self.compressed_limit = min(max_payload * _COMPRESSED_MULTIPLE, _COMPRESSED_CAP)
+        self.compressed = 0
+        self.inflated = 0
+        self.kept = b""
+
+    def frame_inbound_payload_data(self, proto: FrameDecoder | FrameProtocol, data: bytes) -> bytes | CloseReason:
+        if not self._inbound_compressed or not self._inbound_is_compressible:
+            return data
+        self.compressed += len(data)
+        if self.compressed > self.compressed_limit:
+            return CloseReason.MESSAGE_TOO_BIG
+        assert self._decompressor is not None
+        room = self.limit - self.inflated
+        try:
+            out = self._decompressor.decompress(bytes(data), room + 1)
+        except zlib.error:
+            return CloseReason.INVALID_FRAME_PAYLOAD_DATA
+        self.inflated += len(out)
+        if self.inflated > self.limit:
+            self.kept = out[:room]
+            return CloseReason.MESSAGE_TOO_BIG
+        return out
+
+    def frame_inbound_complete(self, proto: FrameDecoder | FrameProtocol, fin: bool) -> bytes | CloseReason | None:
+        result = super().frame_inbound_complete(proto, fin)
+        if fin:
+            if isinstance(result, bytes) and self.inflated + len(result) > self.limit:
+                self.kept = result[: self.limit - self.inflated]
+                return CloseReason.MESSAGE_TOO_BIG
+            self.compressed = self.inflated = 0
+        return result
+
+
 class WebSocketFrames:
     """One upgraded connection's frames (the server side)."""
 
-    __slots__ = ("_compressor", "_decoder", "browser", "compress")
+    __slots__ = ("_compressor", "_decoder", "_deflate", "browser", "compress")
 
-    def __init__(self, compress: bool, browser: bool, no_masking: bool = False) -> None:
+    def __init__(self, compress: bool, browser: bool, no_masking: bool = False, max_payload: int = 1 << 20) -> None:
         self.compress = compress
         self.browser = browser
         extensions: list[Extension] = []
+        self._deflate: _CappedDeflate | None = None
         if compress:
-            deflate = PerMessageDeflate(client_no_context_takeover=True, server_no_context_takeover=True)
+            self._deflate = deflate = _CappedDeflate(max_payload)
             deflate.accept("permessage-deflate")
             extensions.append(deflate)
         # A "client" decoder reads unmasked frames (``Nats-No-Masking``); the decoder never
@@ -453,7 +503,10 @@ class WebSocketFrames:
                     out.closing = True
                     break
         except ParseFailed as exc:
-            if exc.code == INVALID_PAYLOAD:
+            if exc.code == MESSAGE_TOO_BIG and self._deflate is not None:
+                chunks.append(self._deflate.kept)  # parsed up to max_payload, as nats-server
+                out.reply += close_frame_for("Maximum Payload Violation")
+            elif exc.code == INVALID_PAYLOAD:
                 out.reply += close_frame(INVALID_PAYLOAD, "invalid utf8 body in close frame")
             else:
                 text = str(exc)

@@ -104,7 +104,9 @@ class UpgradeProtocol(asyncio.Protocol):
             self.timer = None
         self.reader = None
         raw.write(accepted.response)
-        self.frames = WebSocketFrames(accepted.compress, accepted.browser, accepted.no_masking)
+        self.frames = WebSocketFrames(
+            accepted.compress, accepted.browser, accepted.no_masking, self.listener.server.options.max_payload
+        )
         listener = self.listener
         conn = ClientConnection(listener.server, listener.node)
         conn.info_base = listener.info_base()

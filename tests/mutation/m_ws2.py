@@ -8,6 +8,7 @@ from tests.mutation.mutations import Mutation
 _PROTO = "jsemu/protocol/websocket.py"
 _TLS = "tests/server/test_websocket_tls.py"
 _FORWARDED = "tests/server/test_websocket_forwarded.py"
+_LIMITS = "tests/server/test_websocket_limits.py"
 _CLUSTER = "tests/server/test_websocket_cluster.py::test_websocket_urls_in_a_cluster_as_nats_server"
 
 MUTATIONS: list[Mutation] = [
@@ -91,5 +92,32 @@ MUTATIONS: list[Mutation] = [
         '    urls = [("connect_urls", node.info_urls)]\n',
         (f"{_CLUSTER}[jsemu-jsemu]",),
         "/varz without ws_connect_urls in a cluster",
+    ),
+    Mutation(
+        "ws_inflate_unlimited",
+        "protocol",
+        _PROTO,
+        "        self.limit = max_payload\n",
+        "        self.limit = max_payload * 100\n",
+        (_LIMITS,),
+        "a compressed message inflates past max_payload without a close",
+    ),
+    Mutation(
+        "ws_compressed_size_unlimited",
+        "protocol",
+        _PROTO,
+        "        self.compressed_limit = min(max_payload * _COMPRESSED_MULTIPLE, _COMPRESSED_CAP)\n",
+        "        self.compressed_limit = _COMPRESSED_CAP\n",
+        (_LIMITS,),
+        "more than 8 x max_payload compressed bytes taken",
+    ),
+    Mutation(
+        "ws_inflated_prefix_dropped",
+        "protocol",
+        _PROTO,
+        "                chunks.append(self._deflate.kept)  # parsed up to max_payload, as nats-server\n",
+        "                pass\n",
+        (_LIMITS,),
+        "what inflated up to max_payload is not parsed before the close (nats-server parses it)",
     ),
 ]
