@@ -35,7 +35,15 @@ from urllib.parse import urlsplit
 
 import h11
 from wsproto.extensions import Extension, PerMessageDeflate
-from wsproto.frame_protocol import CloseReason, Frame, FrameDecoder, FrameProtocol, Opcode, ParseFailed
+from wsproto.frame_protocol import (
+    CloseReason,
+    Frame,
+    FrameDecoder,
+    FrameProtocol,
+    MessageDecoder,
+    Opcode,
+    ParseFailed,
+)
 
 __all__ = [
     "Accepted",
@@ -391,11 +399,25 @@ _PROTOCOL_ERRORS = {
 }
 
 
+class _RawMessages(MessageDecoder):
+    """wsproto's message reassembly without its UTF-8 check of text frames: nats-server reads
+    a text frame's bytes as a binary frame's (invalid UTF-8 is the NATS parser's business)."""
+
+    def process_frame(self, frame: Frame) -> Frame:
+        if frame.opcode is Opcode.TEXT:
+            frame = Frame(Opcode.BINARY, frame.payload, frame.frame_finished, frame.message_finished)
+        return super().process_frame(frame)
+
+
 class _Decoder(FrameProtocol):
     """wsproto's frames, keeping a refused close frame's status for nats-server's text
-    (``invalid close status code N``), which wsproto's error leaves out."""
+    (``invalid close status code N``), which wsproto's error leaves out; text frames as bytes."""
 
     close_code = 0
+
+    def __init__(self, client: bool, extensions: list[Extension]) -> None:
+        super().__init__(client, extensions)
+        self._message_decoder = _RawMessages()
 
     def _process_close(self, frame: Frame) -> Frame:
         if len(frame.payload) >= 2:
@@ -490,10 +512,8 @@ class WebSocketFrames:
         try:
             for frame in decoder.received_frames():
                 opcode = frame.opcode
-                if opcode is Opcode.BINARY or opcode is Opcode.CONTINUATION:
+                if opcode is Opcode.BINARY or opcode is Opcode.CONTINUATION:  # text frames too (_RawMessages)
                     chunks.append(bytes(frame.payload))  # type: ignore[arg-type]
-                elif opcode is Opcode.TEXT:
-                    chunks.append(str(frame.payload).encode())
                 elif opcode is Opcode.PING:
                     payload = bytes(frame.payload)  # type: ignore[arg-type]
                     out.reply += _header(0x8A, len(payload)) + payload

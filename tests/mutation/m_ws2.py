@@ -120,4 +120,22 @@ MUTATIONS: list[Mutation] = [
         (_LIMITS,),
         "what inflated up to max_payload is not parsed before the close (nats-server parses it)",
     ),
+    Mutation(
+        "ws_text_frames_utf8_checked",
+        "protocol",
+        _PROTO,
+        "        self._message_decoder = _RawMessages()\n",
+        "        pass\n",
+        ("tests/server/test_websocket_frames.py::test_frames_as_nats_server",),
+        "a text frame that is not UTF-8 closed with 1007 (nats-server reads its bytes)",
+    ),
+    Mutation(
+        "ws_close_status_not_echoed_sequences",
+        "protocol",
+        _PROTO,
+        "                    out.reply += close_frame(None if code == 1005 else int(code), reason)\n",
+        "                    out.reply += close_frame(1000, reason)\n",
+        ("tests/server/test_websocket_frame_sequences.py",),
+        "a client's close status answered with 1000, seen by the generated sequences",
+    ),
 ]
