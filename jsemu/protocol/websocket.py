@@ -27,6 +27,7 @@ import base64
 import binascii
 import hashlib
 import ipaddress
+import re
 import struct
 import zlib
 from dataclasses import dataclass, field
@@ -126,10 +127,17 @@ class HandshakeReader:
         try:
             event = conn.next_event()
         except h11.RemoteProtocolError as exc:
-            return BadHttp(_go_bad_request(str(exc)))
+            return BadHttp(_go_bad_request(str(exc), _bad_header_name(self._buffer)))
         if event is h11.NEED_DATA:
             return None
         assert isinstance(event, h11.Request)
+        if any(_CTL.search(value) for _, value in event.headers):  # Go's ValidHeaderFieldValue
+            return BadHttp(_go_bad_request(""))
+        hosts = [value for name, value in event.headers if name.lower() == b"host"]
+        if len(hosts) > 1:
+            return BadHttp(_go_bad_request("", detail="too many Host headers"))
+        if hosts and not _HOST.fullmatch(hosts[0]):  # Go's httpguts.ValidHostHeader
+            return BadHttp(_go_bad_request("", detail="malformed Host header"))
         self._buffer = conn.trailing_data[0]
         return UpgradeRequest(
             event.method.decode("latin-1"),
@@ -143,12 +151,60 @@ class HandshakeReader:
         """Bytes received after the last request head."""
         return self._buffer
 
+    def timed_out(self) -> bytes:
+        """Go's answer when the handshake timeout cuts a request head short: at the deadline
+        Go's line reader hands over the unfinished line as a whole one, so a line that does
+        not parse (``GE``, a header without a colon) gets ``400 Bad Request``; a line that
+        does, or none, a silent close (the next read is the timeout)."""
+        buffer = self._buffer
+        if not buffer or buffer.endswith(b"\n"):
+            return b""
+        head, newline, line = buffer.rpartition(b"\n")
+        pattern = _HEADER_LINE if newline and head.strip(b"\r") else _REQUEST_LINE
+        return b"" if pattern.fullmatch(line.rstrip(b"\r")) else _go_bad_request("")
 
-def _go_bad_request(h11_error: str) -> bytes:
+
+#: What Go's ``parseRequestLine`` and ``readMIMEHeader`` take as a request line and a header line.
+_TOKEN = rb"[!#$%&'*+.^_`|~0-9A-Za-z-]+"
+_REQUEST_LINE = re.compile(_TOKEN + rb" [^ ]+ HTTP/[0-9]\.[0-9]")
+_HEADER_LINE = re.compile(_TOKEN + rb":.*")
+
+
+#: Control characters Go refuses in a header value (``httpguts.ValidHeaderFieldValue``).
+_CTL = re.compile(rb"[\x00-\x08\x0a-\x1f\x7f]")
+#: The bytes Go takes in a Host header (``validHostByte``).
+_HOST = re.compile(rb"[A-Za-z0-9!$%&'()*+,\-.:;=\[\]_~]*")
+
+
+def _bad_header_name(buffer: bytes) -> bool:
+    """Whether Go says ``invalid header name``: the request line reads, and the first header
+    line that does not has a colon and a name of token characters and spaces (other bytes
+    in a name, or no colon, are a malformed line: a plain 400)."""
+    first, *lines = buffer.split(b"\n")
+    if not _REQUEST_LINE.fullmatch(first.rstrip(b"\r")):
+        return False
+    for line in lines:
+        line = line.removesuffix(b"\r")
+        if not line:
+            break
+        name, colon, _ = line.partition(b":")
+        if not colon or re.fullmatch(_TOKEN, name):
+            if colon:
+                continue
+            return False
+        return re.fullmatch(rb"[!#$%&'*+.^_`|~0-9A-Za-z \t-]+", name) is not None
+    return False
+
+
+def _go_bad_request(h11_error: str, bad_name: bool = False, detail: str = "") -> bytes:
     """Go's ``net/http`` answer to a request it cannot parse (then it closes)."""
     text = "400 Bad Request"
-    if "Host" in h11_error:
+    if detail:
+        text += ": " + detail
+    elif h11_error.startswith("Missing mandatory Host"):
         text += ": missing required Host header"
+    elif bad_name:
+        text += ": invalid header name"
     return (f"HTTP/1.1 {text}\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\n\r\n{text}").encode()
 
 

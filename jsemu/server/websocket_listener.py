@@ -49,6 +49,9 @@ __all__ = ["UpgradeProtocol", "WebSocketListener"]
 
 log = logging.getLogger("jsemu.server")
 
+#: Go's ``rstAvoidanceDelay``: how long a connection stays after its last answer and FIN.
+_RST_AVOIDANCE_DELAY = 0.5
+
 
 class UpgradeProtocol(asyncio.Protocol):
     """One socket of the WebSocket port: the handshake, then the frames of a client."""
@@ -67,14 +70,27 @@ class UpgradeProtocol(asyncio.Protocol):
         self.raw = transport
         timeout = self.listener.options.handshake_timeout
         if timeout > 0:
-            self.timer = asyncio.get_running_loop().call_later(timeout, transport.abort)
+            self.timer = asyncio.get_running_loop().call_later(timeout, self._timed_out)
+
+    def _timed_out(self) -> None:
+        """The handshake timeout: Go's answer to what came of a request head, if any, and the close."""
+        raw, reader = self.raw, self.reader
+        assert raw is not None
+        answer = reader.timed_out() if reader is not None else b""
+        if answer:
+            raw.write(answer)
+            raw.close()
+        else:
+            raw.abort()
 
     def data_received(self, data: bytes) -> None:
         if self.frames is not None:
             self._frames_received(data)
             return
         reader, raw = self.reader, self.raw
-        assert reader is not None and raw is not None
+        if reader is None:  # answered and closing (_close_after_answer): what comes is dropped
+            return
+        assert raw is not None
         while True:
             request = reader.feed(data)
             data = b""
@@ -82,7 +98,7 @@ class UpgradeProtocol(asyncio.Protocol):
                 return
             if isinstance(request, BadHttp):
                 raw.write(request.response)
-                raw.close()
+                self._close_after_answer(raw)
                 return
             result = check_upgrade(request, self.listener.settings)
             if isinstance(result, Refused):
@@ -97,6 +113,17 @@ class UpgradeProtocol(asyncio.Protocol):
                 return
             self._upgrade(raw, result)
             return
+
+    def _close_after_answer(self, raw: asyncio.Transport) -> None:
+        """Go's ``closeWriteAndWait``: the answer and a FIN, then the close half a second
+        later (``rstAvoidanceDelay``), so unread input does not reset the connection before
+        the client has read the answer."""
+        self.reader = None
+        if self.timer is not None:
+            self.timer.cancel()
+        if raw.can_write_eof():
+            raw.write_eof()
+        self.timer = asyncio.get_running_loop().call_later(_RST_AVOIDANCE_DELAY, raw.close)
 
     def _upgrade(self, raw: asyncio.Transport, accepted: Accepted) -> None:
         if self.timer is not None:

@@ -138,4 +138,22 @@ MUTATIONS: list[Mutation] = [
         ("tests/server/test_websocket_frame_sequences.py",),
         "a client's close status answered with 1000, seen by the generated sequences",
     ),
+    Mutation(
+        "ws_timeout_unfinished_line_silent",
+        "protocol",
+        _PROTO,
+        '        return b"" if pattern.fullmatch(line.rstrip(b"\\r")) else _go_bad_request("")\n',
+        '        return b""\n',
+        ("tests/server/test_websocket_handshake.py::test_handshake_timeout_closes_a_silent_socket_as_nats_server",),
+        "the handshake timeout closes silently where Go answers 400 to an unfinished line that does not parse",
+    ),
+    Mutation(
+        "ws_header_ctl_accepted",
+        "protocol",
+        _PROTO,
+        "        if any(_CTL.search(value) for _, value in event.headers):  # Go's ValidHeaderFieldValue\n",
+        "        if False:\n",
+        ("tests/server/test_websocket_handshake.py::test_upgrades_and_refusals_as_nats_server",),
+        "a header value with a control character upgraded (Go: 400)",
+    ),
 ]
