@@ -156,4 +156,22 @@ MUTATIONS: list[Mutation] = [
         ("tests/server/test_websocket_handshake.py::test_upgrades_and_refusals_as_nats_server",),
         "a header value with a control character upgraded (Go: 400)",
     ),
+    Mutation(
+        "ws_lame_duck_close_normal",
+        "server",
+        "jsemu/server/lame_duck.py",
+        "            clients[i].close_quietly(SERVER_SHUTDOWN)\n",
+        '            clients[i].close_quietly("Client Closed")\n',
+        ("tests/server/test_websocket_lifecycle.py::test_lame_duck_as_nats_server",),
+        "lame duck closes a WebSocket client with 1000 instead of 1001 Server Shutdown",
+    ),
+    Mutation(
+        "ws_slow_consumer_not_counted",
+        "server",
+        "jsemu/server/connection.py",
+        '                self.cut("Slow Consumer")\n',
+        '                self.cut("Write Error")\n',
+        ("tests/server/test_websocket_lifecycle.py::test_slow_consumer_as_nats_server",),
+        "a WebSocket subscriber over max_pending closed for another reason",
+    ),
 ]
