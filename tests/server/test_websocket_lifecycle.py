@@ -108,3 +108,51 @@ async def test_slow_consumer_as_nats_server() -> None:
     got = await asyncio.gather(_slow(True), _slow(False))
     assert got[0] == got[1]
     assert got[1] == [1, [("websocket", "Slow Consumer (Pending Bytes)")]]
+
+
+async def _close_after_publishing(process: bool) -> tuple[int, int, int, list[bytes], bool]:
+    server = RealServer(jetstream=True, jsemu_process=process, websocket=True)
+    try:
+        client = await WsClient.connect(int(server.ws_url.rsplit(":", 1)[1]))
+        await client.frames(quiet=0.2)
+        create = b'{"name":"S","subjects":["s.>"]}'
+        client.send(
+            frame(
+                2,
+                CONNECT
+                + b"SUB _in.* 1\r\nPUB $JS.API.STREAM.CREATE.S _in.c %d\r\n%b\r\nPING\r\n" % (len(create), create),
+            )
+        )
+        await client.until(b"PONG\r\n")
+        pubs = b"".join(b"PUB s.%d _in.%d 1\r\na\r\nPUB x 1\r\nb\r\n" % (i, i) for i in range(200))
+        client.send(frame(2, b"SUB x 2\r\n" + pubs), frame(8, b"\x03\xe8"))  # then close 1000 at once
+        frames, closed = await client.frames(quiet=1.0)
+        text = b"".join(f.payload for f in frames if f.opcode == 2)
+        await asyncio.sleep(0.5)
+        reader, writer = await asyncio.open_connection("127.0.0.1", server.port)
+        await reader.readuntil(b"\r\n")
+        writer.write(CONNECT + b"SUB r 1\r\nPUB $JS.API.STREAM.INFO.S r 0\r\n\r\n")
+        await reader.readuntil(b"MSG r 1 ")
+        info = json.loads((await reader.readuntil(b"}\r\n")).split(b"\r\n", 1)[1])
+        writer.close()
+        acked = text.count(b"MSG _in.")
+        return (
+            text.count(b"MSG x 2 "),
+            acked,
+            info["state"]["messages"],
+            [f.payload for f in frames if f.opcode == 8],
+            closed,
+        )
+    finally:
+        server.stop()
+
+
+async def test_a_client_close_loses_nothing_acknowledged_as_nats_server() -> None:
+    """Publishes, then the client's close frame in the same write: every message it had
+    subscribed to before is delivered before the close's echo, and whatever was acknowledged
+    is stored (nats-server's acks may not get out before the close: JetStream stores
+    asynchronously there)."""
+    got = await asyncio.gather(_close_after_publishing(True), _close_after_publishing(False))
+    for delivered, acked, stored, close, closed in got:
+        assert (delivered, close, closed) == (200, [b"\x03\xe8"], True)
+        assert stored >= acked
