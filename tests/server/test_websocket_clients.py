@@ -308,3 +308,26 @@ async def test_token_cookie_as_nats_server() -> None:
         assert got["jsemu"] == got["real"]
         assert got["real"][0][1] == [(0x82, b"PONG\r\n")]
         assert got["real"][3][1] == [(0x82, b"PONG\r\n")]  # the CONNECT's own token wins
+
+
+async def test_control_plane_faults_reach_websocket_clients(jsemu_factory: Callable[..., Awaitable[Any]]) -> None:
+    """The control plane's faults act on a WebSocket client's messages as on a TCP client's:
+    a dropped publish never arrives, a delayed one arrives late, a status answers a request."""
+    server = await jsemu_factory(websocket=True)
+    client = await WsClient.connect(int(server.ws_url.rsplit(":", 1)[1]))
+    await client.frames(quiet=0.1)
+    client.send(frame(2, CONNECT + b"SUB f.* 1\r\nSUB _r 2\r\nPING\r\n"))
+    await client.until(b"PONG\r\n")
+    await client.frames(quiet=0.2)
+    server.control.drop("f.drop", count=1)
+    server.control.delay("f.late", 0.4, count=1)
+    server.control.answer_status("svc", 503, count=1)
+    loop = asyncio.get_running_loop()
+    start = loop.time()
+    client.send(frame(2, b"PUB f.drop 1\r\n1\r\nPUB f.late 1\r\n2\r\nPUB f.now 1\r\n3\r\nPUB svc _r 0\r\n\r\nPING\r\n"))
+    first = await client.until(b"PONG\r\n")
+    late = await client.until(b"MSG f.late")
+    assert b"f.drop" not in first and b"MSG f.now 1 1\r\n3\r\n" in first and b"f.late" not in first
+    assert b"HMSG _r 2 " in first and b"503" in first
+    assert loop.time() - start >= 0.35 and b"MSG f.late 1 1" in late
+    client.close()
