@@ -16,6 +16,10 @@ in count and time), and prints a table row per server for each scenario:
   sequence and by Msg-Id), no message half there, the ack floor never going back between restarts;
   acks confirmed by their reply but forgotten by the kill are counted (both servers write consumer
   state behind the acks: about the last 100 ms are lost).
+* ``wsfuzz``: ``--ws-fuzz`` seeded hostile sockets on the WebSocket port (``stress_ws.py``:
+  garbage, bad upgrades, handshakes never finished, random frames in random pieces, a 2 MB
+  frame, a 50 MB deflate bomb) while TCP and WebSocket bystanders publish and subscribe: none
+  of their messages may be lost; with both servers ``--ws-compare`` reactions compared.
 * ``fuzz``: ``--fuzz`` seeded mutated inputs (protocol lines, API JSON bodies): internal errors
   (a traceback or handler failure in the log, a panic, the server dying), closes with and
   without ``-ERR`` (with both servers: jsemu's silent closes where nats-server answered); with
@@ -36,8 +40,9 @@ from benchmarks.stress_crash import crash_trials
 from benchmarks.stress_fuzz import compare, fuzz, inputs
 from benchmarks.stress_many import many_connections, slow_consumers
 from benchmarks.stress_util import ServerProc, raise_nofile
+from benchmarks.stress_ws import ws_compare, ws_fuzz, ws_inputs, ws_server
 
-SCENARIOS = ("many", "slow", "crash", "fuzz")
+SCENARIOS = ("many", "slow", "crash", "fuzz", "wsfuzz")
 
 
 def _fmt(v: Any) -> str:
@@ -229,7 +234,46 @@ def run(args: argparse.Namespace, kinds: list[str], out: dict[str, Any]) -> list
             for s in samples:
                 print("  " + s)
             out["fuzz_compare"] = {"differ": differ, "samples": samples}
+    if "wsfuzz" in args.only:
+        _ws_scenario(args, kinds, out, failures)
     return failures
+
+
+def _ws_scenario(args: argparse.Namespace, kinds: list[str], out: dict[str, Any], failures: list[str]) -> None:
+    items = ws_inputs(args.seed, args.ws_fuzz)
+    rows: dict[str, dict[str, Any]] = {}
+    for kind in kinds:
+        srv, ws_port = ws_server(kind)
+        try:
+            r = ws_fuzz(srv, ws_port, items)
+        finally:
+            srv.close()
+        rows[_label(kind)] = r
+        if r["bystander_lost"] or r.get("bystander_error") or r["internal"] or r["died"]:
+            failures.append(f"wsfuzz/{kind}: {r}")
+    print(
+        table(
+            f"wsfuzz: {args.ws_fuzz:,} hostile WebSocket sockets (seed {args.seed}), 32 at a time, "
+            "TCP and WebSocket bystanders publishing every 4 ms",
+            rows,
+            ["inputs", "per_s", "bystander_sent", "bystander_lost", "max_gap_ms", "internal", "died"],
+        ),
+        flush=True,
+    )
+    for label, r in rows.items():
+        print(f"  {label} answers: {r['answers']}")
+    out["wsfuzz"] = rows
+    if len(kinds) == 2 and args.ws_compare:
+        real, emu = ws_server("real"), ws_server("jsemu")
+        try:
+            differ, samples = ws_compare(real, emu, items[: args.ws_compare])
+        finally:
+            real[0].close()
+            emu[0].close()
+        print(f"wsfuzz compare: {differ} of {min(args.ws_compare, len(items)):,} inputs got different reactions")
+        for s in samples:
+            print("  " + s)
+        out["wsfuzz_compare"] = {"differ": differ, "samples": samples}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -249,6 +293,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--kill-within", type=float, default=1.5, help="crash: SIGKILL 0.05 s to this many s in (1.5)")
     p.add_argument("--fuzz", type=int, default=100_000, help="inputs (100,000; 1,000,000 for a long run)")
     p.add_argument("--compare", type=int, default=1000, help="inputs sent to both servers and compared")
+    p.add_argument("--ws-fuzz", type=int, default=2000, help="hostile WebSocket sockets (2,000)")
+    p.add_argument("--ws-compare", type=int, default=300, help="of them sent to both servers and compared")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--json", type=Path, help="also write every figure here")
     args = p.parse_args(argv)

@@ -29,9 +29,11 @@ def test_stress_scenarios_tiny_against_jsemu(capsys: pytest.CaptureFixture[str])
         "300",
         "--seed",
         "7",
+        "--ws-fuzz",
+        "60",
     ]
     code = stress.main(argv)
     out = capsys.readouterr().out
     assert code == 0, out
-    for title in ("many:", "slow:", "crash:", "fuzz:"):
+    for title in ("many:", "slow:", "crash:", "fuzz:", "wsfuzz:"):
         assert title in out, out

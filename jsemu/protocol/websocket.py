@@ -26,6 +26,8 @@ from __future__ import annotations
 import base64
 import binascii
 import hashlib
+import ipaddress
+import re
 import struct
 import zlib
 from dataclasses import dataclass, field
@@ -34,7 +36,15 @@ from urllib.parse import urlsplit
 
 import h11
 from wsproto.extensions import Extension, PerMessageDeflate
-from wsproto.frame_protocol import Frame, FrameProtocol, Opcode, ParseFailed
+from wsproto.frame_protocol import (
+    CloseReason,
+    Frame,
+    FrameDecoder,
+    FrameProtocol,
+    MessageDecoder,
+    Opcode,
+    ParseFailed,
+)
 
 __all__ = [
     "Accepted",
@@ -46,6 +56,8 @@ __all__ = [
     "check_upgrade",
     "close_frame",
     "close_frame_for",
+    "forwarded_for",
+    "plain_text_on_tls",
 ]
 
 _GUID = b"258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
@@ -115,10 +127,17 @@ class HandshakeReader:
         try:
             event = conn.next_event()
         except h11.RemoteProtocolError as exc:
-            return BadHttp(_go_bad_request(str(exc)))
+            return BadHttp(_go_bad_request(str(exc), _bad_header_name(self._buffer)))
         if event is h11.NEED_DATA:
             return None
         assert isinstance(event, h11.Request)
+        if any(_CTL.search(value) for _, value in event.headers):  # Go's ValidHeaderFieldValue
+            return BadHttp(_go_bad_request(""))
+        hosts = [value for name, value in event.headers if name.lower() == b"host"]
+        if len(hosts) > 1:
+            return BadHttp(_go_bad_request("", detail="too many Host headers"))
+        if hosts and not _HOST.fullmatch(hosts[0]):  # Go's httpguts.ValidHostHeader
+            return BadHttp(_go_bad_request("", detail="malformed Host header"))
         self._buffer = conn.trailing_data[0]
         return UpgradeRequest(
             event.method.decode("latin-1"),
@@ -132,12 +151,60 @@ class HandshakeReader:
         """Bytes received after the last request head."""
         return self._buffer
 
+    def timed_out(self) -> bytes:
+        """Go's answer when the handshake timeout cuts a request head short: at the deadline
+        Go's line reader hands over the unfinished line as a whole one, so a line that does
+        not parse (``GE``, a header without a colon) gets ``400 Bad Request``; a line that
+        does, or none, a silent close (the next read is the timeout)."""
+        buffer = self._buffer
+        if not buffer or buffer.endswith(b"\n"):
+            return b""
+        head, newline, line = buffer.rpartition(b"\n")
+        pattern = _HEADER_LINE if newline and head.strip(b"\r") else _REQUEST_LINE
+        return b"" if pattern.fullmatch(line.rstrip(b"\r")) else _go_bad_request("")
 
-def _go_bad_request(h11_error: str) -> bytes:
+
+#: What Go's ``parseRequestLine`` and ``readMIMEHeader`` take as a request line and a header line.
+_TOKEN = rb"[!#$%&'*+.^_`|~0-9A-Za-z-]+"
+_REQUEST_LINE = re.compile(_TOKEN + rb" [^ ]+ HTTP/[0-9]\.[0-9]")
+_HEADER_LINE = re.compile(_TOKEN + rb":.*")
+
+
+#: Control characters Go refuses in a header value (``httpguts.ValidHeaderFieldValue``).
+_CTL = re.compile(rb"[\x00-\x08\x0a-\x1f\x7f]")
+#: The bytes Go takes in a Host header (``validHostByte``).
+_HOST = re.compile(rb"[A-Za-z0-9!$%&'()*+,\-.:;=\[\]_~]*")
+
+
+def _bad_header_name(buffer: bytes) -> bool:
+    """Whether Go says ``invalid header name``: the request line reads, and the first header
+    line that does not has a colon and a name of token characters and spaces (other bytes
+    in a name, or no colon, are a malformed line: a plain 400)."""
+    first, *lines = buffer.split(b"\n")
+    if not _REQUEST_LINE.fullmatch(first.rstrip(b"\r")):
+        return False
+    for line in lines:
+        line = line.removesuffix(b"\r")
+        if not line:
+            break
+        name, colon, _ = line.partition(b":")
+        if not colon or re.fullmatch(_TOKEN, name):
+            if colon:
+                continue
+            return False
+        return re.fullmatch(rb"[!#$%&'*+.^_`|~0-9A-Za-z \t-]+", name) is not None
+    return False
+
+
+def _go_bad_request(h11_error: str, bad_name: bool = False, detail: str = "") -> bytes:
     """Go's ``net/http`` answer to a request it cannot parse (then it closes)."""
     text = "400 Bad Request"
-    if "Host" in h11_error:
+    if detail:
+        text += ": " + detail
+    elif h11_error.startswith("Missing mandatory Host"):
         text += ": missing required Host header"
+    elif bad_name:
+        text += ": invalid header name"
     return (f"HTTP/1.1 {text}\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\n\r\n{text}").encode()
 
 
@@ -187,6 +254,9 @@ class Accepted:
     no_masking: bool = False
     #: CONNECT options the configured cookies carry (used where the CONNECT has none).
     connect_defaults: dict[str, str] = field(default_factory=dict)
+    #: The ``X-Forwarded-For`` address, when its first header is one IP address (the
+    #: client's log name shows it before the socket's peer, as nats-server's).
+    forwarded_for: str = ""
 
 
 def check_upgrade(request: UpgradeRequest, settings: HandshakeSettings) -> Accepted | Refused:
@@ -227,7 +297,24 @@ def check_upgrade(request: UpgradeRequest, settings: HandshakeSettings) -> Accep
         response += f"{name}: {value}\r\n".encode()
     response += b"\r\n"
     browser = request.get("user-agent").startswith("Mozilla/")
-    return Accepted(response, compress, browser, no_masking, _cookie_options(request, settings.cookies))
+    cookies = _cookie_options(request, settings.cookies)
+    return Accepted(response, compress, browser, no_masking, cookies, forwarded_for(request))
+
+
+def forwarded_for(request: UpgradeRequest) -> str:
+    """nats-server's ``X-Forwarded-For`` (``wsUpgrade``): the first such header's whole value
+    if Go's ``net.ParseIP`` takes it (one address: no list, no port, no IPv6 zone), else empty."""
+    values = request.values("x-forwarded-for")
+    if not values:
+        return ""
+    value = values[0]
+    if "%" in value:  # Go's ParseIP takes no zone; Python's ip_address does
+        return ""
+    try:
+        ipaddress.ip_address(value)
+    except ValueError:
+        return ""
+    return value
 
 
 def _cookie_options(request: UpgradeRequest, names: tuple[tuple[str, str], ...]) -> dict[str, str]:
@@ -296,6 +383,18 @@ def _check_origin(request: UpgradeRequest, settings: HandshakeSettings) -> str:
     return ""
 
 
+#: The first five bytes of a request Go's TLS server recognises as plain HTTP
+#: (``tlsRecordHeaderLooksLikeHTTP``), and its answer to one (then it closes).
+_HTTP_STARTS = (b"GET /", b"HEAD ", b"POST ", b"PUT /", b"OPTIO")
+_HTTP_ON_TLS = b"HTTP/1.0 400 Bad Request\r\n\r\nClient sent an HTTP request to an HTTPS server.\n"
+
+
+def plain_text_on_tls(head: bytes) -> bytes:
+    """What Go's HTTP server answers when the first five bytes on its TLS port are ``head``
+    (not a TLS record): Go's 400 for what looks like HTTP, nothing (a silent close) else."""
+    return _HTTP_ON_TLS if head[:5] in _HTTP_STARTS else b""
+
+
 # --- frames ------------------------------------------------------------------------------
 
 
@@ -356,11 +455,25 @@ _PROTOCOL_ERRORS = {
 }
 
 
+class _RawMessages(MessageDecoder):
+    """wsproto's message reassembly without its UTF-8 check of text frames: nats-server reads
+    a text frame's bytes as a binary frame's (invalid UTF-8 is the NATS parser's business)."""
+
+    def process_frame(self, frame: Frame) -> Frame:
+        if frame.opcode is Opcode.TEXT:
+            frame = Frame(Opcode.BINARY, frame.payload, frame.frame_finished, frame.message_finished)
+        return super().process_frame(frame)
+
+
 class _Decoder(FrameProtocol):
     """wsproto's frames, keeping a refused close frame's status for nats-server's text
-    (``invalid close status code N``), which wsproto's error leaves out."""
+    (``invalid close status code N``), which wsproto's error leaves out; text frames as bytes."""
 
     close_code = 0
+
+    def __init__(self, client: bool, extensions: list[Extension]) -> None:
+        super().__init__(client, extensions)
+        self._message_decoder = _RawMessages()
 
     def _process_close(self, frame: Frame) -> Frame:
         if len(frame.payload) >= 2:
@@ -378,17 +491,67 @@ class Received:
     closing: bool = False
 
 
+#: nats-server's ``wsMaxMsgPayloadMultiple`` and ``wsMaxMsgPayloadLimit``: what a compressed
+#: message may carry before it is inflated.
+_COMPRESSED_MULTIPLE = 8
+_COMPRESSED_CAP = 64 * 1024 * 1024
+
+
+class _CappedDeflate(PerMessageDeflate):
+    """``permessage-deflate`` with nats-server's limits on a compressed message
+    (``wsDecompressAndParse``): at most 8 x ``max_payload`` compressed (64 MiB at most), at
+    most ``max_payload`` once inflated, so a small frame that inflates to gigabytes costs
+    nothing. Past a limit the message fails with 1009; what was inflated up to
+    ``max_payload`` is kept (:attr:`kept`) for the parser, as nats-server parses it."""
+
+    def __init__(self, max_payload: int) -> None:
+        super().__init__(client_no_context_takeover=True, server_no_context_takeover=True)
+        self.limit = max_payload
+        self.compressed_limit = min(max_payload * _COMPRESSED_MULTIPLE, _COMPRESSED_CAP)
+        self.compressed = 0
+        self.inflated = 0
+        self.kept = b""
+
+    def frame_inbound_payload_data(self, proto: FrameDecoder | FrameProtocol, data: bytes) -> bytes | CloseReason:
+        if not self._inbound_compressed or not self._inbound_is_compressible:
+            return data
+        self.compressed += len(data)
+        if self.compressed > self.compressed_limit:
+            return CloseReason.MESSAGE_TOO_BIG
+        assert self._decompressor is not None
+        room = self.limit - self.inflated
+        try:
+            out = self._decompressor.decompress(bytes(data), room + 1)
+        except zlib.error:
+            return CloseReason.INVALID_FRAME_PAYLOAD_DATA
+        self.inflated += len(out)
+        if self.inflated > self.limit:
+            self.kept = out[:room]
+            return CloseReason.MESSAGE_TOO_BIG
+        return out
+
+    def frame_inbound_complete(self, proto: FrameDecoder | FrameProtocol, fin: bool) -> bytes | CloseReason | None:
+        result = super().frame_inbound_complete(proto, fin)
+        if fin:
+            if isinstance(result, bytes) and self.inflated + len(result) > self.limit:
+                self.kept = result[: self.limit - self.inflated]
+                return CloseReason.MESSAGE_TOO_BIG
+            self.compressed = self.inflated = 0
+        return result
+
+
 class WebSocketFrames:
     """One upgraded connection's frames (the server side)."""
 
-    __slots__ = ("_compressor", "_decoder", "browser", "compress")
+    __slots__ = ("_compressor", "_decoder", "_deflate", "browser", "compress")
 
-    def __init__(self, compress: bool, browser: bool, no_masking: bool = False) -> None:
+    def __init__(self, compress: bool, browser: bool, no_masking: bool = False, max_payload: int = 1 << 20) -> None:
         self.compress = compress
         self.browser = browser
         extensions: list[Extension] = []
+        self._deflate: _CappedDeflate | None = None
         if compress:
-            deflate = PerMessageDeflate(client_no_context_takeover=True, server_no_context_takeover=True)
+            self._deflate = deflate = _CappedDeflate(max_payload)
             deflate.accept("permessage-deflate")
             extensions.append(deflate)
         # A "client" decoder reads unmasked frames (``Nats-No-Masking``); the decoder never
@@ -405,10 +568,8 @@ class WebSocketFrames:
         try:
             for frame in decoder.received_frames():
                 opcode = frame.opcode
-                if opcode is Opcode.BINARY or opcode is Opcode.CONTINUATION:
+                if opcode is Opcode.BINARY or opcode is Opcode.CONTINUATION:  # text frames too (_RawMessages)
                     chunks.append(bytes(frame.payload))  # type: ignore[arg-type]
-                elif opcode is Opcode.TEXT:
-                    chunks.append(str(frame.payload).encode())
                 elif opcode is Opcode.PING:
                     payload = bytes(frame.payload)  # type: ignore[arg-type]
                     out.reply += _header(0x8A, len(payload)) + payload
@@ -418,7 +579,10 @@ class WebSocketFrames:
                     out.closing = True
                     break
         except ParseFailed as exc:
-            if exc.code == INVALID_PAYLOAD:
+            if exc.code == MESSAGE_TOO_BIG and self._deflate is not None:
+                chunks.append(self._deflate.kept)  # parsed up to max_payload, as nats-server
+                out.reply += close_frame_for("Maximum Payload Violation")
+            elif exc.code == INVALID_PAYLOAD:
                 out.reply += close_frame(INVALID_PAYLOAD, "invalid utf8 body in close frame")
             else:
                 text = str(exc)

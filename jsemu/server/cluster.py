@@ -378,10 +378,11 @@ class Cluster:
         out = [encode_rs_plus(router.name.encode(), *key) for router, key in self._interest_items()]
         if out:
             route.send(b"".join(out))
-        urls = route.remote_info.get("connect_urls") or []
-        if isinstance(urls, list) and urls and not self.options.no_advertise:
-            route.advertised = [str(u) for u in urls]
-            self.server.add_connect_urls(route.advertised)
+        if not self.options.no_advertise:
+            urls, ws_urls = (_urls(route.remote_info.get(key)) for key in ("connect_urls", "ws_connect_urls"))
+            if urls or ws_urls:
+                route.advertised, route.ws_advertised = urls, ws_urls
+                self.server.add_connect_urls(urls, ws_urls=ws_urls)
         gossip = dict(route.remote_info)
         gossip["ip"] = f"nats-route://{_join(route.ip, int(route.remote_info.get('port') or 0))}/"
         gossip.pop("nonce", None)
@@ -418,9 +419,10 @@ class Cluster:
         self.withdraw_urls(route)
 
     def withdraw_urls(self, route: RouteConnection) -> None:
-        if route.advertised:
+        if route.advertised or route.ws_advertised:
             urls, route.advertised = route.advertised, []
-            self.server.remove_connect_urls(urls)
+            ws_urls, route.ws_advertised = route.ws_advertised, []
+            self.server.remove_connect_urls(urls, ws_urls=ws_urls)
 
     def adopt_name(self, theirs: str, their_dynamic: bool) -> bool:
         """nats-server's dynamic cluster name: take the peer's if it is configured or larger."""
@@ -478,6 +480,9 @@ class Cluster:
             info["domain"] = server.options.domain
         if not self.options.no_advertise:
             info["connect_urls"] = server.own_connect_urls()
+            ws_urls = server.own_ws_connect_urls()
+            if ws_urls:
+                info["ws_connect_urls"] = ws_urls
         if ldm:
             info["ldm"] = True
         if self.meta is not None:
@@ -658,3 +663,8 @@ def _sub_detail(rid: int, router: Router, subject: bytes, queue: bytes | None) -
         out["qgroup"] = queue.decode("utf-8", "replace")
         sid += f" {out['qgroup']}"
     return out | {"sid": sid, "msgs": 0, "cid": rid}
+
+
+def _urls(value: object) -> list[str]:
+    """A route INFO's list of URLs (``connect_urls``, ``ws_connect_urls``); anything else: none."""
+    return [str(u) for u in value] if isinstance(value, list) else []

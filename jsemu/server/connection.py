@@ -61,6 +61,7 @@ from ..protocol.texts import (
     ERR_SUBSCRIBE_QUEUE_DENIED,
 )
 from ..subjects import is_valid_literal_subject
+from .advertise import join_host_port
 from .auth import DEFAULT_AUTH_TIMEOUT, Auth, User
 from .client_info import ClientInfo
 from .closed import READ_ERROR, WRITE_ERROR
@@ -641,10 +642,19 @@ class ClientConnection(asyncio.Protocol):
         if not self.account.route(self, subject, reply, hdr, msg) and reply and self.no_responders:
             self.send_no_responders(subject, reply)
 
+    def log_name(self) -> str:
+        """How nats-server's log lines name the client (its ``ncs``): ``<ip>:<port> - cid:<n>``
+        (``wid`` and any ``X-Forwarded-For`` address for a WebSocket client)."""
+        peer = join_host_port(self.client_ip, self.client_port)
+        transport = self.transport
+        if isinstance(transport, WebSocketTransport):
+            return transport.log_name(peer, self.cid)
+        return f"{peer} - cid:{self.cid}"
+
     def _client_error(self, text: str) -> None:
         """nats-server's ``[ERR] <ip>:<port> - cid:<n> - <text>`` for a client over a limit
         (a warning to Python's logging: the client's doing, not an internal error)."""
-        log.warning("%s:%s - cid:%d - %s", self.client_ip, self.client_port, self.cid, text, extra=NATS_ERR)
+        log.warning("%s - %s", self.log_name(), text, extra=NATS_ERR)
 
     def _process_sub(self, op: Sub) -> None:
         self.last_in = self.read_time
@@ -730,10 +740,8 @@ class ClientConnection(asyncio.Protocol):
         """A reload's credentials no longer let this client in (``authViolation``)."""
         name = self.user.name if self.user is not None else ""
         log.warning(
-            '%s:%s - cid:%d - "%s/user:%s" - authentication error - User "%s"',
-            self.client_ip,
-            self.client_port,
-            self.cid,
+            '%s - "%s/user:%s" - authentication error - User "%s"',
+            self.log_name(),
             self.account.name,
             name,
             name,
@@ -835,10 +843,8 @@ class ClientConnection(asyncio.Protocol):
                 # Slow consumer: drop it without waiting for its buffer to drain.
                 self.server.slow_consumers += 1
                 log.info(
-                    "%s:%s - cid:%d - Slow Consumer Detected: MaxPending of %d Exceeded",
-                    self.client_ip,
-                    self.client_port,
-                    self.cid,
+                    "%s - Slow Consumer Detected: MaxPending of %d Exceeded",
+                    self.log_name(),
                     self.server.options.max_pending,
                 )
                 self.cut("Slow Consumer")

@@ -334,6 +334,7 @@ class Monitor:
             "mqtt": {},
             "websocket": server.websocket.options.varz(server.websocket.port) if server.websocket is not None else {},
         }
+        _add_connect_urls(out, node)
         if self.jetstream is not None:
             out["jetstream"] = {
                 "config": self._jetstream_config(),
@@ -601,3 +602,16 @@ def _existing(path: str) -> str:
     while not os.path.exists(path) and os.path.dirname(path) != path:
         path = os.path.dirname(path)
     return path
+
+
+def _add_connect_urls(out: dict[str, Any], node: Node) -> None:
+    """``/varz`` ``connect_urls`` and ``ws_connect_urls`` (when a peer was heard of), after
+    ``port`` as in nats-server's ``Varz``."""
+    urls = [("connect_urls", node.info_urls), ("ws_connect_urls", node.ws_info_urls)]
+    if not any(found for _, found in urls):
+        return
+    items = list(out.items())
+    at = [key for key, _ in items].index("port") + 1
+    extra = [(key, list(found)) for key, found in urls if found]
+    out.clear()
+    out.update([*items[:at], *extra, *items[at:]])

@@ -45,6 +45,8 @@ class Node:
         "server_id",
         "total_connections",
         "up",
+        "ws_info_urls",
+        "ws_peer_urls",
         "xkey",
     )
 
@@ -64,6 +66,9 @@ class Node:
         self.peer_urls: dict[str, int] = {}
         #: ``connect_urls`` of client INFO (own first, then the peers'); empty until a peer is heard of.
         self.info_urls: list[str] = []
+        #: The same for WebSocket clients (``ws_connect_urls``: the cluster's WebSocket ports).
+        self.ws_peer_urls: dict[str, int] = {}
+        self.ws_info_urls: list[str] = []
         #: Taking clients (False while the control plane has it down).
         self.up = True
         #: For this node's ``/varz``: clients it has taken, and the in msgs, in bytes, out msgs
@@ -81,31 +86,36 @@ class Node:
         self.addresses = [(s.family, s.getsockname(), dual_stack) for s in listener.sockets]
         self.port = self.addresses[0][1][1]
 
-    def add_urls(self, urls: list[str]) -> bool:
-        """A peer advertises ``urls``: count them; whether any is new."""
+    def add_urls(self, urls: list[str], ws: bool = False) -> bool:
+        """A peer advertises ``urls`` (``ws``: WebSocket ones): count them; whether any is new."""
+        peers = self.ws_peer_urls if ws else self.peer_urls
         changed = False
         for url in urls:
-            count = self.peer_urls.get(url, 0)
-            self.peer_urls[url] = count + 1
+            count = peers.get(url, 0)
+            peers[url] = count + 1
             changed = changed or count == 0
         return changed
 
-    def remove_urls(self, urls: list[str]) -> bool:
+    def remove_urls(self, urls: list[str], ws: bool = False) -> bool:
         """A peer that advertised ``urls`` is gone; whether any URL went."""
+        peers = self.ws_peer_urls if ws else self.peer_urls
         changed = False
         for url in urls:
-            count = self.peer_urls.get(url, 0)
+            count = peers.get(url, 0)
             if count <= 1:
                 changed = changed or count == 1
-                self.peer_urls.pop(url, None)
+                peers.pop(url, None)
             else:
-                self.peer_urls[url] = count - 1
+                peers[url] = count - 1
         return changed
 
-    def refresh_urls(self, own: list[str]) -> None:
+    def refresh_urls(self, own: list[str], ws: bool = False) -> None:
         """``connect_urls`` once a peer was heard of: ``own`` (none in lame duck mode), then
         the peers' (own only once they have all gone, as nats-server's ``updateInfo``)."""
-        self.info_urls = own + [u for u in self.peer_urls if u not in own]
+        if ws:
+            self.ws_info_urls = own + [u for u in self.ws_peer_urls if u not in own]
+        else:
+            self.info_urls = own + [u for u in self.peer_urls if u not in own]
 
     def close(self) -> list[asyncio.base_events.Server]:
         """Stop taking connections (the port refuses them from now on); the closed listeners."""

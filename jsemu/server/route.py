@@ -152,6 +152,8 @@ class RouteConnection(asyncio.Protocol):
         self.headers = False
         #: Client URLs the remote advertised (added to this server's ``connect_urls``).
         self.advertised: list[str] = []
+        #: WebSocket URLs the remote advertised (``ws_connect_urls``).
+        self.ws_advertised: list[str] = []
         #: (router, subject, queue) -> the subscriptions that stand for the remote's interest.
         self.remote_subs: dict[tuple[Router, bytes, bytes | None], list[Subscription]] = {}
         self.ip = ""
@@ -298,7 +300,7 @@ class RouteConnection(asyncio.Protocol):
                 self.cluster.meta.peer_info(self, info)  # its JetStream role may have changed
             if remote_id and remote_id != self.remote_id:
                 self.cluster.learn_peer(info)  # gossip: another server of the cluster
-            elif info.get("ldm") and self.advertised:
+            elif info.get("ldm") and (self.advertised or self.ws_advertised):
                 self.cluster.withdraw_urls(self)
             return
         if remote_id == self.server.server_id:

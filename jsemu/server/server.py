@@ -12,7 +12,7 @@ import ssl
 import sys
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from functools import partial
 from typing import TYPE_CHECKING, Any, Protocol, Self
 
@@ -67,6 +67,13 @@ def _dual_stack_socket(port: int) -> socket.socket | None:
             raise
         return None
     return sock
+
+
+def _host_urls(host: str, port: int) -> list[str]:
+    """``host:port`` URLs of a listener (``getConnectURLs``): a wildcard host stands for
+    each non-loopback address of the machine."""
+    hosts = global_unicast_ips() if host in ("0.0.0.0", "::", "") else [host]
+    return [join_host_port(h, port) for h in hosts]
 
 
 def listen_backlog() -> int:
@@ -476,9 +483,7 @@ class Server(Router):
             info["client_ip"] = conn.client_ip
         if conn.nonce:
             info["nonce"] = conn.nonce
-        self._cluster_fields(info, node)
-        if conn.info_base is not None:  # a WebSocket client: its listener's URLs, which jsemu does not gossip
-            info.pop("connect_urls", None)
+        self._cluster_fields(info, node, ws=conn.info_base is not None)
         if connect_info:
             info["connect_info"] = True
             info["remote_account"] = conn.account.name
@@ -486,13 +491,16 @@ class Server(Router):
         info["xkey"] = node.xkey
         return info
 
-    def _cluster_fields(self, info: dict[str, Any], node: Node, ldm: bool = False) -> None:
+    def _cluster_fields(self, info: dict[str, Any], node: Node, ldm: bool = False, ws: bool = False) -> None:
+        """``ws``: a WebSocket client's INFO, whose ``connect_urls`` are the cluster's
+        WebSocket URLs (``generateClientInfoJSON``)."""
         if self.info_cluster:
             info["cluster"] = self.info_cluster
         if self.options.jetstream and self.options.domain:
             info["domain"] = self.options.domain
-        if node.info_urls:
-            info["connect_urls"] = list(node.info_urls)
+        urls = node.ws_info_urls if ws else node.info_urls
+        if urls:
+            info["connect_urls"] = list(urls)
         if ldm:
             info["ldm"] = True
 
@@ -512,37 +520,56 @@ class Server(Router):
         node = node or self.nodes[0]
         if self.client_advertise is not None and node is self.nodes[0]:
             return [join_host_port(*self.client_advertise)]
-        port = node.port
-        host = self.options.host
-        if host in ("0.0.0.0", "::", ""):
-            hosts = global_unicast_ips()
-        else:
-            hosts = [host]
-        return [f"[{h}]:{port}" if ":" in h else f"{h}:{port}" for h in hosts]
+        return _host_urls(self.options.host, node.port)
 
-    def add_connect_urls(self, urls: list[str], nodes: list[Node] | None = None) -> None:
-        """A peer advertises ``urls`` to ``nodes`` (default: all): add them (counted) and tell
-        the clients of each node that learnt something new."""
+    def own_ws_connect_urls(self) -> list[str]:
+        """The WebSocket port's URLs as ``host:port`` (``websocket.connectURLs``): its
+        ``advertise`` alone if set, else as :meth:`own_connect_urls`; none without one."""
+        ws = self.websocket
+        if ws is None:
+            return []
+        if ws.options.advertise:
+            return [join_host_port(*parse_host_port(ws.options.advertise, ws.port))]
+        return _host_urls(ws.options.host, ws.port)
+
+    def add_connect_urls(self, urls: list[str], nodes: list[Node] | None = None, ws_urls: Sequence[str] = ()) -> None:
+        """A peer advertises ``urls`` (and WebSocket ``ws_urls``) to ``nodes`` (default: all):
+        add them (counted) and tell the clients of each node that learnt something new
+        (TCP clients of new client URLs, WebSocket clients of new WebSocket ones)."""
         for node in self.nodes if nodes is None else nodes:
-            if node.add_urls(urls):
-                self._refresh_info_urls(node)
+            cli, ws = node.add_urls(urls), node.add_urls(list(ws_urls), ws=True)
+            if cli or ws:
+                self._refresh_info_urls(node, cli, ws)
 
-    def remove_connect_urls(self, urls: list[str], nodes: list[Node] | None = None) -> None:
-        """A peer that advertised ``urls`` to ``nodes`` (default: all) is gone."""
+    def remove_connect_urls(
+        self, urls: list[str], nodes: list[Node] | None = None, ws_urls: Sequence[str] = ()
+    ) -> None:
+        """A peer that advertised ``urls`` (and ``ws_urls``) to ``nodes`` (default: all) is gone."""
         for node in self.nodes if nodes is None else nodes:
-            if node.remove_urls(urls):
-                self._refresh_info_urls(node)
+            cli, ws = node.remove_urls(urls), node.remove_urls(list(ws_urls), ws=True)
+            if cli or ws:
+                self._refresh_info_urls(node, cli, ws)
 
-    def _refresh_info_urls(self, node: Node) -> None:
-        node.refresh_urls([] if self.lame_duck else self.own_connect_urls(node))
-        self.send_async_info(nodes=[node])
+    def _refresh_info_urls(self, node: Node, cli: bool = True, ws: bool = False) -> None:
+        if cli:
+            node.refresh_urls([] if self.lame_duck else self.own_connect_urls(node))
+        if ws:
+            own = [] if self.lame_duck or node is not self.nodes[0] else self.own_ws_connect_urls()
+            node.refresh_urls(own, ws=True)
+        self.send_async_info(nodes=[node], tcp=cli, ws=ws)
 
     def send_async_info(
-        self, ldm: bool = False, nodes: list[Node] | None = None, only: ClientConnection | None = None
+        self,
+        ldm: bool = False,
+        nodes: list[Node] | None = None,
+        only: ClientConnection | None = None,
+        tcp: bool = True,
+        ws: bool = True,
     ) -> None:
-        """An INFO to every client (of ``nodes``, default: all; or ``only`` that one) that takes
-        async INFO (``sendAsyncInfoToClients``): its node's INFO with the client's id and
-        address, no nonce, no ``connect_info``."""
+        """An INFO to every client (of ``nodes``, default: all; or ``only`` that one; TCP ones
+        with ``tcp``, WebSocket ones with ``ws``) that takes async INFO
+        (``sendAsyncInfoToClients``): its listener's INFO with the client's id and address, no
+        nonce, no ``connect_info``."""
         if not self.nodes[0].info_base:
             return
         for conn in [only] if only is not None else list(self.connections.values()):
@@ -551,11 +578,14 @@ class Server(Router):
             node = conn.node
             if nodes is not None and node not in nodes:
                 continue
-            info = dict(node.info_base)
+            is_ws = conn.info_base is not None
+            if not (ws if is_ws else tcp):
+                continue
+            info = dict(node.info_base if conn.info_base is None else conn.info_base)
             info["client_id"] = conn.cid
             if conn.client_ip:
                 info["client_ip"] = conn.client_ip
-            self._cluster_fields(info, node, ldm)
+            self._cluster_fields(info, node, ldm, ws=is_ws)
             info["api_lvl"] = API_LEVEL
             info["xkey"] = node.xkey
             conn.send(encode_info(info))
@@ -566,6 +596,7 @@ class Server(Router):
         self.lame_duck = True
         for node in self.nodes:
             node.info_urls = list(node.peer_urls)
+            node.ws_info_urls = list(node.ws_peer_urls)
         self.send_async_info(ldm=True)
 
     # --- simulated servers going away and coming back ---------------------------------------

@@ -20,7 +20,6 @@ from __future__ import annotations
 import asyncio
 import email.utils
 import logging
-import ssl
 from collections.abc import Iterable
 from functools import partial
 from typing import TYPE_CHECKING, Any
@@ -39,6 +38,7 @@ from .auth import Auth
 from .connection import ClientConnection
 from .tls import server_context
 from .websocket_options import WebSocketOptions
+from .websocket_tls_port import TlsPort
 from .websocket_transport import WebSocketTransport
 
 if TYPE_CHECKING:
@@ -48,6 +48,9 @@ if TYPE_CHECKING:
 __all__ = ["UpgradeProtocol", "WebSocketListener"]
 
 log = logging.getLogger("jsemu.server")
+
+#: Go's ``rstAvoidanceDelay``: how long a connection stays after its last answer and FIN.
+_RST_AVOIDANCE_DELAY = 0.5
 
 
 class UpgradeProtocol(asyncio.Protocol):
@@ -67,14 +70,27 @@ class UpgradeProtocol(asyncio.Protocol):
         self.raw = transport
         timeout = self.listener.options.handshake_timeout
         if timeout > 0:
-            self.timer = asyncio.get_running_loop().call_later(timeout, transport.abort)
+            self.timer = asyncio.get_running_loop().call_later(timeout, self._timed_out)
+
+    def _timed_out(self) -> None:
+        """The handshake timeout: Go's answer to what came of a request head, if any, and the close."""
+        raw, reader = self.raw, self.reader
+        assert raw is not None
+        answer = reader.timed_out() if reader is not None else b""
+        if answer:
+            raw.write(answer)
+            raw.close()
+        else:
+            raw.abort()
 
     def data_received(self, data: bytes) -> None:
         if self.frames is not None:
             self._frames_received(data)
             return
         reader, raw = self.reader, self.raw
-        assert reader is not None and raw is not None
+        if reader is None:  # answered and closing (_close_after_answer): what comes is dropped
+            return
+        assert raw is not None
         while True:
             request = reader.feed(data)
             data = b""
@@ -82,7 +98,7 @@ class UpgradeProtocol(asyncio.Protocol):
                 return
             if isinstance(request, BadHttp):
                 raw.write(request.response)
-                raw.close()
+                self._close_after_answer(raw)
                 return
             result = check_upgrade(request, self.listener.settings)
             if isinstance(result, Refused):
@@ -98,13 +114,26 @@ class UpgradeProtocol(asyncio.Protocol):
             self._upgrade(raw, result)
             return
 
+    def _close_after_answer(self, raw: asyncio.Transport) -> None:
+        """Go's ``closeWriteAndWait``: the answer and a FIN, then the close half a second
+        later (``rstAvoidanceDelay``), so unread input does not reset the connection before
+        the client has read the answer."""
+        self.reader = None
+        if self.timer is not None:
+            self.timer.cancel()
+        if raw.can_write_eof():
+            raw.write_eof()
+        self.timer = asyncio.get_running_loop().call_later(_RST_AVOIDANCE_DELAY, raw.close)
+
     def _upgrade(self, raw: asyncio.Transport, accepted: Accepted) -> None:
         if self.timer is not None:
             self.timer.cancel()
             self.timer = None
         self.reader = None
         raw.write(accepted.response)
-        self.frames = WebSocketFrames(accepted.compress, accepted.browser, accepted.no_masking)
+        self.frames = WebSocketFrames(
+            accepted.compress, accepted.browser, accepted.no_masking, self.listener.server.options.max_payload
+        )
         listener = self.listener
         conn = ClientConnection(listener.server, listener.node)
         conn.info_base = listener.info_base()
@@ -113,6 +142,7 @@ class UpgradeProtocol(asyncio.Protocol):
         self.conn = conn
         self.transport = WebSocketTransport(raw, self.frames)
         self.transport.connect_defaults = accepted.connect_defaults
+        self.transport.forwarded_for = accepted.forwarded_for
         conn.connection_made(self.transport)
 
     def _frames_received(self, data: bytes) -> None:
@@ -163,6 +193,7 @@ class WebSocketListener:
             ),
         )
         self._listener: asyncio.base_events.Server | None = None
+        self._tls_port: TlsPort | None = None
         #: The server's authentication the WebSocket one was made from, and that one.
         self._auth: tuple[Auth | None, Auth | None] | None = None
 
@@ -178,28 +209,27 @@ class WebSocketListener:
         return f"{self.scheme}://{host}:{self.port}"
 
     async def start(self) -> None:
-        context: ssl.SSLContext | None = None
-        timeout: float | None = None
-        if self.options.tls is not None:
-            context = server_context(self.options.tls)
-            timeout = self.options.tls.timeout
+        host = self.options.host or "0.0.0.0"
+        if self.options.tls is not None:  # wss://: the first bytes looked at before TLS
+            tls = TlsPort(partial(UpgradeProtocol, self), server_context(self.options.tls), self.options.tls.timeout)
+            self.port = tls.start(host, self.port)
+            self._tls_port = tls
+            return
         loop = asyncio.get_running_loop()
-        host = self.options.host
         self._listener = await loop.create_server(
-            partial(UpgradeProtocol, self),
-            host=host or "0.0.0.0",
-            port=self.port,
-            reuse_address=True,
-            ssl=context,
-            ssl_handshake_timeout=timeout,
+            partial(UpgradeProtocol, self), host=host, port=self.port, reuse_address=True
         )
         self.port = self._listener.sockets[0].getsockname()[1]
 
     def close(self) -> asyncio.base_events.Server | None:
-        """Take no new WebSocket client (lame duck, stop); the closed listener."""
+        """Take no new WebSocket client (lame duck, stop); the closed listener (``None``
+        for a ``wss://`` port, closed at once)."""
         listener, self._listener = self._listener, None
         if listener is not None:
             listener.close()
+        tls, self._tls_port = self._tls_port, None
+        if tls is not None:
+            tls.close()
         return listener
 
     def auth(self) -> Auth | None:

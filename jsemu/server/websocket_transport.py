@@ -30,6 +30,16 @@ class WebSocketTransport(asyncio.Transport):
         self.close_frame: bytes | None = None
         #: CONNECT options from the upgrade's cookies, for those the CONNECT leaves out.
         self.connect_defaults: dict[str, str] = {}
+        #: The upgrade's ``X-Forwarded-For`` address (empty: none usable).
+        self.forwarded_for = ""
+
+    def log_name(self, peer: str, cid: int) -> str:
+        """nats-server's name of a WebSocket client in its log lines: ``wid``, and the
+        ``X-Forwarded-For`` address (IPv6 in brackets) before the peer's."""
+        forwarded = self.forwarded_for
+        if forwarded:
+            peer = f"{f'[{forwarded}]' if ':' in forwarded else forwarded}/{peer}"
+        return f"{peer} - wid:{cid}"
 
     def write(self, data: bytes | bytearray | memoryview) -> None:
         self.raw.write(self.frames.frame(bytes(data)))

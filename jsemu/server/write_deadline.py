@@ -62,10 +62,8 @@ def cut_slow_writer(conn: ClientConnection, attempted: int) -> None:
     if conn.connect_received or server.options.auth is None:
         server.slow_consumers += 1
         log.info(
-            "%s:%s - cid:%d - Slow Consumer Detected: WriteDeadline of %s exceeded with %d chunks of %d total bytes.",
-            conn.client_ip,
-            conn.client_port,
-            conn.cid,
+            "%s - Slow Consumer Detected: WriteDeadline of %s exceeded with %d chunks of %d total bytes.",
+            conn.log_name(),
             format_duration(server.write_deadline_ns),
             max(1, -(-attempted // _CHUNK)),
             attempted,

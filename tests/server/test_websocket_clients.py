@@ -6,6 +6,7 @@ JetStream, KV, Direct Get), authentication and its close frame, the pytest plugi
 from __future__ import annotations
 
 import asyncio
+import re
 import ssl
 import struct
 from collections.abc import Awaitable, Callable
@@ -255,3 +256,78 @@ async def test_server_shutdown_close_frame_as_nats_server() -> None:
         finally:
             server.stop()
     assert got[True] == got[False] == ([(0x88, struct.pack("!H", 1001) + b"Server Shutdown")], True)
+
+
+_ACCOUNTS = (
+    "accounts {\n"
+    '  A: { users: [{user: a, password: a, permissions: {publish: {deny: ["secret"]}, subscribe: {deny: ["hidden"]}}}] }\n'
+    "  B: { users: [{user: b, password: b}] }\n"
+    "}"
+)
+
+
+async def test_permissions_and_accounts_over_websocket_as_nats_server() -> None:
+    """Permissions answer a WebSocket client's denied PUB and SUB with nats-server's -ERR (the
+    connection stays); accounts keep two WebSocket clients' subjects apart."""
+    async with ws_pair(extra=_ACCOUNTS) as sides:
+        got = {}
+        for kind, side in sides.items():
+            a = await WsClient.connect(side.ws_port)
+            b = await WsClient.connect(side.ws_port)
+            await a.frames(quiet=0.2)
+            await b.frames(quiet=0.2)
+            a.send(frame(2, b'CONNECT {"verbose":false,"user":"a","pass":"a"}\r\nSUB x 1\r\nSUB hidden 2\r\nPING\r\n'))
+            b.send(frame(2, b'CONNECT {"verbose":false,"user":"b","pass":"b"}\r\nSUB x 1\r\nPING\r\n'))
+            first_a = await a.until(b"PONG\r\n")
+            await b.until(b"PONG\r\n")
+            b.send(frame(2, b"PUB x 4\r\nfrom\r\nPING\r\n"))
+            from_b = await b.until(b"PONG\r\n")
+            a.send(frame(2, b"PUB secret 1\r\ns\r\nPUB x 1\r\na\r\nPING\r\n"))
+            second_a = await a.until(b"PONG\r\n")
+            _, closed_a = await a.frames(quiet=0.3)
+            a.close()
+            b.close()
+            texts = [re.sub(rb"INFO \{[^\r]*\r\n", b"", t) for t in (first_a, from_b, second_a)]  # async INFOs
+            got[kind] = (texts[0].split(b"PONG")[0], texts[1].split(b"PONG")[0], texts[2], closed_a)
+        assert got["jsemu"] == got["real"]
+        assert got["real"][0] == b"-ERR 'Permissions Violation for Subscription to \"hidden\"'\r\n"
+        assert got["real"][1] == b"MSG x 1 4\r\nfrom\r\n"  # b's own message only
+        assert got["real"][2] == b"-ERR 'Permissions Violation for Publish to \"secret\"'\r\nMSG x 1 1\r\na\r\nPONG\r\n"
+
+
+async def test_token_cookie_as_nats_server() -> None:
+    block = "port: -1, no_tls: true, token_cookie: t, authorization { token: s3cr3t }"
+    cases = [("t=s3cr3t", _ANON), ("t=nope", _ANON), ("", _ANON), ("t=nope", _TOKEN)]
+    async with ws_pair(block) as sides:
+        got = {}
+        for kind, side in sides.items():
+            got[kind] = [
+                await _ws_attempt(side.ws_port, connect, f"Cookie: {cookie}\r\n" if cookie else "")
+                for cookie, connect in cases
+            ]
+        assert got["jsemu"] == got["real"]
+        assert got["real"][0][1] == [(0x82, b"PONG\r\n")]
+        assert got["real"][3][1] == [(0x82, b"PONG\r\n")]  # the CONNECT's own token wins
+
+
+async def test_control_plane_faults_reach_websocket_clients(jsemu_factory: Callable[..., Awaitable[Any]]) -> None:
+    """The control plane's faults act on a WebSocket client's messages as on a TCP client's:
+    a dropped publish never arrives, a delayed one arrives late, a status answers a request."""
+    server = await jsemu_factory(websocket=True)
+    client = await WsClient.connect(int(server.ws_url.rsplit(":", 1)[1]))
+    await client.frames(quiet=0.1)
+    client.send(frame(2, CONNECT + b"SUB f.* 1\r\nSUB _r 2\r\nPING\r\n"))
+    await client.until(b"PONG\r\n")
+    await client.frames(quiet=0.2)
+    server.control.drop("f.drop", count=1)
+    server.control.delay("f.late", 0.4, count=1)
+    server.control.answer_status("svc", 503, count=1)
+    loop = asyncio.get_running_loop()
+    start = loop.time()
+    client.send(frame(2, b"PUB f.drop 1\r\n1\r\nPUB f.late 1\r\n2\r\nPUB f.now 1\r\n3\r\nPUB svc _r 0\r\n\r\nPING\r\n"))
+    first = await client.until(b"PONG\r\n")
+    late = await client.until(b"MSG f.late")
+    assert b"f.drop" not in first and b"MSG f.now 1 1\r\n3\r\n" in first and b"f.late" not in first
+    assert b"HMSG _r 2 " in first and b"503" in first
+    assert loop.time() - start >= 0.35 and b"MSG f.late 1 1" in late
+    client.close()

@@ -64,6 +64,10 @@ _EXACT = {
     "split over frames": [frame(2, _C[:10]), frame(2, _C[10:] + b"PI"), frame(2, b"NG\r\n")],
     "fragmented": [frame(2, _C, fin=False), frame(0, b"PING\r\n")],
     "text frame": [frame(1, _C + b"PING\r\n")],
+    "text frames, not UTF-8": [
+        frame(1, _C + b"SUB t 1\r\nPUB t 2\r\n\xff\xfe\r\nPUB t 1\r\n\xc3", fin=False),
+        frame(0, b"\r\nPING\r\n"),
+    ],
     "sub, pub, ping": [frame(2, _C + b"SUB a 1\r\nPUB a 2\r\nhi\r\nPING\r\n")],
     "two reads": [
         frame(2, _C + b"SUB b 1\r\nPING\r\n"),

@@ -47,6 +47,15 @@ _REQUESTS = {
     "no version": _GOOD.replace(b"Sec-WebSocket-Version: 13\r\n", b""),
     "version 12": _GOOD.replace(b"Version: 13", b"Version: 12"),
     "no host": _GOOD.replace(b"Host: 127.0.0.1\r\n", b""),
+    "host line without a colon": _GOOD.replace(b"Host: 127.0.0.1", b"Host127.0.0.1"),
+    "control character in a value": upgrade_request(extra="X-A: a\x0eb\r\n"),
+    "DEL in a value": upgrade_request(extra="X-A: a\x7fb\r\n"),
+    "tab and high bytes in values": upgrade_request(extra="X-A: a\tb\r\nX-B: \x91\r\n"),
+    "space in a header name": upgrade_request(extra="X A: b\r\n"),
+    "space before the colon": upgrade_request(extra="X-A : b\r\n"),
+    "space in the host": _GOOD.replace(b"Host: 127.0.0.1", b"Host: a b"),
+    "two hosts": _GOOD.replace(b"Host: 127.0.0.1", b"Host: a\r\nHost: b"),
+    "odd host bytes": _GOOD.replace(b"Host: 127.0.0.1", b"Host: [::1]:80,x;y=z~_!"),
     "garbage": b"hello world\r\n\r\n",
     "binary garbage": b"\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03" + bytes(range(40)) + b"\r\n\r\n",
     "origin, no checks": upgrade_request(extra="Origin: http://evil.example\r\n"),
@@ -148,14 +157,37 @@ async def _compare_upgrades(block: str, cases: list[tuple[str, str, str]]) -> No
             assert answers[i] == answers[len(cases) + i], name
 
 
+#: Request heads never finished, and what the handshake timeout does with them: Go's line
+#: reader takes the unfinished line as whole at the deadline, so one that does not parse
+#: gets a 400, one that does (or none) a silent close.
+_UNFINISHED = [
+    b"GET / HTTP/1.1\r\nHost: x\r\n",
+    b"",
+    b"GE",
+    b"x",
+    b"GET / HTTP/1.1",
+    b"GET / HTTP/1.1\r\n",
+    b"GET / HTTP/1.1\r\nHo",
+    b"GET / HTTP/1.1\r\nHost: x",
+]
+
+
+async def _unfinished(port: int, data: bytes) -> tuple[bytes, bool, bool]:
+    loop = asyncio.get_running_loop()
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    writer.write(data)
+    start = loop.time()
+    answer, closed = await read_until_quiet(reader, quiet=3)
+    writer.close()
+    return answer, closed, 0.2 < loop.time() - start < 2.5
+
+
 async def test_handshake_timeout_closes_a_silent_socket_as_nats_server() -> None:
     async with ws_pair("port: -1, no_tls: true, handshake_timeout: 300ms") as sides:
-        loop = asyncio.get_running_loop()
-        for side in sides.values():
-            reader, writer = await asyncio.open_connection("127.0.0.1", side.ws_port)
-            writer.write(b"GET / HTTP/1.1\r\nHost: x\r\n")  # never finished
-            start = loop.time()
-            data, closed = await read_until_quiet(reader, quiet=3)
-            writer.close()
-            assert (data, closed) == (b"", True), side.kind
-            assert 0.2 < loop.time() - start < 2.5, side.kind
+        got = {
+            kind: await asyncio.gather(*(_unfinished(side.ws_port, data) for data in _UNFINISHED))
+            for kind, side in sides.items()
+        }
+        assert got["jsemu"] == got["real"]
+        assert got["real"][0] == (b"", True, True)
+        assert got["real"][2][0].startswith(b"HTTP/1.1 400 Bad Request\r\n")

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import ssl as ssl_
 import struct
 import zlib
 from dataclasses import dataclass
@@ -105,8 +106,11 @@ class WsClient:
         self.buffer = b""
 
     @classmethod
-    async def connect(cls, port: int, extra: str = "", host: str = "127.0.0.1") -> WsClient:
-        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    async def connect(
+        cls, port: int, extra: str = "", host: str = "127.0.0.1", ssl: ssl_.SSLContext | None = None
+    ) -> WsClient:
+        """Upgraded (``ssl``: over TLS, for a ``wss://`` port)."""
+        reader, writer = await asyncio.open_connection("127.0.0.1", port, ssl=ssl)
         writer.write(upgrade_request(host, extra))
         head = await reader.readuntil(b"\r\n\r\n")
         assert head.startswith(b"HTTP/1.1 101 "), head
