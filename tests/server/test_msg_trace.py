@@ -298,9 +298,10 @@ class Client:
 _REPLY = re.compile(rb"_R_\.[0-9A-Za-z]{6}\.[0-9A-Za-z]{6}")
 
 
-def _normal(frame: Any, roles: dict[int, str], extras: list[Any]) -> Any:
+def _normal(frame: Any, roles: dict[Any, str], extras: list[Any]) -> Any:
     """A frame as comparable data: its line without sizes, its header block with times and
-    round-trip times blanked, a trace event as JSON with the per-run values blanked."""
+    round-trip times blanked, a trace event as JSON with the per-run values blanked. ``roles``
+    names client ids, keyed ``cid`` or, where servers' ids overlap, ``(server name, cid)``."""
     if frame.op not in (b"MSG", b"HMSG"):
         return frame.raw
     args = list(frame.args[: -2 if frame.op == b"HMSG" else -1])
@@ -319,11 +320,12 @@ def _normal(frame: Any, roles: dict[int, str], extras: list[Any]) -> Any:
     if not isinstance(body, dict) or "events" not in body:
         return [line, header, body]
     extras.append(body.pop("jsemu", None))
+    server = body["server"].get("name")
     body["server"] = sorted(body["server"])
     for event in body["events"]:
         event["ts"] = "TS" if isinstance(event["ts"], str) else event["ts"]
         if "cid" in event:
-            event["cid"] = roles.get(event["cid"], event["cid"])
+            event["cid"] = roles.get((server, event["cid"]), roles.get(event["cid"], event["cid"]))
     # nats-server keeps the subscriptions of one trie node in a Go map: their events come in
     # any order (a stream export's ``se`` before or after the exporter's own ``eg``).
     events = body["events"]

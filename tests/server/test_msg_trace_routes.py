@@ -40,7 +40,8 @@ def _frames(nodes: list[Node]) -> dict[str, object]:
     w2 = Client(nodes[1].port, "", {}, b"SUB remote.s 1\r\nSUB q.s grp 2\r\nSUB both.s 3\r\n", "w2")
     pub = Client(nodes[0].port, "", {}, b"", "pub")
     clients = {"w1": w1, "w2": w2, "pub": pub}
-    roles: dict[int, str] = {client.cid: role for role, client in clients.items()}
+    # Each server numbers its own clients: w2's id on n2 may be w1's or pub's on n1.
+    roles: dict[object, str] = {("n2" if role == "w2" else "n1", client.cid): role for role, client in clients.items()}
     # Interest crosses the route asynchronously: wait until the remote sees it.
     probe = b"PUB remote.s 0\r\n\r\n"
     for _ in range(100):
