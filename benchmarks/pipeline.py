@@ -38,7 +38,9 @@ def main() -> None:
     parser.add_argument("--partitions", type=int, default=4)
     parser.add_argument("--real", action="store_true", help="read from nats-server instead of jsemu")
     parser.add_argument("--runs", type=int, default=3, help="first-read runs (a fresh server and session each)")
-    parser.add_argument("--first-only", action="store_true", help="only the rows of fresh sessions (first and third reads)")
+    parser.add_argument(
+        "--first-only", action="store_true", help="only the rows of fresh sessions (first and third reads)"
+    )
     parser.add_argument(
         "--floors", action="store_true", help="also the first read of rows from no server (memory_source, range)"
     )
