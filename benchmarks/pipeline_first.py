@@ -7,6 +7,7 @@ covers ``load()`` (the read's planning: STREAM.INFO and the partitions) and the 
 The same session then reads the stream twice more: the third read is the warm figure.
 
     python -m benchmarks.pipeline_first [--messages 1000000] [--subjects 10000] [--real]
+                                        [--source jetstream|memory|range] [--conf key=value ...]
 
 runs one such job and prints one JSON line (``runs`` below starts one process per run, so each
 run has its own JVM). Each run also reports the CPU seconds each process spent on its first
