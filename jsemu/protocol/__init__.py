@@ -50,7 +50,9 @@ def __getattr__(name: str) -> Any:
     home = _HOME.get(name)
     if home is None:
         raise AttributeError(f"module 'jsemu.protocol' has no attribute {name!r}")
-    return getattr(import_module(f".{home}", __name__), name)
+    value = getattr(import_module(f".{home}", __name__), name)
+    globals()[name] = value  # looked up once: later uses find it in the module
+    return value
 
 
 __all__ = [
