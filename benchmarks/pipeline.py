@@ -38,19 +38,36 @@ def main() -> None:
     parser.add_argument("--partitions", type=int, default=4)
     parser.add_argument("--real", action="store_true", help="read from nats-server instead of jsemu")
     parser.add_argument("--runs", type=int, default=3, help="first-read runs (a fresh server and session each)")
-    parser.add_argument("--first-only", action="store_true", help="only the first-read and third-read rows")
+    parser.add_argument(
+        "--first-only", action="store_true", help="only the rows of fresh sessions (first and third reads)"
+    )
+    parser.add_argument(
+        "--floors", action="store_true", help="also the first read of rows from no server (memory_source, range)"
+    )
     args = parser.parse_args()
     name = "nats-server" if args.real else "jsemu"
     n = args.messages
-    results = pipeline_first.runs(args.real, n, args.subjects, args.runs)
     print(
         f"{name}: {n:,} messages on {args.subjects:,} subjects; {args.runs} runs, each a fresh server "
         "and a fresh Spark session (local[*]), default partitions"
     )
-    print(f"{'read (median of the runs)':<40}{'rows':>12}{'seconds':>10}{'rows/s':>12}   spread (rows/s)")
-    for row, seconds, rate, low, high in pipeline_first.rows(results, n):
-        print(f"{row:<40}{n:>12,}{seconds:>10.1f}{rate:>12,.0f}   {low:,.0f} to {high:,.0f}")
-    print(pipeline_first.cpu_line(results), flush=True)
+    print(f"{'read (median of the runs)':<64}{'rows':>12}{'seconds':>10}{'rows/s':>12}   spread (rows/s)")
+    fast = pipeline_first.FAST_START.split("=", 1)[1]
+    sets: list[tuple[str, str, tuple[str, ...], bool]] = [
+        ("batch read", "jetstream", (), True),
+        (f"batch read, JVM {fast}", "jetstream", (pipeline_first.FAST_START,), False),
+    ]
+    if args.floors:
+        sets += [
+            ("floor: Python source, no server", "memory", (), False),
+            (f"floor: Python source, no server, JVM {fast}", "memory", (pipeline_first.FAST_START,), False),
+            ("floor: spark.range, no Python", "range", (), False),
+        ]
+    for label, source, confs, third in sets:
+        results = pipeline_first.runs(args.real, n, args.subjects, args.runs, source, confs)
+        for row, seconds, rate, low, high in pipeline_first.rows(results, n, label, third):
+            print(f"{row:<64}{n:>12,}{seconds:>10.1f}{rate:>12,.0f}   {low:,.0f} to {high:,.0f}")
+        print(f"  {pipeline_first.cpu_line(results)}", flush=True)
     if args.first_only:
         return
 

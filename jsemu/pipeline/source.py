@@ -32,9 +32,8 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pyarrow as pa
 from pyspark.sql.datasource import (
     DataSource,
     DataSourceArrowWriter,
@@ -49,8 +48,15 @@ from pyspark.sql.types import StructType
 
 from ..timefmt import format_ns, parse_rfc3339_ns
 from .client import JetStreamError, NatsClient
-from .columns import Columns, read_batch
-from .consumer_read import ConsumerRange, first_seq_at
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+
+    from .columns import Columns
+
+# PyArrow and the Arrow reader (``columns``, ``consumer_read``) are imported where a task reads:
+# Spark's planner processes import this module to create the source and plan its partitions,
+# and need neither (about 0.15 s of CPU each; ``tests/pipeline/test_worker_imports.py``).
 
 __all__ = ["SCHEMA", "JetStreamDataSource"]
 
@@ -171,6 +177,8 @@ class StreamPlan:
             # The first sequence at or after the time, as the server finds it.
             when = format_ns(parse_rfc3339_ns(self.start_time))
             if self.path == "consumer":
+                from .consumer_read import first_seq_at
+
                 return max(first, first_seq_at(nc, self.stream, when, int(state["last_seq"]) + 1))
             found = list(nc.direct_batch(self.stream, {"start_time": when, "batch": 1}))
             first = max(first, found[0].seq if found else int(state["last_seq"]) + 1)
@@ -190,6 +198,8 @@ class StreamPlan:
 
     def read(self, partition: InputPartition) -> Iterator[pa.RecordBatch]:
         """The messages of a ``SeqRange`` as record batches of ``columns.ARROW_SCHEMA``."""
+        from .columns import Columns, read_batch
+
         assert isinstance(partition, SeqRange)
         seq, last = partition.first, partition.last
         if seq > last:
@@ -219,6 +229,8 @@ class StreamPlan:
 
     def _read_consumer(self, first: int, last: int, cols: Columns) -> Iterator[pa.RecordBatch]:
         """``first..last`` through an ephemeral pull consumer (``consumer_read``)."""
+        from .consumer_read import ConsumerRange
+
         with NatsClient(self.url) as nc, ConsumerRange(nc, self.stream, first, self.subject) as consumer:
             more = consumer.pending > 0
             while more:

@@ -30,3 +30,35 @@ def test_the_package_still_offers_the_server_on_first_use() -> None:
         [sys.executable, "-c", "import jsemu; jsemu.Nope"], capture_output=True, text=True, check=False
     )
     assert "module 'jsemu' has no attribute 'Nope'" in missing.stderr
+
+
+#: What Spark's planner processes (``create_data_source``, ``plan_data_source_read``) need not
+#: load with the source: PyArrow and the Arrow reader (a task's worker imports them when it
+#: reads), and the protocol's encoder, parser and Go JSON decoder (the client needs ``frames``).
+_PLANNER_NEEDS_NOT = (
+    "pyarrow",
+    "jsemu.pipeline.columns",
+    "jsemu.pipeline.consumer_read",
+    "jsemu.protocol.encoder",
+    "jsemu.protocol.parser",
+    "jsemu.protocol.gojson",
+)
+
+
+def test_planning_a_read_loads_neither_arrow_nor_the_protocol_encoders() -> None:
+    code = (
+        "import sys, jsemu.pipeline.source as s; s.JetStreamDataSource({'url': 'u', 'stream': 'P'}).reader(None); "
+        "print(sorted(sys.modules))"
+    )
+    loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert not [part for part in _PLANNER_NEEDS_NOT if f"'{part}'" in loaded], loaded
+
+
+def test_the_protocol_package_still_offers_its_names() -> None:
+    from jsemu import protocol
+
+    assert set(protocol.__all__) == set(protocol._HOME)
+    for name in protocol.__all__:
+        assert getattr(protocol, name) is not None
+    with pytest.raises(AttributeError, match="no attribute 'Nope'"):
+        protocol.Nope  # noqa: B018
