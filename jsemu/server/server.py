@@ -473,6 +473,7 @@ class Server(Router):
         if connect_info:
             info["connect_info"] = True
             info["remote_account"] = conn.account.name
+            info["max_payload"] = min(info["max_payload"], conn.parser.max_payload)  # a user JWT's ``payload``
         info["api_lvl"] = API_LEVEL
         info["xkey"] = node.xkey
         return info
