@@ -162,6 +162,8 @@ class Server(Router):
         self.tls_context: ssl.SSLContext | None = None
         #: For tests: the CA (and client certificate) that reach this server over TLS.
         self.client_tls: ClientTls | None = None
+        #: The keys and JWTs minted for an operator-mode test server (``jsemu.testing.operator``).
+        self.operator: Any = None
         #: Started in order once the listener is up (the wiring adds JetStream and the control API).
         self.services: list[Service] = []
         #: JetStream's figures for the monitoring port (None: it shows JetStream off).
