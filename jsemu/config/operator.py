@@ -102,23 +102,24 @@ def apply_operator(conf: dict[str, Any], options: ServerOptions, pos: Positions)
     preload = conf.get("resolver_preload") or {}
     if not isinstance(preload, dict):
         raise _at(pos, "resolver_preload", "preload should be a map of account_public_key:account_jwt")
+    configured = conf.get("system_account") or conf.get("system") or system_account
     for public_key, text in preload.items():
         where = ("resolver_preload", public_key)
         try:
             account = account_from_jwt(str(text), trusted)
         except JwtError:
             wherefile, line, column = pos.get(where, ("", 0, 0))
-            if isinstance(text, str) and text.count(".") == 2 and is_key(public_key, PREFIX_ACCOUNT):
-                continue  # a JWT of an untrusted issuer: the account is just not there (nats-server)
-            raise ConfigError(
-                f"{wherefile}:{line}:{column}: invalid account JWT" if wherefile else "invalid account JWT"
-            ) from None
+            if not (isinstance(text, str) and text.count(".") == 2 and is_key(public_key, PREFIX_ACCOUNT)):
+                message = "invalid account JWT"
+                raise ConfigError(f"{wherefile}:{line}:{column}: {message}" if wherefile else message) from None
+            if public_key == configured:
+                raise ConfigError("error resolving system account: account validation failed") from None
+            continue  # another operator's account: just not there (nats-server)
         if account.public_key != public_key:
-            if public_key == (conf.get("system_account") or system_account):
+            if public_key == configured:
                 raise ConfigError("error resolving system account: account validation failed")
             continue
         auth.accounts[public_key] = account
-    configured = conf.get("system_account") or conf.get("system") or system_account
     if configured and configured not in auth.accounts:
         raise ConfigError("error resolving system account: account missing")
     options.auth = auth
