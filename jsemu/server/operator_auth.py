@@ -56,6 +56,9 @@ class JwtUser(User):
     max_payload: int = -1
     max_data: int = -1
     bearer: bool = False
+    #: The JWTs' ``name``s, which ``$SYS.REQ.USER.INFO`` shows.
+    user_name: str = ""
+    account_name: str = ""
 
 
 @dataclass(frozen=True)
@@ -294,6 +297,8 @@ class OperatorAuth(Auth):
             max_payload=_int(nats.get("payload")),
             max_data=_int(nats.get("data")),
             bearer=bearer,
+            user_name=str(claims.get("name") or ""),
+            account_name=account.name,
         )
 
 

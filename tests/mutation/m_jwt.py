@@ -107,4 +107,13 @@ MUTATIONS: list[Mutation] = [
         ("tests/config/test_operator_config.py::test_trusted_keys_and_untrusted_accounts",),
         "an account JWT signed by another operator is trusted",
     ),
+    Mutation(
+        "jwt_user_info_names_missing",
+        "server",
+        "jsemu/server/account_requests.py",
+        '        if getattr(user, "user_name", ""):',
+        "        if False:",
+        ("tests/server/test_operator_system.py",),
+        "$SYS.REQ.USER.INFO leaves out the user JWT's name, which nats-server shows",
+    ),
 ]
