@@ -31,6 +31,7 @@ __all__ = [
     "ERR_SUBSCRIBE_QUEUE_DENIED",
     "ERR_UNKNOWN_OP",
     "ERR_USER_AUTHENTICATION_EXPIRED",
+    "ERR_USER_AUTHENTICATION_REVOKED",
     "FLOW_CONTROL_REQUEST",
     "IDLE_HEARTBEAT",
     "PULL_BAD_GROUP_MISSING",
@@ -87,6 +88,8 @@ ERR_MAX_CONNECTIONS: Final = "maximum connections exceeded"
 #: Operator mode: the account JWT's ``conn`` limit, and a user JWT's ``exp`` passing while connected.
 ERR_MAX_ACCOUNT_CONNECTIONS: Final = "maximum account active connections exceeded"
 ERR_USER_AUTHENTICATION_EXPIRED: Final = "User Authentication Expired"
+#: Operator mode: an account claim update revoked a connected user.
+ERR_USER_AUTHENTICATION_REVOKED: Final = "User Authentication Revoked"
 ERR_MAX_SUBSCRIPTIONS: Final = "maximum subscriptions exceeded"
 #: ``{}``: the subject, Go-quoted.
 ERR_PUBLISH_DENIED: Final = "Permissions Violation for Publish to {}"

@@ -56,6 +56,8 @@ class JwtUser(User):
     max_payload: int = -1
     max_data: int = -1
     bearer: bool = False
+    #: The JWT's ``iat``, which revocations compare with.
+    issued_at: int = 0
     #: The JWTs' ``name``s, which ``$SYS.REQ.USER.INFO`` shows.
     user_name: str = ""
     account_name: str = ""
@@ -297,6 +299,7 @@ class OperatorAuth(Auth):
             max_payload=_int(nats.get("payload")),
             max_data=_int(nats.get("data")),
             bearer=bearer,
+            issued_at=iat,
             user_name=str(claims.get("name") or ""),
             account_name=account.name,
         )

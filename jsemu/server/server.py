@@ -24,12 +24,14 @@ from .account_requests import AccountRequests
 from .accounts import AccountSpace
 from .ack_lane import AckLane
 from .advertise import AdvertiseError, join_host_port, parse_host_port
+from .claim_updates import ClaimUpdates
 from .closed import MAX_CLOSED_CLIENTS, ClosedClient, closed_reason
 from .cluster import Cluster
 from .connection import ClientConnection
 from .envelope import ServerEnvelope
 from .faults import FaultInjector
 from .interfaces import global_unicast_ips
+from .js_limits import JetStreamLimits
 from .lame_duck import LameDuck, shutdown_task
 from .monitor import JetStreamReport, Monitor
 from .node import Node
@@ -198,6 +200,9 @@ class Server(Router):
         #: ``$SYS.REQ.ACCOUNT.<acc>.<kind>`` and ``$SYS.REQ.USER.INFO`` (every account's imports).
         self.account_requests = AccountRequests(self)
         self.services.append(self.account_requests)
+        #: Account JWTs pushed to ``$SYS.REQ.ACCOUNT.<key>.CLAIMS.UPDATE`` (operator mode only).
+        self.claim_updates = ClaimUpdates(self)
+        self.services.append(self.claim_updates)
         system_router = self.account_space.by_name.get(options.system_account)
         if system_router is not None and system_router is not self:
             self.system = SystemAccount(self, system_router)
@@ -404,6 +409,9 @@ class Server(Router):
         if self.client_advertise is not None and node is self.nodes[0]:
             return self.client_advertise
         return self.options.host, node.port
+
+    def account_limits_changed(self, account: str, limits: JetStreamLimits) -> None:
+        """An account claim update changed an account's JetStream limits (the app tells JetStream)."""
 
     def remove_connection(self, conn: ClientConnection, error: str | None = None) -> None:
         """Forget a connection that closed (with ``error``, None: the client left), keeping

@@ -9,7 +9,7 @@ import json
 
 import nkeys
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from jsemu.protocol.jwt import PREFIX_ACCOUNT, PREFIX_OPERATOR, PREFIX_USER, JwtError, KeyPair, decode, encode
@@ -24,6 +24,7 @@ _json = st.recursive(
 )
 
 
+@settings(deadline=None)  # Ed25519 per example: slow on a loaded machine
 @given(claims=st.dictionaries(st.text(max_size=10), _json, max_size=6), name=st.text(max_size=30))
 def test_encode_decode_round_trip(claims: dict[str, object], name: str) -> None:
     body = {**claims, "name": name, "sub": "X"}
@@ -35,6 +36,7 @@ def test_encode_decode_round_trip(claims: dict[str, object], name: str) -> None:
     assert len(token.claims["jti"]) == 52  # base32 of 32 bytes, no padding
 
 
+@settings(deadline=None)
 @given(position=st.integers(0, 10_000), replacement=st.sampled_from("AQgw_-"))
 def test_any_changed_character_fails(position: int, replacement: str) -> None:
     text = user_jwt(KeyPair.create(PREFIX_USER).public_key, SIGNER)
