@@ -20,7 +20,6 @@ from jsemu.protocol.jwt import PREFIX_ACCOUNT, KeyPair
 from jsemu.protocol.jwt.mint import account_jwt
 from jsemu.testing.operator import OperatorSetup
 
-
 STRANGER = KeyPair.create(PREFIX_ACCOUNT)
 
 
