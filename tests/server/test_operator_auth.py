@@ -203,6 +203,8 @@ async def test_account_connection_limit(tmp_path: Path) -> None:
             assert await again.exchange() == [] and not again.eof
             for client in [*clients, again]:
                 await client.close()
+        reasons = [c.reason for c in pair.emu.closed_clients]
+        assert reasons.count("Maximum Account Connections Exceeded") == 2
 
 
 async def test_user_expiry_closes_the_client(tmp_path: Path) -> None:
@@ -217,6 +219,8 @@ async def test_user_expiry_closes_the_client(tmp_path: Path) -> None:
             clients.append(client)
         for client in clients:
             assert await client.read_until_closed(6.0) == [b"-ERR 'User Authentication Expired'\r\n"]
+        # /connz?state=closed says what nats-server's does (Go's ClosedState text).
+        assert [c.reason for c in pair.emu.closed_clients] == ["Authentication Expired"]
 
 
 async def test_hostile_logins_leave_others_alone(tmp_path: Path) -> None:
