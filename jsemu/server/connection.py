@@ -674,7 +674,7 @@ class ClientConnection(asyncio.Protocol):
                 self.send(encode_err(ERR_SUBSCRIBE_QUEUE_DENIED.format(go_quote(op.subject), go_quote(op.queue))))
             return
         limit = self.server.options.max_subscriptions if self.max_subs < 0 else self.max_subs
-        if limit > 0 and len(self.subs) >= limit:
+        if (limit > 0 or self.max_subs == 0) and len(self.subs) >= limit:  # a user JWT's 0: none
             self._client_error(ERR_MAX_SUBSCRIPTIONS)
             self.send(encode_err(ERR_MAX_SUBSCRIPTIONS))
             return

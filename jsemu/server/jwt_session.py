@@ -21,9 +21,12 @@ if TYPE_CHECKING:
 __all__ = ["admit", "lowest"]
 
 
-def lowest(*limits: int) -> int:
-    """The tightest of limits where ``< 0`` (or 0 for the server's) means none; -1 if none."""
-    set_ = [limit for limit in limits if limit > 0]
+def lowest(server_limit: int, *limits: int) -> int:
+    """The tightest of the server's limit (0 or less: none) and JWT limits (below 0: none; 0
+    is a limit of nothing, as Go's zero value of a claim left out); -1 if there is none."""
+    set_ = [limit for limit in limits if limit >= 0]
+    if server_limit > 0:
+        set_.append(server_limit)
     return min(set_) if set_ else -1
 
 
@@ -41,10 +44,10 @@ def admit(conn: ClientConnection, user: JwtUser) -> str | None:
         )
         if others >= account.max_connections:
             return ERR_MAX_ACCOUNT_CONNECTIONS
-    payload = lowest(user.max_payload, account.max_payload, conn.server.options.max_payload)
-    if payload > 0:
+    payload = lowest(conn.server.options.max_payload, user.max_payload, account.max_payload)
+    if payload >= 0:
         conn.parser.max_payload = payload
-    conn.max_subs = lowest(user.max_subs, account.max_subs, conn.server.options.max_subscriptions)
+    conn.max_subs = lowest(conn.server.options.max_subscriptions, user.max_subs, account.max_subs)
     if user.expires:
         server = conn.server
 

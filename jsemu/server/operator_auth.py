@@ -49,7 +49,8 @@ def is_key(text: str, role: int) -> bool:
 
 @dataclass(frozen=True)
 class JwtUser(User):
-    """A user logged in with a JWT: its limits (-1: none) and expiry (unix seconds, 0: never)."""
+    """A user logged in with a JWT: its limits (-1: none, 0: none allowed) and expiry (unix
+    seconds, 0: never)."""
 
     expires: int = 0
     max_subs: int = -1
@@ -233,6 +234,55 @@ def _in_src(nats: dict[str, Any], client_ip: str) -> bool:
     return False
 
 
+_INT, _STR, _BOOL = "int64", "string", "bool"
+_RULES = {"allow": [_STR], "deny": [_STR]}
+#: The Go types of a user JWT's fields (``jwt.UserClaims``): a value Go's ``json.Unmarshal``
+#: cannot put there fails the decode, so the login, as on nats-server.
+_USER_CLAIMS: dict[str, Any] = {
+    "aud": _STR,
+    "exp": _INT,
+    "jti": _STR,
+    "iat": _INT,
+    "iss": _STR,
+    "name": _STR,
+    "nbf": _INT,
+    "sub": _STR,
+    "nats": {
+        "pub": _RULES,
+        "sub": _RULES,
+        "resp": {"max": _INT, "ttl": _INT},
+        "subs": _INT,
+        "data": _INT,
+        "payload": _INT,
+        "src": [_STR],
+        "times": [{"start": _STR, "end": _STR}],
+        "times_location": _STR,
+        "bearer_token": _BOOL,
+        "allowed_connection_types": [_STR],
+        "issuer_account": _STR,
+        "type": _STR,
+        "tags": [_STR],
+        "version": _INT,
+    },
+}
+
+
+def fits_go_types(value: Any, shape: Any) -> bool:
+    """Whether Go's ``json.Unmarshal`` takes ``value`` into a field of ``shape`` (null: yes)."""
+    if value is None:
+        return True
+    if shape == _INT:
+        return isinstance(value, int) and not isinstance(value, bool) and -(2**63) <= value < 2**63
+    if shape == _STR:
+        return isinstance(value, str)
+    if shape == _BOOL:
+        return isinstance(value, bool)
+    if isinstance(shape, list):
+        return isinstance(value, list) and all(fits_go_types(v, shape[0]) for v in value)
+    assert isinstance(shape, dict)
+    return isinstance(value, dict) and all(fits_go_types(v, shape[k]) for k, v in value.items() if k in shape)
+
+
 @dataclass
 class OperatorAuth(Auth):
     """Authentication in operator mode: trusted operators and the accounts the resolver holds."""
@@ -256,6 +306,8 @@ class OperatorAuth(Auth):
         except JwtError:
             return None
         claims, nats = token.claims, token.nats
+        if not fits_go_types(claims, _USER_CLAIMS) or _int(nats.get("version"), 0) > 2:
+            return None
         user = claims.get("sub")
         issuer = claims.get("iss")
         if token.kind != "user" or not isinstance(user, str) or not is_key(user, PREFIX_USER):
@@ -275,7 +327,8 @@ class OperatorAuth(Auth):
             if template is not None:
                 if not _has_no_permissions(nats):
                     return None
-                nats = {**nats, **_apply_template(template, user, str(claims.get("name") or ""), account)}
+                unlimited = {"subs": -1, "data": -1, "payload": -1}  # a scope's template starts there
+                nats = {**nats, **unlimited, **_apply_template(template, user, str(claims.get("name") or ""), account)}
         bearer = nats.get("bearer_token") is True
         if not bearer and not verify_signature(user, nonce, connect.get("sig") or ""):
             return None
@@ -295,9 +348,10 @@ class OperatorAuth(Auth):
             permissions=perms,
             account=account.public_key,
             expires=exp,
-            max_subs=_int(nats.get("subs")),
-            max_payload=_int(nats.get("payload")),
-            max_data=_int(nats.get("data")),
+            # Absent is Go's zero: none allowed (-1 is no limit), as nats-server enforces it.
+            max_subs=_int(nats.get("subs"), 0),
+            max_payload=_int(nats.get("payload"), 0),
+            max_data=_int(nats.get("data"), 0),
             bearer=bearer,
             issued_at=iat,
             user_name=str(claims.get("name") or ""),

@@ -274,3 +274,23 @@ async def test_revoked_users_refused(bad: str, tmp_path: Path) -> None:
             got[kind] = outcome
         assert got["jsemu"] == got["real"]
         assert got["real"] == [([b"-ERR 'Authorization Violation'\r\n"], True), ([], False)]
+
+
+async def test_zero_limits_allow_nothing(tmp_path: Path) -> None:
+    """Go's zero value: a user JWT's ``subs`` or ``payload`` of 0 (or left out) allows none (-1
+    is no limit). nats-server 2.15.1 may also send one more 'maximum subscriptions exceeded' of
+    its own at login (from a goroutine, so not always): the count is not compared."""
+    setup = _setup(tmp_path)
+    user = setup.user("zero", "A", subs=0, payload=0)
+    async for pair in _pair(tmp_path, setup.config_text()):
+        for port in pair.ports.values():
+            client = await RawClient.connect(port)
+            client.send(b"CONNECT %s\r\n" % json.dumps(_connect(user, client.info["nonce"], 1)).encode())
+            frames = await client.exchange()
+            frames += await client.exchange(b"PUB a 0\r\n\r\nSUB a 1\r\n")
+            errors = [f for f in frames if not f.startswith(b"INFO ")]
+            assert set(errors) == {b"-ERR 'maximum subscriptions exceeded'\r\n"} and len(errors) <= 2
+            assert json.loads(next(f for f in frames if f.startswith(b"INFO "))[5:])["max_payload"] == 0
+            frames = await client.exchange(b"PUB a 1\r\nx\r\n")
+            assert frames[-1:] == [b"-ERR 'Maximum Payload Violation'\r\n"] and client.eof
+            await client.close()
