@@ -14,13 +14,14 @@ JWT gives it limits) and the users an :class:`OperatorAuth`. Only the memory res
 from __future__ import annotations
 
 import re
+import time
 from pathlib import Path
 from typing import Any
 
 from ..protocol.jwt import JwtError, decode
 from ..protocol.jwt.keys import PREFIX_ACCOUNT, PREFIX_OPERATOR
 from ..server.accounts import AccountConfig
-from ..server.operator_auth import OperatorAuth, account_from_jwt, is_key, operator_keys
+from ..server.operator_auth import OperatorAuth, account_from_jwt, is_key, operator_keys, wired_imports
 from ..server.options import ServerOptions
 from .parser import ConfigError, Positions
 
@@ -123,8 +124,15 @@ def apply_operator(conf: dict[str, Any], options: ServerOptions, pos: Positions)
     if configured and configured not in auth.accounts:
         raise ConfigError("error resolving system account: account missing")
     options.auth = auth
+    imports = wired_imports(auth.accounts, time.time())
     options.accounts = [
-        AccountConfig(a.public_key, jetstream=a.jetstream and a.public_key != configured, limits=a.js_limits)
+        AccountConfig(
+            a.public_key,
+            jetstream=a.jetstream and a.public_key != configured,
+            limits=a.js_limits,
+            exports=tuple(export for export, _ in a.exports),
+            imports=imports.get(a.public_key, ()),
+        )
         for a in auth.accounts.values()
     ]
     if configured:

@@ -30,7 +30,9 @@ from typing import Any
 
 from ..protocol.jwt import JwtError, Token, decode
 from ..protocol.jwt.keys import PREFIX_ACCOUNT, PREFIX_OPERATOR, PREFIX_USER, KeyError_, decode_public
+from ..subjects import is_valid_subject, subject_is_subset_match
 from .auth import Auth, User
+from .imports import Export, Import
 from .js_limits import UNLIMITED, JetStreamLimits
 from .nkeys import verify_signature
 from .permissions import Permissions, SubjectRules
@@ -81,6 +83,8 @@ class JwtAccount:
     js_limits: JetStreamLimits = UNLIMITED
     default_permissions: dict[str, Any] = field(default_factory=dict)
     expires: int = 0
+    exports: tuple[tuple[Export, bool], ...] = ()
+    imports: tuple[tuple[Import, str], ...] = ()
 
 
 def _int(value: Any, default: int = -1) -> int:
@@ -117,6 +121,10 @@ def account_from_jwt(text: str, trusted: set[str], now: float | None = None) -> 
         memory_max_stream_bytes=_int(limits.get("mem_max_stream_bytes"), 0),
         storage_max_stream_bytes=_int(limits.get("disk_max_stream_bytes"), 0),
     )
+    imports = _imports(nats)
+    if any(token and not _activation_fits(token, subject, imp) for imp, token in imports):
+        # nats-server: a blocking validation issue of the account JWT; the account is not loaded.
+        raise JwtError("activation token doesn't match the import it is included in")
     revocations = nats.get("revocations") if isinstance(nats.get("revocations"), dict) else {}
     assert isinstance(revocations, dict)
     defaults = nats.get("default_permissions")
@@ -133,6 +141,98 @@ def account_from_jwt(text: str, trusted: set[str], now: float | None = None) -> 
         js_limits=js if jetstream else UNLIMITED,
         default_permissions=defaults if isinstance(defaults, dict) else {},
         expires=_int(claims.get("exp"), 0),
+        exports=_exports(nats),
+        imports=imports,
+    )
+
+
+def _exports(nats: dict[str, Any]) -> tuple[tuple[Export, bool], ...]:
+    """An account JWT's ``exports``: (export, whether an activation token is required)."""
+    out = []
+    for entry in nats.get("exports") or []:
+        if not isinstance(entry, dict) or entry.get("type") not in ("service", "stream"):
+            continue
+        subject = entry.get("subject")
+        if isinstance(subject, str) and is_valid_subject(subject):
+            out.append((Export(entry["type"], subject), entry.get("token_req") is True))
+    return tuple(out)
+
+
+def _imports(nats: dict[str, Any]) -> tuple[tuple[Import, str], ...]:
+    """An account JWT's ``imports``: (import, its activation token or "")."""
+    out = []
+    for entry in nats.get("imports") or []:
+        if not isinstance(entry, dict) or entry.get("type") not in ("service", "stream"):
+            continue
+        subject, account = entry.get("subject"), entry.get("account")
+        local = entry.get("local_subject") or entry.get("to") or ""
+        if not isinstance(subject, str) or not isinstance(account, str) or not isinstance(local, str):
+            continue
+        if not is_valid_subject(subject) or (local and entry["type"] == "stream"):
+            continue  # a stream's local subject (or v1 prefix) is not built: see the guide
+        token = entry.get("token")
+        out.append((Import(entry["type"], account, subject, to=local), token if isinstance(token, str) else ""))
+    return tuple(out)
+
+
+def wired_imports(accounts: dict[str, JwtAccount], now: float) -> dict[str, tuple[Import, ...]]:
+    """Each account's imports that hold: the exporter is known and exports a subject covering
+    the import's, and a private export's import carries an activation token the exporter (or one
+    of its signing keys) signed for the importer, unexpired, covering the subject. The others are
+    left out, as nats-server leaves an import it cannot verify."""
+    out: dict[str, tuple[Import, ...]] = {}
+    for importer in accounts.values():
+        kept = []
+        for imp, token in importer.imports:
+            exporter = accounts.get(imp.account)
+            if exporter is None:
+                continue
+            match = [
+                private
+                for exp, private in exporter.exports
+                if exp.kind == imp.kind and subject_is_subset_match(imp.subject, exp.subject)
+            ]
+            if not match:
+                continue
+            if all(match) and not _activation_ok(token, exporter, importer.public_key, imp, now):
+                continue
+            kept.append(imp)
+        if kept:
+            out[importer.public_key] = tuple(kept)
+    return out
+
+
+def _activation_fits(text: str, importer: str, imp: Import) -> bool:
+    """The checks of ``Import.Validate`` (blocking ones, not the times): the token decodes, is
+    for the importing account, names the import's subject, and was issued by the exporting
+    account (or for it, through ``issuer_account``)."""
+    try:
+        token = decode(text)
+    except JwtError:
+        return False
+    nats = token.nats
+    issuer = nats.get("issuer_account") or token.claims.get("iss")
+    return token.claims.get("sub") == importer and nats.get("subject") == imp.subject and issuer == imp.account
+
+
+def _activation_ok(text: str, exporter: JwtAccount, importer: str, imp: Import, now: float) -> bool:
+    try:
+        token = decode(text)
+    except JwtError:
+        return False
+    claims = token.claims
+    issuer = claims.get("iss")
+    if issuer != exporter.public_key and issuer not in exporter.signing_keys:
+        return False
+    if token.nats.get("issuer_account") not in (None, "", exporter.public_key):
+        return False
+    exp = _int(claims.get("exp"), 0)
+    subject = token.nats.get("subject")
+    return (
+        claims.get("sub") == importer
+        and not (exp and now > exp)
+        and isinstance(subject, str)
+        and subject_is_subset_match(imp.subject, subject)
     )
 
 

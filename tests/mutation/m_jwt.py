@@ -161,4 +161,22 @@ MUTATIONS: list[Mutation] = [
         ("tests/server/test_operator_auth.py::test_zero_limits_allow_nothing",),
         "a user JWT's subs of 0 (or left out) taken as no limit",
     ),
+    Mutation(
+        "jwt_activation_not_required",
+        "server",
+        _AUTH,
+        "            if all(match) and not _activation_ok(token, exporter, importer.public_key, imp, now):",
+        "            if False:",
+        ("tests/server/test_operator_imports.py",),
+        "an import of a private export works without an activation token",
+    ),
+    Mutation(
+        "jwt_activation_mismatch_kept",
+        "server",
+        _AUTH,
+        "    if any(token and not _activation_fits(token, subject, imp) for imp, token in imports):",
+        "    if False:",
+        ("tests/server/test_operator_imports.py",),
+        "an account JWT whose activation token is for another account still loads",
+    ),
 ]

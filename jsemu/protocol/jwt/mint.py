@@ -13,7 +13,7 @@ from typing import Any
 from .codec import encode
 from .keys import KeyPair
 
-__all__ = ["NO_LIMIT", "account_jwt", "creds", "operator_jwt", "user_jwt"]
+__all__ = ["NO_LIMIT", "account_jwt", "activation_jwt", "creds", "operator_jwt", "user_jwt"]
 
 NO_LIMIT = -1
 
@@ -130,6 +130,13 @@ def user_jwt(
         nats["issuer_account"] = issuer_account
     nats["type"] = "user"
     return encode(_claims(user, name, {**nats, **(extra or {})}, exp, nbf), signer, iat)
+
+
+def activation_jwt(importer: str, exporter: KeyPair, subject: str, kind: str = "service", exp: int = 0) -> str:
+    """An activation token: ``exporter`` (the account, or a signing key) lets account ``importer``
+    import ``subject`` (``kind``: ``service`` or ``stream``) of a private export."""
+    nats = {"subject": subject, "kind": kind, "type": "activation"}
+    return encode(_claims(importer, subject, nats, exp), exporter)
 
 
 def creds(jwt: str, seed: str) -> str:
