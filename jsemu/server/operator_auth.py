@@ -237,6 +237,7 @@ def _activation_ok(text: str, exporter: JwtAccount, importer: str, imp: Import, 
 
 
 def _rules(value: Any) -> SubjectRules | None:
+    """A JWT's allow or deny list (``ValueError`` for an entry that is not a subject)."""
     if not isinstance(value, list) or not value:
         return None
     return SubjectRules([str(v) for v in value])
@@ -304,7 +305,7 @@ def _in_times(nats: dict[str, Any], now: float) -> bool:
         from zoneinfo import ZoneInfo
 
         zone: datetime.tzinfo = ZoneInfo(locale) if locale else datetime.datetime.now().astimezone().tzinfo  # type: ignore[assignment]
-    except (ValueError, OSError):  # an unknown or malformed locale: no window holds
+    except (ValueError, OSError, KeyError):  # an unknown or malformed locale (ZoneInfoNotFoundError): no window holds
         return False
     clock = datetime.datetime.fromtimestamp(now, zone).strftime("%H:%M:%S")
     for entry in ranges if isinstance(ranges, list) else []:
@@ -440,9 +441,12 @@ class OperatorAuth(Auth):
         kinds = nats.get("allowed_connection_types")
         if kinds and kind not in kinds:
             return None
-        perms = _permissions(nats)
-        if perms is None and account.default_permissions:
-            perms = _permissions(account.default_permissions)
+        try:
+            perms = _permissions(nats)
+            if perms is None and account.default_permissions:
+                perms = _permissions(account.default_permissions)
+        except ValueError:  # a subject that is not one: a blocking validation issue of the JWT
+            return None
         return JwtUser(
             name=user,
             permissions=perms,

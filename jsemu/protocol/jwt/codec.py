@@ -88,7 +88,7 @@ def decode(text: str) -> Token:
     try:
         header = json.loads(_unb64(parts[0]))
         claims = json.loads(_unb64(parts[1]))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:  # nesting past Python's limit
         raise JwtError("invalid JSON") from exc
     if not isinstance(header, dict) or not isinstance(claims, dict):
         raise JwtError("invalid JSON")
