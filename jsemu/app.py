@@ -20,6 +20,7 @@ from .jetstream.api.system import SystemJetStream
 from .jetstream.limits.storage import accounts_fit
 from .jetstream.monitoring import JetStreamMonitoring
 from .jetstream.service import JetStream
+from .server.js_limits import JetStreamLimits
 from .server.meta_leader import MetaLeader
 from .server.options import ServerOptions
 from .server.routing import GLOBAL_ACCOUNT
@@ -129,6 +130,11 @@ class Server(CoreServer):
         log.info("Initiating JetStream Shutdown...", extra=_INF)
         self.meta_leader.retire()
         log.info("JetStream Shutdown", extra=_INF)
+
+    def account_limits_changed(self, account: str, limits: JetStreamLimits) -> None:
+        js = self.account_jetstreams.get(account)
+        if js is not None:
+            js.limits = limits
 
     def _shut_down_jetstream(self) -> None:
         """Lame duck mode's first step with JetStream on (``shutdownJetStream``)."""

@@ -23,6 +23,7 @@ rather than accept and ignore them. SIGHUP's reload runs the same ``serve_option
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
 from ..config.cluster import ClusterConfigError, apply_cluster_flags
 from ..config.server_config import ConfigError, load_config
@@ -64,6 +65,10 @@ def serve_options(args: argparse.Namespace, stand_in: bool = False) -> ServerOpt
     wins, an empty one too (``-n ""`` clears the file's name, ``-p 0`` is the default port);
     :class:`StartupError` for what nats-server refuses before it starts."""
     options = ServerOptions(host="0.0.0.0", port=DEFAULT_PORT, jetstream=not stand_in)
+    if getattr(args, "operator_demo", None):
+        if args.config:
+            raise StartupError("--operator-demo: not with -c (it writes its own configuration)", fatal=False)
+        args.config = str(operator_demo(Path(args.operator_demo)))
     if args.config:
         options.store_dir = args.store_dir or None
         try:
@@ -172,3 +177,18 @@ def _tls_flags(args: argparse.Namespace, base: TlsOptions | None) -> TlsOptions:
     if error is not None:
         raise StartupError(error, fatal=False)
     return tls
+
+
+def operator_demo(directory: Path) -> Path:
+    """``--operator-demo DIR``: an operator, its system account, account ``APP`` (JetStream on)
+    and its user ``app`` minted into ``DIR`` (``server.conf``, ``app.creds``) unless an earlier run
+    left them there: clients connect with ``--creds DIR/app.creds``."""
+    from ..testing.operator import OperatorSetup
+
+    conf = directory / "server.conf"
+    if not conf.exists():
+        setup = OperatorSetup(directory)
+        setup.account("APP", jetstream={})
+        setup.user("app", "APP")
+        conf.write_text(setup.config_text())
+    return conf

@@ -130,6 +130,13 @@ def add_server_flags(serve: argparse.ArgumentParser, stand_in: bool) -> None:
     if not stand_in:
         serve.add_argument("--max_payload", "-max_payload", dest="max_payload", type=int, help="maximum payload bytes")
     serve.add_argument("-c", "--config", "-config", dest="config", help="nats-server configuration file (subset)")
+    if not stand_in:
+        serve.add_argument(
+            "--operator-demo",
+            dest="operator_demo",
+            metavar="DIR",
+            help="operator mode with JWTs minted into DIR (server.conf, app.creds; kept and reused)",
+        )
     auth = serve.add_argument_group("authorization options", "as nats-server's; see the documentation (Security)")
     auth.add_argument("--user", "-user", dest="user", metavar="USER", help="user required for connections")
     auth.add_argument("--pass", "-pass", dest="password", metavar="PASSWORD", help="password required for connections")

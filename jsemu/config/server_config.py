@@ -37,6 +37,7 @@ from .cluster import ClusterConfigError, cluster_block
 from .go_types import go_type
 from .js_limits import JsLimitsError, parse_account_jetstream
 from .msg_trace import MsgTraceError, parse_msg_trace
+from .operator import OPERATOR_KEYS, apply_operator
 from .parser import ConfigError, Positions, parse_file, parse_text
 from .tls import TlsConfigError, parse_tls
 from .websocket import WebSocketConfigError, check_websocket_auth, parse_websocket
@@ -222,11 +223,6 @@ _STORAGE: dict[str, tuple[str, str]] = {
 _NOT_YET = {
     "mappings": "subject mappings are not supported by jsemu yet",
     "limits": "account limits are not supported by jsemu yet",
-    "operator": "operator mode (JWT accounts) is not supported by jsemu yet",
-    "operators": "operator mode (JWT accounts) is not supported by jsemu yet",
-    "trusted": "operator mode (JWT accounts) is not supported by jsemu yet",
-    "trusted_keys": "operator mode (JWT accounts) is not supported by jsemu yet",
-    "resolver": "operator mode (JWT accounts) is not supported by jsemu yet",
     "allow_non_tls": "TLS is not supported by jsemu yet",
     "ocsp": "TLS is not supported by jsemu yet",
     "https": "TLS is not supported by jsemu yet",
@@ -709,6 +705,7 @@ def apply_config(
         options.accounts = _accounts(conf["accounts"], pos, auth)
         if auth.users or auth.nkeys or auth.token or auth.user is not None or auth.no_auth_user:
             options.auth = auth
+    apply_operator(conf, options, pos)
     _system_account(conf, options, pos)
     if options.websocket is not None:
         try:
@@ -744,6 +741,7 @@ _TOP_LEVEL_KEYS = frozenset(
         *_TOP_LEVEL,
         *_LOGGING,
         *_SYSTEM_ACCOUNT,
+        *OPERATOR_KEYS,
         "listen",
         "jetstream",
         "authorization",

@@ -18,6 +18,7 @@ __all__ = [
     "ERR_INVALID_CLIENT_PROTOCOL",
     "ERR_INVALID_PUBLISH_SUBJECT",
     "ERR_INVALID_SUBJECT",
+    "ERR_MAX_ACCOUNT_CONNECTIONS",
     "ERR_MAX_CONNECTIONS",
     "ERR_MAX_CONTROL_LINE",
     "ERR_MAX_PAYLOAD",
@@ -29,6 +30,8 @@ __all__ = [
     "ERR_SUBSCRIBE_DENIED",
     "ERR_SUBSCRIBE_QUEUE_DENIED",
     "ERR_UNKNOWN_OP",
+    "ERR_USER_AUTHENTICATION_EXPIRED",
+    "ERR_USER_AUTHENTICATION_REVOKED",
     "FLOW_CONTROL_REQUEST",
     "IDLE_HEARTBEAT",
     "PULL_BAD_GROUP_MISSING",
@@ -88,6 +91,11 @@ ERR_INVALID_CLIENT_PROTOCOL: Final = "invalid client protocol"
 ERR_NO_RESPONDERS_NEEDS_HEADERS: Final = "no responders requires headers support"
 ERR_STALE_CONNECTION: Final = "Stale Connection"
 ERR_MAX_CONNECTIONS: Final = "maximum connections exceeded"
+#: Operator mode: the account JWT's ``conn`` limit, and a user JWT's ``exp`` passing while connected.
+ERR_MAX_ACCOUNT_CONNECTIONS: Final = "maximum account active connections exceeded"
+ERR_USER_AUTHENTICATION_EXPIRED: Final = "User Authentication Expired"
+#: Operator mode: an account claim update revoked a connected user.
+ERR_USER_AUTHENTICATION_REVOKED: Final = "User Authentication Revoked"
 ERR_MAX_SUBSCRIPTIONS: Final = "maximum subscriptions exceeded"
 #: ``{}``: the subject, Go-quoted.
 ERR_PUBLISH_DENIED: Final = "Permissions Violation for Publish to {}"

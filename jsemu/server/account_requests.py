@@ -258,6 +258,10 @@ class AccountRequests:
         user = getattr(conn, "user", None)
         name = user.name if user is not None else ""
         out: dict[str, Any] = {"user": name, "account": router.name, "account_name": router.name}
+        if getattr(user, "account_name", ""):  # operator mode: the JWTs' names
+            out["account_name"] = user.account_name  # type: ignore[union-attr]
+        if getattr(user, "user_name", ""):
+            out["user_name"] = user.user_name  # type: ignore[union-attr]
         perms = getattr(conn, "perms", None)
         if perms is not None:
             publish: dict[str, Any] = {}

@@ -67,10 +67,19 @@ class Auth:
             return None
         return self.nkeys.get(self.no_auth_user) or self.users.get(self.no_auth_user)
 
-    def authenticate(self, connect: dict[str, Any], nonce: str = "") -> User | None:
+    @property
+    def wants_nonce(self) -> bool:
+        """Whether the INFO carries a nonce for the client to sign (nkey or JWT users)."""
+        return bool(self.nkeys)
+
+    def authenticate(
+        self, connect: dict[str, Any], nonce: str = "", client_ip: str = "", kind: str = "STANDARD", now_ns: int = 0
+    ) -> User | None:
         """The user a CONNECT's options log in as, or ``None`` (``Authorization Violation``).
         Follows ``processClientOrLeafAuthentication``: an nkey, if the client names one and
-        nkeys are configured, decides alone; the ``no_auth_user`` needs no signature."""
+        nkeys are configured, decides alone; the ``no_auth_user`` needs no signature. The
+        client's address, kind and the server's time matter in operator mode only
+        (``server/operator_auth.py``)."""
         name = connect.get("user") or ""
         password = connect.get("pass") or ""
         token = connect.get("auth_token") or ""

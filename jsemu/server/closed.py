@@ -32,6 +32,9 @@ _REASONS = {
     "Slow Consumer (Write Deadline)": "Slow Consumer (Write Deadline)",
     "Server Shutdown": "Server Shutdown",
     "Kicked": "Kicked",
+    "User Authentication Expired": "Authentication Expired",  # operator mode (JWTs)
+    "User Authentication Revoked": "Credentials Revoked",
+    "maximum account active connections exceeded": "Maximum Account Connections Exceeded",
     READ_ERROR: READ_ERROR,
     WRITE_ERROR: WRITE_ERROR,
 }

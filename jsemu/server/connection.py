@@ -65,8 +65,10 @@ from .advertise import join_host_port
 from .auth import DEFAULT_AUTH_TIMEOUT, Auth, User
 from .client_info import ClientInfo
 from .closed import READ_ERROR, WRITE_ERROR
+from .jwt_session import admit
 from .msg_trace import may_trace, publish_traced, trace_oversized
 from .nkeys import new_nonce
+from .operator_auth import JwtUser
 from .permissions import DeliveryFilter, Permissions
 from .reserved import is_reserved_reply as _is_reserved_reply
 from .responses import ReplyPermits
@@ -139,6 +141,7 @@ class ClientConnection(asyncio.Protocol):
         "connect_received",
         "dirty",
         "echo",
+        "expiry_timer",
         "farewell",
         "first_pong_sent",
         "handed",
@@ -148,6 +151,7 @@ class ClientConnection(asyncio.Protocol):
         "in_msgs",
         "info_base",
         "last_in",
+        "max_subs",
         "no_responders",
         "node",
         "nonce",
@@ -226,7 +230,11 @@ class ClientConnection(asyncio.Protocol):
         #: Its ``$SYS.ACCOUNT.<acc>.CONNECT`` event went out (the disconnect one follows).
         self.announced = False
         #: The nonce an nkey user signs (in INFO when nkey users are configured).
-        self.nonce = new_nonce() if server.options.auth is not None and server.options.auth.nkeys else ""
+        self.nonce = new_nonce() if server.options.auth is not None and server.options.auth.wants_nonce else ""
+        #: Operator mode (server/jwt_session.py): the user JWT's subscription cap (-1: the
+        #: server's) and the timer its ``exp`` set.
+        self.max_subs = -1
+        self.expiry_timer: Cancellable | None = None
         #: The user's permissions (server/permissions.py); ``None``: no checks at all.
         self.perms: Permissions | None = None
         #: Reply subjects ``allow_responses`` lets it publish to (server/responses.py).
@@ -519,11 +527,17 @@ class ClientConnection(asyncio.Protocol):
         auth = self.current_auth()
         if auth is not None:
             self._cancel_auth_timer()
-            user = auth.authenticate(opts, self.nonce)
+            kind = "WEBSOCKET" if isinstance(self.transport, WebSocketTransport) else "STANDARD"
+            user = auth.authenticate(opts, self.nonce, self.client_ip, kind, self.server.clock.now_ns())
             if user is None:
                 self.close_with_error(ERR_AUTHORIZATION_VIOLATION)
                 return
             self._log_in(user)
+            if isinstance(user, JwtUser):
+                refusal = admit(self, user)
+                if refusal is not None:
+                    self.close_with_error(refusal)
+                    return
         if opts.get("account") or opts.get("new_account"):
             self.close_with_error(ERR_AUTHORIZATION_VIOLATION)
             return
@@ -668,8 +682,8 @@ class ClientConnection(asyncio.Protocol):
             else:
                 self.send(encode_err(ERR_SUBSCRIBE_QUEUE_DENIED.format(go_quote(op.subject), go_quote(op.queue))))
             return
-        limit = self.server.options.max_subscriptions
-        if limit > 0 and len(self.subs) >= limit:
+        limit = self.server.options.max_subscriptions if self.max_subs < 0 else self.max_subs
+        if (limit > 0 or self.max_subs == 0) and len(self.subs) >= limit:  # a user JWT's 0: none
             self._client_error(ERR_MAX_SUBSCRIPTIONS)
             self.send(encode_err(ERR_MAX_SUBSCRIPTIONS))
             return
@@ -894,6 +908,9 @@ class ClientConnection(asyncio.Protocol):
         if isinstance(self.transport, WebSocketTransport):
             self.transport.reason = error  # the status of its close frame
         self._cancel_auth_timer()
+        if self.expiry_timer is not None:
+            self.expiry_timer.cancel()
+            self.expiry_timer = None
         if self.write_timer is not None:
             self.write_timer.cancel()
             self.write_timer = None

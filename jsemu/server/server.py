@@ -24,12 +24,14 @@ from .account_requests import AccountRequests
 from .accounts import AccountSpace
 from .ack_lane import AckLane
 from .advertise import AdvertiseError, join_host_port, parse_host_port
+from .claim_updates import ClaimUpdates
 from .closed import MAX_CLOSED_CLIENTS, ClosedClient, closed_reason
 from .cluster import Cluster
 from .connection import ClientConnection
 from .envelope import ServerEnvelope
 from .faults import FaultInjector
 from .interfaces import global_unicast_ips
+from .js_limits import JetStreamLimits
 from .lame_duck import LameDuck, shutdown_task
 from .monitor import HttpApp, JetStreamReport, Monitor
 from .node import Node
@@ -171,6 +173,8 @@ class Server(Router):
         self.tls_context: ssl.SSLContext | None = None
         #: For tests: the CA (and client certificate) that reach this server over TLS.
         self.client_tls: ClientTls | None = None
+        #: The keys and JWTs minted for an operator-mode test server (``jsemu.testing.operator``).
+        self.operator: Any = None
         #: Started in order once the listener is up (the wiring adds JetStream and the control API).
         self.services: list[Service] = []
         #: JetStream's figures for the monitoring port (None: it shows JetStream off).
@@ -207,6 +211,9 @@ class Server(Router):
         #: ``$SYS.REQ.ACCOUNT.<acc>.<kind>`` and ``$SYS.REQ.USER.INFO`` (every account's imports).
         self.account_requests = AccountRequests(self)
         self.services.append(self.account_requests)
+        #: Account JWTs pushed to ``$SYS.REQ.ACCOUNT.<key>.CLAIMS.UPDATE`` (operator mode only).
+        self.claim_updates = ClaimUpdates(self)
+        self.services.append(self.claim_updates)
         system_router = self.account_space.by_name.get(options.system_account)
         if system_router is not None and system_router is not self:
             self.system = SystemAccount(self, system_router)
@@ -416,6 +423,9 @@ class Server(Router):
             return self.client_advertise
         return self.options.host, node.port
 
+    def account_limits_changed(self, account: str, limits: JetStreamLimits) -> None:
+        """An account claim update changed an account's JetStream limits (the app tells JetStream)."""
+
     def remove_connection(self, conn: ClientConnection, error: str | None = None) -> None:
         """Forget a connection that closed (with ``error``, None: the client left), keeping
         its counters for /varz and its record for ``/connz?state=closed``."""
@@ -487,6 +497,7 @@ class Server(Router):
         if connect_info:
             info["connect_info"] = True
             info["remote_account"] = conn.account.name
+            info["max_payload"] = min(info["max_payload"], conn.parser.max_payload)  # a user JWT's ``payload``
         info["api_lvl"] = API_LEVEL
         info["xkey"] = node.xkey
         return info

@@ -36,12 +36,14 @@ import pytest
 
 from ..app import Server, ThreadedServer
 from ..config.js_limits import JsLimitsError, parse_account_jetstream
+from ..config.server_config import apply_config, parse_config
 from ..server.accounts import AccountConfig
 from ..server.auth import Auth, User
 from ..server.nkeys import is_valid_user_key
 from ..server.options import ServerOptions
 from ..server.websocket_options import WebSocketOptions
 from .certificates import generate
+from .operator import OperatorSetup
 from .recording import register as _register_recording
 from .recording import report_sections
 from .trace import format_trace
@@ -227,6 +229,25 @@ def _account(name: str, spec: dict[str, Any]) -> AccountConfig:
     return AccountConfig(name, jetstream=jetstream, limits=limits)
 
 
+def _mint(setup: OperatorSetup, accounts: dict[str, dict[str, Any]]) -> None:
+    """Accounts and users of ``jsemu_factory(operator=True, accounts={...})``."""
+    for name, spec in accounts.items():
+        claims = dict(spec)
+        users: dict[str, dict[str, Any]] = claims.pop("users", {})
+        jetstream = claims.pop("jetstream", None)
+        if jetstream:
+            claims["jetstream"] = {} if jetstream is True else dict(jetstream)
+        try:
+            setup.account(name, **claims)
+        except TypeError as exc:
+            raise ValueError(f"account {name!r}: {exc}") from None
+        for user, user_claims in users.items():
+            try:
+                setup.user(user, name, **(user_claims or {}))
+            except TypeError as exc:
+                raise ValueError(f"user {user!r}: {exc}") from None
+
+
 @_async_fixture  # type: ignore[untyped-decorator]
 async def jsemu_factory(request: pytest.FixtureRequest) -> AsyncIterator[Callable[..., Awaitable[Server]]]:
     """``await jsemu_factory(**options)``: started servers, stopped after the test.
@@ -242,7 +263,15 @@ async def jsemu_factory(request: pytest.FixtureRequest) -> AsyncIterator[Callabl
     ``ssl.SSLContext`` (its ``ca_file``, ``cert_file``, ``key_file`` for other clients).
     ``websocket=True`` opens a WebSocket port too (``websocket { port: -1, no_tls: true }``):
     ``server.ws_url`` is its ``ws://`` URL; ``websocket="tls"``: ``wss://`` with generated
-    certificates (``server.client_tls`` as above)."""
+    certificates (``server.client_tls`` as above).
+
+    ``operator=True`` (or an :class:`~jsemu.testing.operator.OperatorSetup` of the test's own)
+    serves operator mode with JWTs minted for the test: ``accounts`` then maps each account to
+    its account JWT claims (``"jetstream": True`` or limits such as ``{"mem_storage": 1 << 20,
+    "streams": 2}``, ``"conn"``, ``"signing_keys"``...) and ``"users"``, a map of user name to
+    user JWT claims (``{"pub": {"allow": ["orders.>"]}, "subs": 10, "exp": ...}``). Without
+    ``accounts``: account ``APP`` with JetStream and its user ``app``. ``server.operator`` is
+    the set-up: ``server.operator.users["app"].creds_path`` is a ``.creds`` file for the client."""
     servers: list[Server] = []
     directories: list[tempfile.TemporaryDirectory[str]] = []
 
@@ -254,6 +283,23 @@ async def jsemu_factory(request: pytest.FixtureRequest) -> AsyncIterator[Callabl
         tls: bool | str = options.pop("tls", False)
         websocket: bool | str = options.pop("websocket", False)
         accounts: dict[str, dict[str, Any]] | None = options.pop("accounts", None)
+        operator: bool | OperatorSetup = options.pop("operator", False)
+        if operator:
+            if users is not None or nkeys is not None or token is not None:
+                raise ValueError("operator mode takes users in accounts={...}, not users, nkeys or token")
+            if setup.get("streams") or setup.get("kv"):
+                raise ValueError("streams and kv set-up reach $G, which operator mode has no users in")
+            directories.append(tempfile.TemporaryDirectory(prefix="jsemu-creds-"))
+            minted = operator if isinstance(operator, OperatorSetup) else OperatorSetup(directories[-1].name)
+            _mint(minted, accounts if accounts is not None else {"APP": {"jetstream": True, "users": {"app": {}}}})
+            base = ServerOptions(**options)
+            apply_config(parse_config(minted.config_text()), base)
+            server = Server(base)
+            server.operator = minted
+            await server.start()
+            servers.append(server)
+            _register(request, server)
+            return prepare_server(server, **setup)
         account_users = _account_users(accounts or {})
         if (users or nkeys or account_users) and token:
             raise ValueError("Can not have a token and a users array")

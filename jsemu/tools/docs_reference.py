@@ -83,6 +83,14 @@ _TOP_LEVEL_BLOCKS = {
     "cluster": "a block (below): routes to other server processes (see the Clusters guide)",
     "websocket": "a block (below): a port for WebSocket clients (see the WebSocket guide)",
     "ws": "`websocket` (nats-server's other spelling)",
+    "operator": "operator mode: the operator JWT, a file or inline (see the Operator mode guide)",
+    "operators": "`operator` (nats-server's other spelling; a list too)",
+    "root": "`operator` (nats-server's older spelling)",
+    "roots": "`operator` (nats-server's older spelling)",
+    "trusted": "operator mode: trusted operator public keys, without an operator JWT",
+    "trusted_keys": "`trusted` (nats-server's other spelling)",
+    "resolver": "`MEMORY` (or `MEM`); `URL(...)` and `{type: full|cache, dir}` are refused",
+    "resolver_preload": "a map of account public key to account JWT, for the memory resolver",
 }
 
 #: The keys of a ``tls`` block that ``config/tls.py`` reads (its ``if`` chain; the test of this

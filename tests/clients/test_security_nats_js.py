@@ -53,3 +53,27 @@ async def test_nats_js_over_tls(node: str, certs: Certs, tmp_path: Path) -> None
             assert got["real"][0] == got["jsemu"][0] == {"connected": True, "received": "hello", "error": None}
             if len(attempts) > 1:
                 assert got["real"][1]["connected"] is False
+
+
+async def test_nats_js_with_creds_and_jwt(node: str, tmp_path: Path) -> None:
+    """Operator mode: a ``.creds`` file, a JWT and seed, and another operator's user."""
+    from jsemu.testing.operator import OperatorSetup
+
+    setup = OperatorSetup(tmp_path / "creds")
+    setup.account("APP")
+    user = setup.user("app", "APP")
+    stranger = OperatorSetup(tmp_path / "other")
+    stranger.account("X")
+    outsider = stranger.user("x", "X")
+    async for pair in _pair(tmp_path, setup.config_text()):
+        got: dict[str, list[dict[str, Any]]] = {}
+        for kind, port in pair.ports.items():
+            url = f"nats://127.0.0.1:{port}"
+            got[kind] = [
+                await run_security_check(node, url, {"credsFile": str(user.creds_path)}),
+                await run_security_check(node, url, {"jwt": user.jwt, "seed": user.seed}),
+                await run_security_check(node, url, {"credsFile": str(outsider.creds_path)}),
+            ]
+        assert got["jsemu"] == got["real"]
+        assert got["real"][0] == got["real"][1] == {"connected": True, "received": "hello", "error": None}
+        assert got["real"][2]["connected"] is False

@@ -227,7 +227,7 @@ MUTATIONS: list[Mutation] = [
         "max_subscriptions_unchecked",
         "server",
         "jsemu/server/connection.py",
-        "if limit > 0 and len(self.subs) >= limit:",
+        "if (limit > 0 or self.max_subs == 0) and len(self.subs) >= limit:",
         "if False:",
         ("tests/server/test_server_limits.py",),
         "a subscription past max_subscriptions is accepted",

@@ -1,0 +1,104 @@
+"""Account claim updates pushed to a running server in operator mode (the memory resolver).
+
+nats-server's ``accountClaimUpdate``: a JWT published (by a system account user) to
+``$SYS.REQ.ACCOUNT.<account key>.CLAIMS.UPDATE`` (or the older ``$SYS.ACCOUNT.<key>.CLAIMS.UPDATE``)
+is decoded (``jwt update resulted in error - <why>``: ``expected 3 chunks``, ``not account claim``),
+its subject must be the key in the subject (``subject does not match jwt content``), an account
+the server does not hold is left alone (``jwt update skipped``), and one not signed by a trusted
+operator key is refused (``account validation failed``); otherwise it replaces the account's claims
+(``jwt updated``, code 200). Replacing them applies them to what runs: users the new
+``revocations`` name are closed with ``User Authentication Revoked``, and the account's JetStream
+limits change (:meth:`Server.account_limits_changed`, which the app passes on to JetStream). An
+account whose JetStream is turned on or off by an update keeps what it had at start (see the guide).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from ..protocol.gojson import dumps
+from ..protocol.jwt import JwtError, decode
+from ..protocol.texts import ERR_USER_AUTHENTICATION_REVOKED
+from .account_requests import _Responder
+from .accounts import Account, AccountConfig
+from .operator_auth import JwtUser, OperatorAuth, account_from_jwt
+from .sublist import Subscription
+
+if TYPE_CHECKING:
+    from .routing import Router
+    from .server import Server
+
+__all__ = ["ClaimUpdates"]
+
+_SUBJECTS = (b"$SYS.REQ.ACCOUNT.*.CLAIMS.UPDATE", b"$SYS.ACCOUNT.*.CLAIMS.UPDATE")
+
+
+class ClaimUpdates:
+    """The claim update subscriptions of an operator-mode server's system account."""
+
+    def __init__(self, server: Server) -> None:
+        self.server = server
+
+    def start(self) -> None:
+        auth = self.server.options.auth
+        router = self.server.account_space.by_name.get(self.server.options.system_account)
+        if not isinstance(auth, OperatorAuth) or router is None:
+            return
+        responder = _Responder(router, self._update, True)
+        for subject in _SUBJECTS:
+            router.sublist.insert(Subscription(responder, subject, None, b"$SYS"))
+
+    def _update(self, router: Router, subject: bytes, reply: bytes | None, body: bytes) -> None:
+        auth = self.server.options.auth
+        assert isinstance(auth, OperatorAuth)
+        tokens = subject.decode("utf-8", "replace").split(".")
+        key = tokens[3] if tokens[1] == "REQ" else tokens[2]
+        text = body.decode("utf-8", "replace").strip()
+        try:
+            token = decode(text)
+        except JwtError as exc:
+            return self._answer(router, reply, key, error=str(exc))
+        if token.kind != "account":
+            return self._answer(router, reply, key, error="not account claim")
+        if token.claims.get("sub") != key:
+            return self._answer(router, reply, key, error="subject does not match jwt content")
+        if key not in auth.accounts:
+            return self._answer(router, reply, key, message="jwt update skipped")
+        try:
+            account = account_from_jwt(text, auth.trusted)
+        except JwtError:
+            return self._answer(router, reply, key, error="account validation failed")
+        auth.accounts[key] = account
+        self._apply(key)
+        return self._answer(router, reply, key, message="jwt updated")
+
+    def _apply(self, key: str) -> None:
+        """The new claims in force for what already runs (see the module's docstring)."""
+        server = self.server
+        auth = server.options.auth
+        assert isinstance(auth, OperatorAuth)
+        account = auth.accounts[key]
+        router = server.account_space.by_name.get(key)
+        if isinstance(router, Account) and router.config.jetstream:
+            router.config = AccountConfig(key, jetstream=True, limits=account.js_limits)
+            server.account_limits_changed(key, account.js_limits)
+        for conn in list(server.connections.values()):
+            user = conn.user
+            if not isinstance(user, JwtUser) or user.account != key or conn.closed:
+                continue
+            revoked = (account.revocations.get(user.name), account.revocations.get("*"))
+            if any(at is not None and at >= user.issued_at for at in revoked):
+                conn.close_with_error(ERR_USER_AUTHENTICATION_REVOKED)
+        server.flush()
+
+    def _answer(self, router: Router, reply: bytes | None, key: str, message: str = "", error: str = "") -> None:
+        if not reply:
+            return
+        envelope = self.server.envelope
+        if error:
+            body: dict[str, Any] = envelope.response(
+                error={"account": key, "code": 500, "description": f"jwt update resulted in error - {error}"}
+            )
+        else:
+            body = envelope.response({"account": key, "code": 200, "message": message})
+        router.outbound.send_via_sendq(reply, -1, dumps(body).encode())
