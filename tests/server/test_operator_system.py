@@ -14,6 +14,13 @@ from support.servers import KINDS, RealServer
 from jsemu.testing.operator import OperatorSetup
 
 
+def _sorted_lists(value: Any) -> Any:
+    """nats-server keeps a JWT's permission subjects in a Go map: their order varies per run."""
+    if isinstance(value, dict):
+        return {k: _sorted_lists(v) for k, v in value.items()}
+    return sorted(value) if isinstance(value, list) else value
+
+
 async def _ask(kind: str, setup: OperatorSetup) -> dict[str, Any]:
     server = RealServer(conf_text=setup.config_text(), jetstream=True, jsemu_process=kind == "jsemu")
     url = f"nats://127.0.0.1:{server.port}"
@@ -21,8 +28,10 @@ async def _ask(kind: str, setup: OperatorSetup) -> dict[str, Any]:
     try:
         app = await nats.connect(url, user_credentials=str(setup.users["app"].creds_path))
         admin = await nats.connect(url, user_credentials=str(setup.users["admin"].creds_path))
-        seen["user_info"] = json.loads((await app.request("$SYS.REQ.USER.INFO", b"", timeout=2)).data)["data"]
-        seen["admin_info"] = json.loads((await admin.request("$SYS.REQ.USER.INFO", b"", timeout=2)).data)["data"]
+        for name, nc in (("user_info", app), ("admin_info", admin)):
+            seen[name] = _sorted_lists(
+                json.loads((await nc.request("$SYS.REQ.USER.INFO", b"", timeout=2)).data)["data"]
+            )
         account = setup.accounts["APP"].public_key
         connz = json.loads((await admin.request(f"$SYS.REQ.ACCOUNT.{account}.CONNZ", b"{}", timeout=2)).data)["data"]
         seen["connz"] = (sorted(connz), connz["num_connections"], sorted(connz["connections"][0]))
