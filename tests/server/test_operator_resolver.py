@@ -36,6 +36,9 @@ class Names:
     def __init__(self) -> None:
         self.names: dict[str, str] = {}
 
+    def key(self, name: str) -> str:
+        return next(k for k, n in self.names.items() if n == name)
+
     def __call__(self, text: str) -> str:
         for key, name in self.names.items():
             text = text.replace(key, name)
@@ -180,11 +183,13 @@ async def test_full_resolver_as_nats_server(tmp_path: Path) -> None:
 
 
 async def restart(kind: str, tmp: Path) -> list[Any]:
-    """An account pushed before a restart is there after it (the directory read at start)."""
+    """An account pushed before a restart is there after it (the directory read at start);
+    without ``allow_delete`` a delete request is refused."""
     setup = OperatorSetup(tmp / "creds")
     setup.user("admin", "SYS")
     names = Names()
     names.names[setup.system.public_key] = "SYS"
+    names.names[setup.operator.public_key] = "OP"
     setup.account("LATE", jetstream={})
     names.names[setup.accounts["LATE"].public_key] = "LATE"
     user = setup.user("late", "LATE")
@@ -197,6 +202,8 @@ async def restart(kind: str, tmp: Path) -> list[Any]:
             admin = await nats.connect(url, user_credentials=str(setup.users["admin"].creds_path))
             if round_ == 0:
                 seen.append(await ask(admin, "$SYS.REQ.CLAIMS.UPDATE", setup.accounts["LATE"].jwt, names))
+                request = {"sub": setup.operator.public_key, "nats": {"accounts": [names.key("LATE")]}}
+                seen.append(await ask(admin, "$SYS.REQ.CLAIMS.DELETE", encode(request, setup.operator), names))
             seen.append(await ask(admin, "$SYS.REQ.CLAIMS.LIST", "", names))
             nc = await nats.connect(url, user_credentials=str(user.creds_path), allow_reconnect=False)
             seen.append((await nc.request("$JS.API.INFO", b"", timeout=2)).data != b"")

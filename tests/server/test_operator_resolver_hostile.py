@@ -229,7 +229,7 @@ def hostile(draw: st.DrawFn, role: str) -> tuple[str, str, dict[str, str], KeyPa
 Case = tuple[str, str, dict[str, str], KeyPair]
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=60, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(case=hostile("account"))
 def test_hostile_account_jwt_pushed(servers: dict[str, Any], case: Case) -> None:
     harm, token, names, _subject = case
@@ -240,7 +240,7 @@ def test_hostile_account_jwt_pushed(servers: dict[str, Any], case: Case) -> None
     assert got["jsemu"] == got["real"], harm
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=60, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(case=hostile("user"), forged=st.booleans())
 def test_hostile_user_jwt_at_connect(servers: dict[str, Any], case: Case, forged: bool) -> None:
     harm, token, _names, subject = case

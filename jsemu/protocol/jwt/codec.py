@@ -157,11 +157,9 @@ def decode(text: str) -> Token:
         version = 1 if alg == "ed25519" else 2
     signature = _unb64(parts[2])
     issuer = claims.get("iss")
-    if version <= 1:
-        if not isinstance(issuer, str) or not verify(issuer, parts[1].encode(), signature):
-            raise JwtError("claim failed V1 signature verification")
-    elif not isinstance(issuer, str) or not verify(issuer, f"{parts[0]}.{parts[1]}".encode(), signature):
-        raise JwtError("claim failed V2 signature verification")
+    signed = parts[1] if version <= 1 else f"{parts[0]}.{parts[1]}"
+    if not isinstance(issuer, str) or not verify(issuer, signed.encode(), signature):
+        raise JwtError(f"claim failed V{1 if version <= 1 else 2} signature verification")
     expected = _EXPECTED.get(str(kind))
     signers = [role for role, name in _PREFIX_NAMES.items() if expected is not None and name in expected]
     if expected is not None and not any(_is_role(str(issuer), role) for role in signers):
