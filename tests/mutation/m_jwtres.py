@@ -96,6 +96,15 @@ MUTATIONS: list[Mutation] = [
         "accounts pushed before a restart are gone after it",
     ),
     Mutation(
+        "resolver_full_store_evicts",
+        "server",
+        "jsemu/server/resolver_dir.py",
+        '            if self.settings.full:\n                raise ValueError("jwt store is full")',
+        '            if False:\n                raise ValueError("jwt store is full")',
+        (f"{_T}::test_full_store_limit",),
+        "a full resolver at its limit evicts an account instead of refusing the new one",
+    ),
+    Mutation(
         "resolver_delete_always_hard",
         "config",
         "jsemu/config/resolver_settings.py",
@@ -110,7 +119,7 @@ MUTATIONS: list[Mutation] = [
         "jsemu/config/resolver_settings.py",
         '    if "hard_delete" in value and not allow_delete:',
         "    if False:",
-        ("tests/config/test_operator_resolver_config.py",),
+        ("tests/config/test_operator_resolver_config.py::test_refused_as_nats_server[full-hard-delete-alone]",),
         "hard_delete without allow_delete starts instead of being refused",
     ),
     Mutation(

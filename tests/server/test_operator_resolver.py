@@ -252,3 +252,38 @@ async def cache_resolver(kind: str, tmp: Path) -> list[Any]:
 async def test_cache_resolver_as_nats_server(tmp_path: Path) -> None:
     got = {kind: await cache_resolver(kind, tmp_path / kind) for kind in KINDS}
     assert got["jsemu"] == got["real"]
+
+
+async def full_store(kind: str, tmp: Path) -> list[Any]:
+    """``limit``: a full resolver's directory refuses a new account once it holds that many."""
+    setup = OperatorSetup(tmp / "creds")
+    setup.user("admin", "SYS")
+    names = Names()
+    names.names[setup.system.public_key] = "SYS"
+    seen: list[Any] = []
+    server = RealServer(
+        conf_text=resolver_conf(setup, f'type: full, dir: "{tmp / "jwt"}", limit: 2'),
+        jetstream=False,
+        jsemu_process=kind == "jsemu",
+    )
+    try:
+        admin = await nats.connect(
+            f"nats://127.0.0.1:{server.port}", user_credentials=str(setup.users["admin"].creds_path)
+        )
+        for name in ("ONE", "TWO"):
+            account = setup.account(name)
+            names.names[account.public_key] = name
+            seen.append(await ask(admin, "$SYS.REQ.CLAIMS.UPDATE", account.jwt, names))
+        again = setup.account("ONE", extra={"tags": ["v2"]})
+        seen.append(await ask(admin, "$SYS.REQ.CLAIMS.UPDATE", again.jwt, names))
+        seen.append(await ask(admin, "$SYS.REQ.CLAIMS.LIST", "", names))
+        await admin.close()
+    finally:
+        server.stop()
+    return seen
+
+
+async def test_full_store_limit(tmp_path: Path) -> None:
+    got = {kind: await full_store(kind, tmp_path / kind) for kind in KINDS}
+    assert got["jsemu"] == got["real"]
+    assert "jwt store is full" in json.dumps(got["real"])

@@ -130,6 +130,7 @@ def servers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]
                 f"  {sys_account.public_key}: {sys_account.jwt}\n  {APP.public_key}: {APP.jwt}\n",
             )
             server = RealServer(conf_text=conf, jetstream=False, jsemu_process=kind == "jsemu")
+            running[kind] = (server,)  # stopped below even if the logins fail
             admin = _login(server.port, ADMIN)
             bystander = _login(server.port, APP_USER)
             bystander.sock.sendall(b"SUB by 1\r\nPING\r\n")
