@@ -78,7 +78,7 @@ def load_directory(auth: OperatorAuth, store: DirStore, preload: dict[str, str])
 def _decode_account(body: bytes) -> tuple[dict[str, Any] | None, str]:
     """``jwt.DecodeAccountClaims``: the claims, or None and why not."""
     try:
-        token = decode(body.decode("utf-8", "replace"))
+        token = decode(body.decode("utf-8", "replace"), generic_as_v1=True)
     except JwtError as exc:
         return None, str(exc)
     if token.kind != "account":

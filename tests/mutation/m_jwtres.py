@@ -12,6 +12,7 @@ _RESTART = f"{_T}::test_directory_kept_across_restart"
 _CACHE = f"{_T}::test_cache_resolver_as_nats_server"
 _CODEC = "jsemu/protocol/jwt/codec.py"
 _HOSTILE = "tests/server/test_operator_resolver_hostile.py"
+_GO_ERRORS = "tests/protocol/test_jwt_go_errors.py"
 
 MUTATIONS: list[Mutation] = [
     Mutation(
@@ -157,5 +158,32 @@ MUTATIONS: list[Mutation] = [
         "    if False and not any(",
         (_HOSTILE,),
         "an account JWT signed by a user key (or a user JWT by an operator) decodes",
+    ),
+    Mutation(
+        "jwt_json_type_names_lost",
+        "protocol",
+        _CODEC,
+        '_GO_TYPES = {list: "array", str: "string", int: "number", float: "number", bool: "bool"}',
+        "_GO_TYPES: dict[type, str] = {}",
+        (_GO_ERRORS,),
+        "a claims segment that is JSON but not an object is refused without Go's type name",
+    ),
+    Mutation(
+        "jwt_json_null_refused",
+        "protocol",
+        _CODEC,
+        "    if value is None:\n        return {}",
+        "    if False:\n        return {}",
+        (_GO_ERRORS,),
+        "a null header or claims segment is refused as a JSON error, where Go reads an empty struct",
+    ),
+    Mutation(
+        "jwt_generic_update_checked_as_v2",
+        "server",
+        _RES,
+        'decode(body.decode("utf-8", "replace"), generic_as_v1=True)',
+        'decode(body.decode("utf-8", "replace"))',
+        (_FULL,),
+        "an untyped JWT pushed as an account is checked as a v2 token, where Decode checks it as v1",
     ),
 ]

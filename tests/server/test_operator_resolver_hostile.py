@@ -3,7 +3,7 @@ server of each kind, the NATS-based resolver on, for the whole module):
 
 * pushed to ``$SYS.REQ.CLAIMS.UPDATE`` by a system account user: the same JSON answer (code,
   account, description: ``expected 3 chunks``, ``not supported type "x"``, ``unexpected "x"
-  algorithm``, ``illegal base64 data at input byte N``, ``claim failed V2 signature
+  algorithm``, ``illegal base64 data at input byte N``, Go's JSON errors, ``claim failed V2 signature
   verification``, ``unable to validate expected prefixes - [...]``, ``not account claim``...);
 * given at CONNECT (with a nonce signature, forged or not): the same ``-ERR`` and close;
 
@@ -175,7 +175,11 @@ _KINDS_OF_HARM = [
     "truncated",
     "newer-version",
     "garbage",
+    "bad-json",
 ]
+#: JSON that is not a claims object: truncated, a bad character, another type, null (Go's
+#: ``json.Unmarshal`` words; a field of the wrong type is not generated: see the guide).
+_BAD_JSON = ['{"sub": ', "{x", "{'", '{"a" 1}', '{"a":1 2}', "{} x", "[1]", '"s"', "12", "true", "null", ""]
 
 
 @st.composite
@@ -212,7 +216,11 @@ def hostile(draw: st.DrawFn, role: str) -> tuple[str, str, dict[str, str], KeyPa
     elif harm == "garbage":
         return harm, draw(st.text(st.characters(min_codepoint=33, max_codepoint=126), max_size=40)), names, subject
     token = _token(header, claims, signer, sign_with)
-    if harm == "chunks":
+    if harm == "bad-json":
+        parts = token.split(".")
+        parts[draw(st.integers(0, 1))] = _b64(draw(st.sampled_from(_BAD_JSON)).encode())
+        token = ".".join(parts)
+    elif harm == "chunks":
         parts = token.split(".")
         count = draw(st.sampled_from([1, 2, 4, 5]))
         token = ".".join((parts * 2)[:count])

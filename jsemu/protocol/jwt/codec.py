@@ -81,15 +81,33 @@ def _unb64(text: str) -> bytes:
     return base64.urlsafe_b64decode(clean + "=" * (-len(clean) % 4))
 
 
-def _json(data: bytes) -> Any:
-    """``json.Unmarshal``'s common errors: a truncated document, a bad character."""
+#: Python's JSON complaint -> what Go's ``json.Unmarshal`` says about the character there.
+_GO_JSON = {
+    "Expecting property name enclosed in double quotes": "looking for beginning of object key string",
+    "Expecting ':' delimiter": "after object key",
+    "Expecting ',' delimiter": "after object key:value pair",
+    "Extra data": "after top-level value",
+}
+_GO_TYPES = {list: "array", str: "string", int: "number", float: "number", bool: "bool"}
+
+
+def _json(data: bytes, target: str) -> dict[str, Any]:
+    """``json.Unmarshal`` into a Go struct (``target``, its type's name): its common errors (a
+    truncated document, a bad character, not an object); ``null`` is an empty struct."""
     try:
-        return json.loads(data.decode("utf-8", "replace"))
+        value = json.loads(data.decode("utf-8", "replace"))
     except json.JSONDecodeError as exc:
         if exc.pos >= len(exc.doc.rstrip()):
             raise JwtError("unexpected end of JSON input") from None
         char = exc.doc[exc.pos]
-        raise JwtError(f"invalid character {char!r} looking for beginning of value") from None
+        where = _GO_JSON.get(exc.msg, "looking for beginning of value")
+        quoted = "'\\''" if char == "'" else repr(char)  # Go's %q of a rune
+        raise JwtError(f"invalid character {quoted} {where}") from None
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise JwtError(f"json: cannot unmarshal {_GO_TYPES.get(type(value), 'value')} into Go value of type {target}")
+    return value
 
 
 def _is_role(key: str, role: int) -> bool:
@@ -124,26 +142,24 @@ def encode(claims: dict[str, Any], signer: KeyPair, now: float | None = None) ->
     return signing_input + "." + _b64(signer.sign(signing_input.encode()))
 
 
-def decode(text: str) -> Token:
+def decode(text: str, generic_as_v1: bool = False) -> Token:
     """The token's claims, once its form and its signature by ``iss`` check out, refused with
     nats-io/jwt v2 ``Decode``'s words and in its order (size, chunks, header, claims, version,
-    signature, the issuer's kind)."""
+    signature, the issuer's kind). Claims of no known type are checked as ``DecodeGeneric``
+    does (a v1 signature for the ``ed25519`` algorithm only), or, with ``generic_as_v1``, as
+    ``Decode`` does (always v1: what ``DecodeAccountClaims`` answers for them)."""
     if len(text) > MAX_TOKEN_SIZE:
         raise JwtError(f"token size {len(text)} exceeds maximum of {MAX_TOKEN_SIZE} bytes: token too large")
     parts = text.split(".")
     if len(parts) != 3:
         raise JwtError("expected 3 chunks")
-    header = _json(_unb64(parts[0]))
-    if not isinstance(header, dict):
-        raise JwtError("json: cannot unmarshal into Go value of type jwt.Header")
+    header = _json(_unb64(parts[0]), "jwt.Header")
     typ, alg = str(header.get("typ") or ""), str(header.get("alg") or "")
     if typ.upper() != "JWT":
         raise JwtError(f"not supported type {_go_quote(typ)}")
     if alg.lower() not in _ALGORITHMS:
         raise JwtError(f"unexpected {_go_quote(alg)} algorithm")
-    claims = _json(_unb64(parts[1]))
-    if not isinstance(claims, dict):
-        raise JwtError("json: cannot unmarshal into Go value of type jwt.identifier")
+    claims = _json(_unb64(parts[1]), "jwt.identifier")
     nats = claims.get("nats") if isinstance(claims.get("nats"), dict) else {}
     assert isinstance(nats, dict)
     kind = claims.get("type") or nats.get("type") or ""
@@ -154,7 +170,7 @@ def decode(text: str) -> Token:
     if kind in ("cluster", "server"):
         raise JwtError(f"{kind.capitalize()}Claims are not supported")
     if kind not in _EXPECTED:  # generic claims (a delete request): ``DecodeGeneric``'s rule
-        version = 1 if alg == "ed25519" else 2
+        version = 1 if alg == "ed25519" or generic_as_v1 else 2
     signature = _unb64(parts[2])
     issuer = claims.get("iss")
     signed = parts[1] if version <= 1 else f"{parts[0]}.{parts[1]}"
