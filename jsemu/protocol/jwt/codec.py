@@ -96,6 +96,8 @@ def _json(data: bytes, target: str) -> dict[str, Any]:
     truncated document, a bad character, not an object); ``null`` is an empty struct."""
     try:
         value = json.loads(data.decode("utf-8", "replace"))
+    except RecursionError:  # nesting past Python's limit (Go's decoder stops at 10000 levels)
+        raise JwtError("exceeded max depth") from None
     except json.JSONDecodeError as exc:
         if exc.pos >= len(exc.doc.rstrip()):
             raise JwtError("unexpected end of JSON input") from None
