@@ -20,6 +20,7 @@ from .jetstream.api.system import SystemJetStream
 from .jetstream.limits.storage import accounts_fit
 from .jetstream.monitoring import JetStreamMonitoring
 from .jetstream.service import JetStream
+from .server.accounts import Account
 from .server.js_limits import JetStreamLimits
 from .server.meta_leader import MetaLeader
 from .server.options import ServerOptions
@@ -102,6 +103,25 @@ class Server(CoreServer):
             self.lame_duck_hooks.append(self._retire_jetstream)
         elif self.account_jetstreams:
             self.lame_duck_hooks.append(self._shut_down_jetstream)
+
+    def account_added(self, account: Account) -> None:
+        """An account pushed to the NATS-based resolver while running gets JetStream as its JWT
+        says (a standalone server's: in a cluster it waits for a restart)."""
+        if not self.options.jetstream or self.cluster is not None:
+            return
+        if not account.config.jetstream:
+            NotEnabledApi(account, [], self.system_jetstream).start()
+            return
+        js = JetStream(self, self.clock, account)
+        if self.account_jetstreams:
+            js.timers = next(iter(self.account_jetstreams.values())).timers
+        else:
+            self.timers = js.timers
+        self.account_jetstreams[account.name] = js
+        js.all_jetstreams = self.account_jetstreams
+        self.jetstream_apis[account.name] = JetStreamApi(js, self.system_jetstream)
+        self.jetstream_apis[account.name].start()
+        js.start()
 
     def _start_elected_jetstream(self) -> None:
         """This server became the cluster's metadata leader: the services a standalone server

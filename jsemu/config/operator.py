@@ -7,8 +7,9 @@ file cannot be read and the text starts with ``eyJ``, the JWT itself; ``trusted`
 keys without a JWT. Each preloaded account JWT must be signed by a trusted operator (or one of
 its signing keys) for an account of that key; a bad one stops the start, as nats-server's words
 say. The accounts become ``AccountConfig``s named by their public keys (JetStream on when their
-JWT gives it limits) and the users an :class:`OperatorAuth`. Only the memory resolver is built:
-``URL(...)`` and the NATS-based ``{type: full|cache, dir}`` are refused with one line.
+JWT gives it limits) and the users an :class:`OperatorAuth`. The memory resolver and the
+NATS-based ``{type: full|cache, dir}`` (``config/resolver_settings.py``: its directory's
+accounts join the preloaded ones) are built; ``URL(...)`` is refused with one line.
 """
 
 from __future__ import annotations
@@ -20,10 +21,13 @@ from typing import Any
 
 from ..protocol.jwt import JwtError, decode
 from ..protocol.jwt.keys import PREFIX_ACCOUNT, PREFIX_OPERATOR
+from ..server.account_resolver import load_directory
 from ..server.accounts import AccountConfig
 from ..server.operator_auth import OperatorAuth, account_from_jwt, is_key, operator_keys, wired_imports
 from ..server.options import ServerOptions
+from ..server.resolver_dir import DirStore
 from .parser import ConfigError, Positions
+from .resolver_settings import resolver_settings
 
 __all__ = ["OPERATOR_KEYS", "apply_operator"]
 
@@ -87,12 +91,11 @@ def apply_operator(conf: dict[str, Any], options: ServerOptions, pos: Positions)
     resolver = conf.get("resolver")
     if resolver is None:
         raise ConfigError("operator mode without a resolver is not supported by jsemu (use resolver: MEMORY)")
-    if isinstance(resolver, dict):
-        raise _at(pos, "resolver", "the NATS-based resolver ({type: full|cache, dir}) is not supported by jsemu yet")
-    kind = str(resolver).strip().upper()
+    settings = resolver_settings(resolver, lambda message: _at(pos, "resolver", message))
+    kind = "DIR" if settings is not None else str(resolver).strip().upper()
     if kind.startswith("URL("):
         raise _at(pos, "resolver", "the URL resolver is not supported by jsemu")
-    if kind not in ("MEM", "MEMORY"):
+    if kind not in ("MEM", "MEMORY", "DIR"):
         raise _at(
             pos,
             "resolver",
@@ -103,6 +106,8 @@ def apply_operator(conf: dict[str, Any], options: ServerOptions, pos: Positions)
     preload = conf.get("resolver_preload") or {}
     if not isinstance(preload, dict):
         raise _at(pos, "resolver_preload", "preload should be a map of account_public_key:account_jwt")
+    if settings is not None:
+        auth.resolver_store = DirStore(settings)
     configured = conf.get("system_account") or conf.get("system") or system_account
     for public_key, text in preload.items():
         where = ("resolver_preload", public_key)
@@ -121,6 +126,8 @@ def apply_operator(conf: dict[str, Any], options: ServerOptions, pos: Positions)
                 raise ConfigError("error resolving system account: account validation failed")
             continue
         auth.accounts[public_key] = account
+    if auth.resolver_store is not None:
+        load_directory(auth, auth.resolver_store, {k: str(v) for k, v in preload.items() if k in auth.accounts})
     if configured and configured not in auth.accounts:
         raise ConfigError("error resolving system account: account missing")
     options.auth = auth

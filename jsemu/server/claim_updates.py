@@ -44,6 +44,9 @@ class ClaimUpdates:
         router = self.server.account_space.by_name.get(self.server.options.system_account)
         if not isinstance(auth, OperatorAuth) or router is None:
             return
+        if auth.resolver_store is not None:  # the directory resolver answers the updates and calls _apply
+            self.server.account_resolver.on_change.append(self._apply)
+            return
         responder = _Responder(router, self._update, True)
         for subject in _SUBJECTS:
             router.sublist.insert(Subscription(responder, subject, None, b"$SYS"))

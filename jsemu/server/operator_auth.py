@@ -26,7 +26,7 @@ import datetime
 import ipaddress
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..protocol.jwt import JwtError, Token, decode
 from ..protocol.jwt.keys import PREFIX_ACCOUNT, PREFIX_OPERATOR, PREFIX_USER, KeyError_, decode_public
@@ -37,6 +37,9 @@ from .js_limits import UNLIMITED, JetStreamLimits
 from .nkeys import verify_signature
 from .permissions import Permissions, SubjectRules
 from .responses import ResponsePermission
+
+if TYPE_CHECKING:
+    from .resolver_dir import DirStore
 
 __all__ = ["JwtAccount", "JwtUser", "OperatorAuth", "account_from_jwt", "is_key"]
 
@@ -391,6 +394,8 @@ class OperatorAuth(Auth):
     #: The operators' keys and their signing keys: who may sign an account JWT.
     trusted: set[str] = field(default_factory=set)
     accounts: dict[str, JwtAccount] = field(default_factory=dict)
+    #: The NATS-based resolver's directory (``resolver: {type: full|cache, dir}``); None: MEMORY.
+    resolver_store: DirStore | None = None
 
     @property
     def wants_nonce(self) -> bool:

@@ -21,7 +21,8 @@ from ..protocol.encoder import encode_info
 from ..store.clock import Clock, SystemClock
 from ..version import API_LEVEL, NATS_VERSION, PROTO_VERSION, __version__
 from .account_requests import AccountRequests
-from .accounts import AccountSpace
+from .account_resolver import AccountResolver
+from .accounts import Account, AccountSpace
 from .ack_lane import AckLane
 from .advertise import AdvertiseError, join_host_port, parse_host_port
 from .claim_updates import ClaimUpdates
@@ -214,6 +215,9 @@ class Server(Router):
         #: Account JWTs pushed to ``$SYS.REQ.ACCOUNT.<key>.CLAIMS.UPDATE`` (operator mode only).
         self.claim_updates = ClaimUpdates(self)
         self.services.append(self.claim_updates)
+        #: The NATS-based account resolver's ``$SYS.REQ.CLAIMS.*`` requests (operator mode with a dir).
+        self.account_resolver = AccountResolver(self)
+        self.services.append(self.account_resolver)
         system_router = self.account_space.by_name.get(options.system_account)
         if system_router is not None and system_router is not self:
             self.system = SystemAccount(self, system_router)
@@ -425,6 +429,9 @@ class Server(Router):
 
     def account_limits_changed(self, account: str, limits: JetStreamLimits) -> None:
         """An account claim update changed an account's JetStream limits (the app tells JetStream)."""
+
+    def account_added(self, account: Account) -> None:
+        """The account resolver added an account while running (the app gives it JetStream)."""
 
     def remove_connection(self, conn: ClientConnection, error: str | None = None) -> None:
         """Forget a connection that closed (with ``error``, None: the client left), keeping

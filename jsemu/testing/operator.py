@@ -4,7 +4,7 @@ to commit.
 :class:`OperatorSetup` keeps the keys it made, so a test can mint more users, re-issue an
 account with other limits (a claim update) or revoke a user. :meth:`OperatorSetup.config_text`
 is the configuration file nats-server and ``jsemu serve`` read (``operator``, ``system_account``,
-``resolver: MEMORY``, ``resolver_preload``); the ``jsemu_factory(operator=True)`` fixture and
+``resolver: MEMORY`` or, with :attr:`OperatorSetup.resolver`, the NATS-based one, ``resolver_preload``); the ``jsemu_factory(operator=True)`` fixture and
 ``jsemu serve --operator-demo DIR`` build servers from it. Users come back as :class:`MintedUser`:
 their JWT, seed and ``.creds`` file (written under ``directory`` when one is given), which is
 what nats-py (``user_credentials=``) and nats.js (``credsAuthenticator``) take.
@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..protocol.jwt import PREFIX_ACCOUNT, PREFIX_OPERATOR, PREFIX_USER, KeyPair
+from ..protocol.jwt import PREFIX_ACCOUNT, PREFIX_OPERATOR, PREFIX_USER, KeyPair, encode
 from ..protocol.jwt.mint import account_jwt, creds, operator_jwt, user_jwt
 
 __all__ = ["MintedAccount", "MintedUser", "OperatorSetup"]
@@ -67,6 +67,9 @@ class OperatorSetup:
         self.operator_jwt = operator_jwt(self.operator, name, system_account=self.system.public_key)
         self.accounts: dict[str, MintedAccount] = {}
         self.users: dict[str, MintedUser] = {}
+        #: ``"full"`` or ``"cache"``: :meth:`config_text` serves the NATS-based resolver, its JWTs
+        #: in ``<directory>/jwt`` (``allow_delete`` on for ``full``); empty: ``resolver: MEMORY``.
+        self.resolver = ""
         self.account("SYS", key=self.system)
 
     def account(self, name: str, key: KeyPair | None = None, **claims: Any) -> MintedAccount:
@@ -108,9 +111,22 @@ class OperatorSetup:
     def config_text(self) -> str:
         """The configuration file's operator part (the same text for nats-server and jsemu)."""
         preload = "\n".join(f"  {a.public_key}: {a.jwt}" for a in self.accounts.values())
+        resolver = "MEMORY"
+        if self.resolver:
+            if self.directory is None:
+                raise ValueError("the NATS-based resolver keeps its JWTs in the set-up's directory: give one")
+            delete = ", allow_delete: true" if self.resolver == "full" else ""
+            resolver = f'{{ type: {self.resolver}, dir: "{self.directory / "jwt"}"{delete} }}'
         return (
             f"operator: {self.operator_jwt}\n"
             f"system_account: {self.system.public_key}\n"
-            "resolver: MEMORY\n"
+            f"resolver: {resolver}\n"
             f"resolver_preload: {{\n{preload}\n}}\n"
         )
+
+    def delete_request(self, *accounts: str) -> str:
+        """What ``$SYS.REQ.CLAIMS.DELETE`` takes to delete ``accounts`` (names or keys): a JWT
+        the operator signs for itself, as ``nsc delete account`` sends."""
+        keys = [self.accounts[a].public_key if a in self.accounts else a for a in accounts]
+        claims = {"sub": self.operator.public_key, "nats": {"accounts": keys, "type": "generic"}}
+        return encode(claims, self.operator)

@@ -52,8 +52,6 @@ def test_refused_as_nats_server(name: str, tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("resolver", "words"),
     [
-        ("{ type: full, dir: /tmp/x }", "NATS-based resolver"),
-        ("{ type: cache, dir: /tmp/x }", "NATS-based resolver"),
         ('URL("http://localhost:9/jwt/v1/accounts/")', "URL resolver"),
     ],
 )

@@ -11,14 +11,13 @@ trusted, and the times, are the server's business (``server/operator_auth.py``).
 from __future__ import annotations
 
 import base64
-import binascii
 import hashlib
 import json
 import time
 from dataclasses import dataclass
 from typing import Any
 
-from .keys import KeyPair, verify
+from .keys import KeyError_, KeyPair, decode_public, verify
 
 __all__ = ["HEADER", "JwtError", "Token", "decode", "encode"]
 
@@ -51,13 +50,78 @@ def _b64(data: bytes) -> str:
     return base64.urlsafe_b64encode(data).decode().rstrip("=")
 
 
+_B64_ALPHABET = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
+#: nats-io/jwt's ``MaxTokenSize``.
+MAX_TOKEN_SIZE = 1024 * 1024
+#: Who may sign each kind of claim (``ExpectedPrefixes``), as Go prints them.
+_EXPECTED = {
+    "account": ("account", "operator"),
+    "activation": ("account", "operator"),
+    "user": ("account",),
+    "operator": ("operator",),
+}
+_PREFIX_NAMES = {0: "account", 14 << 3: "operator", 20 << 3: "user", 13 << 3: "server", 2 << 3: "cluster"}
+
+
 def _unb64(text: str) -> bytes:
-    if "=" in text or "+" in text or "/" in text:
-        raise JwtError("invalid base64")
+    """Go's ``base64.RawURLEncoding.DecodeString``, with its ``illegal base64 data at input
+    byte N`` (line breaks are skipped, as Go does)."""
+    count = 0
+    last = 0
+    for i, c in enumerate(text):
+        if c in "\r\n":
+            continue
+        if c not in _B64_ALPHABET:
+            raise JwtError(f"illegal base64 data at input byte {i}")
+        count += 1
+        last = i
+    if count % 4 == 1:
+        raise JwtError(f"illegal base64 data at input byte {last}")
+    clean = text.replace("\r", "").replace("\n", "")
+    return base64.urlsafe_b64decode(clean + "=" * (-len(clean) % 4))
+
+
+#: Python's JSON complaint -> what Go's ``json.Unmarshal`` says about the character there.
+_GO_JSON = {
+    "Expecting property name enclosed in double quotes": "looking for beginning of object key string",
+    "Expecting ':' delimiter": "after object key",
+    "Expecting ',' delimiter": "after object key:value pair",
+    "Extra data": "after top-level value",
+}
+_GO_TYPES = {list: "array", str: "string", int: "number", float: "number", bool: "bool"}
+
+
+def _json(data: bytes, target: str) -> dict[str, Any]:
+    """``json.Unmarshal`` into a Go struct (``target``, its type's name): its common errors (a
+    truncated document, a bad character, not an object); ``null`` is an empty struct."""
     try:
-        return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
-    except (binascii.Error, ValueError) as exc:
-        raise JwtError("invalid base64") from exc
+        value = json.loads(data.decode("utf-8", "replace"))
+    except RecursionError:  # nesting past Python's limit (Go's decoder stops at 10000 levels)
+        raise JwtError("exceeded max depth") from None
+    except json.JSONDecodeError as exc:
+        if exc.pos >= len(exc.doc.rstrip()):
+            raise JwtError("unexpected end of JSON input") from None
+        char = exc.doc[exc.pos]
+        where = _GO_JSON.get(exc.msg, "looking for beginning of value")
+        quoted = "'\\''" if char == "'" else repr(char)  # Go's %q of a rune
+        raise JwtError(f"invalid character {quoted} {where}") from None
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise JwtError(f"json: cannot unmarshal {_GO_TYPES.get(type(value), 'value')} into Go value of type {target}")
+    return value
+
+
+def _is_role(key: str, role: int) -> bool:
+    try:
+        decode_public(key, role)
+    except KeyError_:
+        return False
+    return True
+
+
+def _go_quote(text: str) -> str:
+    return json.dumps(text, ensure_ascii=False)
 
 
 def _dumps(value: Any) -> bytes:
@@ -80,21 +144,42 @@ def encode(claims: dict[str, Any], signer: KeyPair, now: float | None = None) ->
     return signing_input + "." + _b64(signer.sign(signing_input.encode()))
 
 
-def decode(text: str) -> Token:
-    """The token's claims, once its form and its signature by ``iss`` check out."""
+def decode(text: str, generic_as_v1: bool = False) -> Token:
+    """The token's claims, once its form and its signature by ``iss`` check out, refused with
+    nats-io/jwt v2 ``Decode``'s words and in its order (size, chunks, header, claims, version,
+    signature, the issuer's kind). Claims of no known type are checked as ``DecodeGeneric``
+    does (a v1 signature for the ``ed25519`` algorithm only), or, with ``generic_as_v1``, as
+    ``Decode`` does (always v1: what ``DecodeAccountClaims`` answers for them)."""
+    if len(text) > MAX_TOKEN_SIZE:
+        raise JwtError(f"token size {len(text)} exceeds maximum of {MAX_TOKEN_SIZE} bytes: token too large")
     parts = text.split(".")
     if len(parts) != 3:
         raise JwtError("expected 3 chunks")
-    try:
-        header = json.loads(_unb64(parts[0]))
-        claims = json.loads(_unb64(parts[1]))
-    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:  # nesting past Python's limit
-        raise JwtError("invalid JSON") from exc
-    if not isinstance(header, dict) or not isinstance(claims, dict):
-        raise JwtError("invalid JSON")
-    if str(header.get("typ", "")).upper() != "JWT" or str(header.get("alg", "")).lower() not in _ALGORITHMS:
-        raise JwtError("unexpected header")
+    header = _json(_unb64(parts[0]), "jwt.Header")
+    typ, alg = str(header.get("typ") or ""), str(header.get("alg") or "")
+    if typ.upper() != "JWT":
+        raise JwtError(f"not supported type {_go_quote(typ)}")
+    if alg.lower() not in _ALGORITHMS:
+        raise JwtError(f"unexpected {_go_quote(alg)} algorithm")
+    claims = _json(_unb64(parts[1]), "jwt.identifier")
+    nats = claims.get("nats") if isinstance(claims.get("nats"), dict) else {}
+    assert isinstance(nats, dict)
+    kind = claims.get("type") or nats.get("type") or ""
+    version = 1 if claims.get("type") else nats.get("version", 0)
+    version = version if isinstance(version, int) and not isinstance(version, bool) else 0
+    if version > 2:
+        raise JwtError("JWT was generated by a newer version ")
+    if kind in ("cluster", "server"):
+        raise JwtError(f"{kind.capitalize()}Claims are not supported")
+    if kind not in _EXPECTED:  # generic claims (a delete request): ``DecodeGeneric``'s rule
+        version = 1 if alg == "ed25519" or generic_as_v1 else 2
+    signature = _unb64(parts[2])
     issuer = claims.get("iss")
-    if not isinstance(issuer, str) or not verify(issuer, f"{parts[0]}.{parts[1]}".encode(), _unb64(parts[2])):
-        raise JwtError("claim failed V2 signature verification")
+    signed = parts[1] if version <= 1 else f"{parts[0]}.{parts[1]}"
+    if not isinstance(issuer, str) or not verify(issuer, signed.encode(), signature):
+        raise JwtError(f"claim failed V{1 if version <= 1 else 2} signature verification")
+    expected = _EXPECTED.get(str(kind))
+    signers = [role for role, name in _PREFIX_NAMES.items() if expected is not None and name in expected]
+    if expected is not None and not any(_is_role(str(issuer), role) for role in signers):
+        raise JwtError(f"unable to validate expected prefixes - [{' '.join(expected)}]")
     return Token(claims, text)
