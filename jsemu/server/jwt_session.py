@@ -48,7 +48,7 @@ def admit(conn: ClientConnection, user: JwtUser) -> str | None:
     if payload >= 0:
         conn.parser.max_payload = payload
     conn.max_subs = lowest(conn.server.options.max_subscriptions, user.max_subs, account.max_subs)
-    if user.expires:
+    if user.expires:  # a negative exp passed the login's check and expires at once (Go's setExpiration)
         server = conn.server
 
         def expired() -> None:

@@ -233,7 +233,7 @@ def _activation_ok(text: str, exporter: JwtAccount, importer: str, imp: Import, 
     subject = token.nats.get("subject")
     return (
         claims.get("sub") == importer
-        and not (exp and now > exp)
+        and not (exp > 0 and now > exp)
         and isinstance(subject, str)
         and subject_is_subset_match(imp.subject, subject)
     )
@@ -297,6 +297,21 @@ def _apply_template(template: dict[str, Any], user: str, name: str, account: Jwt
     filled = fill(template)
     assert isinstance(filled, dict)
     return filled
+
+
+def _locale_loads(nats: dict[str, Any]) -> bool:
+    """The user's ``times_location`` is a zone Go's ``time.LoadLocation`` knows (the JWT library
+    validates it with or without ``times``: a zone it cannot load fails the claims)."""
+    locale = nats.get("times_location") or nats.get("locale") or ""
+    if not isinstance(locale, str) or locale in ("", "UTC", "Local"):
+        return True
+    try:
+        from zoneinfo import ZoneInfo
+
+        ZoneInfo(locale)
+    except (ValueError, OSError, KeyError):  # ZoneInfoNotFoundError is a KeyError
+        return False
+    return True
 
 
 def _in_times(nats: dict[str, Any], now: float) -> bool:
@@ -420,11 +435,11 @@ class OperatorAuth(Auth):
             return None
         now = now_ns / 1e9 if now_ns else time.time()
         exp, nbf, iat = _int(claims.get("exp"), 0), _int(claims.get("nbf"), 0), _int(claims.get("iat"), 0)
-        if (exp and now > exp) or (nbf and nbf > now):
+        if (exp > 0 and now > exp) or (nbf > 0 and nbf > now):  # Go's jwt: only positive times count
             return None
         account_key = nats.get("issuer_account") or issuer
         account = self.accounts.get(str(account_key))
-        if account is None or (account.expires and now > account.expires):
+        if account is None or (account.expires > 0 and now > account.expires):
             return None
         if issuer != account.public_key:
             if issuer not in account.signing_keys:
@@ -441,7 +456,7 @@ class OperatorAuth(Auth):
         revoked = [account.revocations.get(user), account.revocations.get("*")]
         if any(at is not None and at >= iat for at in revoked):
             return None
-        if not _in_src(nats, client_ip) or not _in_times(nats, now):
+        if not _in_src(nats, client_ip) or not _locale_loads(nats) or not _in_times(nats, now):
             return None
         kinds = nats.get("allowed_connection_types")
         if kinds and kind not in kinds:

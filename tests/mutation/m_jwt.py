@@ -30,8 +30,8 @@ MUTATIONS: list[Mutation] = [
         "jwt_expiry_not_checked",
         "server",
         _AUTH,
-        "        if (exp and now > exp) or (nbf and nbf > now):",
-        "        if nbf and nbf > now:",
+        "        if (exp > 0 and now > exp) or (nbf > 0 and nbf > now):  # Go's jwt: only positive times count",
+        "        if nbf > 0 and nbf > now:",
         (f"{_DIFF}::test_logins_as_nats_server",),
         "an expired user JWT still logs in",
     ),
@@ -66,8 +66,8 @@ MUTATIONS: list[Mutation] = [
         "jwt_src_ignored",
         "server",
         _AUTH,
-        "        if not _in_src(nats, client_ip) or not _in_times(nats, now):",
-        "        if not _in_times(nats, now):",
+        "        if not _in_src(nats, client_ip) or not _locale_loads(nats) or not _in_times(nats, now):",
+        "        if not _locale_loads(nats) or not _in_times(nats, now):",
         (f"{_DIFF}::test_logins_as_nats_server",),
         "a user limited to other networks connects from anywhere",
     ),
@@ -180,3 +180,27 @@ MUTATIONS: list[Mutation] = [
         "an account JWT whose activation token is for another account still loads",
     ),
 ]
+
+MUTATIONS.append(
+    Mutation(
+        "jwt_negative_exp_expires",
+        "server",
+        "jsemu/server/operator_auth.py",
+        "        if (exp > 0 and now > exp) or (nbf > 0 and nbf > now):  # Go's jwt: only positive times count",
+        "        if (exp and now > exp) or (nbf > 0 and nbf > now):",
+        ("tests/server/test_operator_fuzz.py::test_generated_user_claims",),
+        "a user JWT with exp -1 is refused as expired (Go's jwt counts only a positive exp)",
+    )
+)
+
+MUTATIONS.append(
+    Mutation(
+        "jwt_unknown_locale_accepted",
+        "server",
+        "jsemu/server/operator_auth.py",
+        "        if not _in_src(nats, client_ip) or not _locale_loads(nats) or not _in_times(nats, now):",
+        "        if not _in_src(nats, client_ip) or not _in_times(nats, now):",
+        ("tests/server/test_operator_fuzz.py::test_generated_user_claims",),
+        "a user whose times_location Go cannot load logs in (nats-server refuses the claims)",
+    )
+)

@@ -187,3 +187,15 @@ MUTATIONS: list[Mutation] = [
         "an untyped JWT pushed as an account is checked as a v2 token, where Decode checks it as v1",
     ),
 ]
+
+MUTATIONS.append(
+    Mutation(
+        "jwt_claim_type_not_a_string_accepted",
+        "protocol",
+        "jsemu/protocol/jwt/codec.py",
+        "        if field is not None and not isinstance(field, str):  # ClaimType is a Go string",
+        "        if False:",
+        ("tests/server/test_operator_fuzz.py::test_generated_user_claims",),
+        "a user JWT whose nats.type is a list is accepted (nats-server refuses the login)",
+    )
+)

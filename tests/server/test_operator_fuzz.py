@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from support.servers import KINDS, RealServer
 
@@ -112,6 +112,9 @@ def _log_in(port: int, user: MintedUser) -> _Client:
 
 @settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
 @given(fields=st.dictionaries(st.sampled_from(_FIELDS), _odd, max_size=4), top=_TOP)
+@example(fields={"type": [""]}, top={})  # found by the generator: a claim type that is no Go string
+@example(fields={}, top={"exp": -1})  # found by the generator: Go's jwt counts only a positive exp
+@example(fields={"times_location": "0"}, top={})  # found by the generator: a zone Go cannot load
 def test_generated_user_claims(
     world: tuple[OperatorSetup, dict[str, RealServer]], fields: dict[str, Any], top: dict[str, Any]
 ) -> None:
@@ -133,6 +136,15 @@ def test_generated_user_claims(
             shown.append(subs_refused)
         outcome[kind] = (shown, client.eof)
         client.close()
+    exp = top.get("exp")
+    if isinstance(exp, int) and not isinstance(exp, bool) and exp < 0:
+        # Go's login counts only a positive exp, then sets an expiry timer of 0 for any other
+        # nonzero one: nats-server's 'User Authentication Expired' races its read loop's answer to
+        # the PUB. Both servers must let the user in, then close it with an error, whichever first.
+        refused = b"-ERR 'Authorization Violation'"
+        for kind, (shown, eof) in list(outcome.items()):
+            errors = [line for line in shown if isinstance(line, bytes) and line.startswith(b"-ERR")]
+            outcome[kind] = (bool(errors) and refused not in errors, eof)
     assert outcome["jsemu"] == outcome["real"]
 
 

@@ -164,6 +164,10 @@ def decode(text: str, generic_as_v1: bool = False) -> Token:
     claims = _json(_unb64(parts[1]), "jwt.identifier")
     nats = claims.get("nats") if isinstance(claims.get("nats"), dict) else {}
     assert isinstance(nats, dict)
+    for field, where in ((claims.get("type"), "identifier.type"), (nats.get("type"), "identifier.nats.type")):
+        if field is not None and not isinstance(field, str):  # ClaimType is a Go string
+            kind_of = _GO_TYPES.get(type(field), "value")
+            raise JwtError(f"json: cannot unmarshal {kind_of} into Go struct field {where} of type jwt.ClaimType")
     kind = claims.get("type") or nats.get("type") or ""
     version = 1 if claims.get("type") else nats.get("version", 0)
     version = version if isinstance(version, int) and not isinstance(version, bool) else 0
