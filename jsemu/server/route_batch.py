@@ -37,7 +37,7 @@ if TYPE_CHECKING:
     from .routing import Router
     from .subscriber import FastBatch
 
-__all__ = ["RmsgHeads", "deliver_run"]
+__all__ = ["RmsgHeads", "deliver_run", "frames"]
 
 log = logging.getLogger("jsemu.server")
 
@@ -106,13 +106,25 @@ class RmsgHeads:
         n = len(msgs)
         head = self.head
         if subjects.count(subjects[0]) == n and replies.count(replies[0]) == n:  # the usual run
-            first = head(account, subjects[0], replies[0] or None)
-            frames = [b"%b%d\r\n%b\r\n" % (first, len(m), m) for m in msgs]
+            data = frames(head(account, subjects[0], replies[0] or None), msgs)
         else:
-            frames = [
-                b"%b%d\r\n%b\r\n" % (head(account, s, r or None), len(m), m) for s, r, m in zip(subjects, replies, msgs)
-            ]
-        route.queue_run(b"".join(frames), n, sum(map(len, msgs)))
+            data = b"".join(
+                [
+                    b"%b%d\r\n%b\r\n" % (head(account, s, r or None), len(m), m)
+                    for s, r, m in zip(subjects, replies, msgs)
+                ]
+            )
+        route.queue_run(data, n, sum(map(len, msgs)))
+
+
+def frames(head: bytes, msgs: Sequence[bytes]) -> bytes:
+    """``<head><size>\\r\\n<msg>\\r\\n`` for each message, as one buffer: a single join when
+    all are one size (a benchmark's, a sensor's), else one format each."""
+    size = len(msgs[0])
+    if min(map(len, msgs)) == size == max(map(len, msgs)):
+        first = b"%b%d\r\n" % (head, size)
+        return first + (b"\r\n" + first).join(msgs) + b"\r\n"
+    return b"".join([b"%b%d\r\n%b\r\n" % (head, len(m), m) for m in msgs])
 
 
 def deliver_run(
@@ -139,6 +151,5 @@ def deliver_run(
     for sub, conn, _, pmsg in plan:
         if conn.closed:
             continue
-        head = pmsg + reply + b" " if reply is not None else pmsg
         sub.nm += n
-        conn.queue(b"".join([b"%b%d\r\n%b\r\n" % (head, len(m), m) for m in payloads]), n, size)
+        conn.queue(frames(pmsg + reply + b" " if reply is not None else pmsg, payloads), n, size)
