@@ -175,9 +175,19 @@ def _bulk_frames(buf: bytearray, pos: int, plen: int, max_payload: int, run: lis
     lines = parts[0 : 2 * pairs : 2]
     if not lines:
         return 0
-    prefix = lines[0][:plen]
+    first = lines[0]
     k = pairs
-    if lines.count(lines[0]) != pairs:  # not all one size: how many share the prefix
+    same = lines.count(first) == pairs
+    if same:  # one control line, one size: the usual run
+        digits = first[plen:]
+        payloads = parts[1 : 2 * k : 2]
+        if digits.isdigit() and len(digits) <= 10:
+            size = int(digits)
+            if size <= max_payload and min(map(len, payloads)) == size == max(map(len, payloads)):
+                run += payloads
+                return k * (len(first) + size + 4)
+    prefix = first[:plen]
+    if not same:  # not all one size: how many share the prefix
         k = 0
         for line in lines:
             if line[:plen] != prefix:
