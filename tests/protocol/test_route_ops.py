@@ -156,3 +156,13 @@ def test_a_bad_frame_after_a_run_keeps_the_run() -> None:
     RouteParser().feed_to(wire, on_run, on_op)
     assert runs == [[b"ab"] * 20]
     assert ops == [RouteError(None)]
+
+
+def test_payloads_that_hold_their_own_control_line() -> None:
+    """A payload ``a<CRLF><its control line><CRLF>b``: split on CRLF, the window looks like
+    frames of one control line with one-byte payloads; each payload's length tells them apart."""
+    line = b"RMSG $G s 18"
+    payload = b"a\r\n" + line + b"\r\nb"
+    assert len(payload) == 18
+    wire = (line + b"\r\n" + payload + b"\r\n") * 20 + b"PING\r\n"
+    assert RouteParser().feed(wire) == [RouteMsg(b"$G", b"s", None, (), -1, payload)] * 20 + [PING_OP]
