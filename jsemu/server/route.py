@@ -15,7 +15,9 @@ this route: one per plain subject, and *weight* shadows per queue group (nats-se
 a remote queue member that many times when it picks one, so members are picked in proportion
 everywhere). Messages reach the route through ``send_msg`` (the cluster's routing decides
 which routes get a message, once each, with the queue groups it is for) and leave through
-the server's output batching, one write per read like a client connection. A message from
+the server's output batching, one write per read like a client connection (a client's run of
+publishes whose one target is this route comes as one buffer, and a read's runs of plain
+``RMSG`` frames are delivered a run at a time: ``server/route_batch.py``). A message from
 the route goes to local subscribers only (``deliver_from_route``), never to another route:
 the cluster is a full mesh. When a route goes, its subscriptions go with it; nothing else
 (no client, no stored message) depends on it.
@@ -68,6 +70,7 @@ from .timers import Cancellable
 if TYPE_CHECKING:
     from .cluster import Cluster
     from .routing import Router
+    from .subscriber import FastBatch
 
 __all__ = ["RouteConnection", "deliver_from_route"]
 
@@ -391,7 +394,7 @@ class RouteConnection(asyncio.Protocol):
             self.server.mark_dirty(self)
         return True
 
-    def account_batch(self, router: Router) -> Callable[..., None]:
+    def account_batch(self, router: Router) -> FastBatch:
         """The ``FastBatch`` of publishes in ``router``'s account whose one target is this
         route (``Router._fast_batch_for``; see ``server/route_batch.py``)."""
         return self.heads.batch(router)
