@@ -31,10 +31,12 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from .ack_lane import ACK_PREFIX
+from .connection import ClientConnection
 
 if TYPE_CHECKING:
     from .route import RouteConnection
     from .routing import Router
+    from .sublist import Subscription
     from .subscriber import FastBatch
 
 __all__ = ["RmsgHeads", "deliver_run", "frames"]
@@ -136,10 +138,16 @@ def deliver_run(
     deliver_one: DeliverOne,
 ) -> None:
     """A run of routed messages (no queues, no headers) to this server's subscribers."""
-    plan = None
+    targets: list[tuple[Subscription, ClientConnection, bytes]] | None = None
     if subject[:8] != ACK_PREFIX and (reply is None or b"@" not in reply):
         plan = router.outbound.plan(subject)
-    if not plan:
+        if plan:
+            targets = [(sub, conn, pmsg) for sub, conn, _, pmsg in plan]
+        else:
+            targets = _local_targets(router, route, subject)
+    if targets is None or (len(targets) > 1 and len({id(t[1]) for t in targets}) < len(targets)):
+        # A client with two subscriptions gets each message on both before the next one
+        # (nats-server's order): one message at a time.
         for msg in payloads:
             try:
                 deliver_one(router, route, subject, reply, -1, msg, ())
@@ -148,8 +156,25 @@ def deliver_run(
         return
     n = len(payloads)
     size = sum(map(len, payloads))
-    for sub, conn, _, pmsg in plan:
+    for sub, conn, pmsg in targets:
         if conn.closed:
             continue
         sub.nm += n
         conn.queue(frames(pmsg + reply + b" " if reply is not None else pmsg, payloads), n, size)
+
+
+def _local_targets(
+    router: Router, route: RouteConnection, subject: bytes
+) -> list[tuple[Subscription, ClientConnection, bytes]] | None:
+    """The plain client subscriptions a routed message without queues goes to when the reply
+    plan has none: routes' interest (other servers') and queue groups (the frame names none)
+    left out, as ``deliver_from_route`` does; None when anything else listens."""
+    found = []
+    for sub in router.sublist.match(subject).psubs:
+        conn = sub.client
+        if conn.__class__ is route.__class__:
+            continue
+        if conn.__class__ is not ClientConnection or sub.max or sub.closed:
+            return None
+        found.append((sub, conn, b"MSG %b %b " % (subject, sub.sid)))
+    return found

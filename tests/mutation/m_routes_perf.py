@@ -73,3 +73,23 @@ MUTATIONS: list[Mutation] = [
         "a routed run with a reply subject reaches local subscribers without it",
     ),
 ]
+MUTATIONS += [
+    Mutation(
+        "route_run_to_two_subscriptions_of_one_client_in_blocks",
+        "server",
+        _BATCH,
+        "    if targets is None or (len(targets) > 1 and len({id(t[1]) for t in targets}) < len(targets)):\n",
+        "    if targets is None:\n",
+        (f"{_RUNS}::test_runs_from_the_route_beside_route_interest_and_a_queue_group",),
+        "a client with two subscriptions on a routed run's subject gets the run on one, then on the other",
+    ),
+    Mutation(
+        "route_run_ignores_unsub_limits",
+        "server",
+        _BATCH,
+        "        if conn.__class__ is not ClientConnection or sub.max or sub.closed:\n",
+        "        if conn.__class__ is not ClientConnection or sub.closed:\n",
+        (f"{_RUNS}::test_runs_from_the_route_reach_local_subscribers",),
+        "a routed run goes past a subscription's UNSUB limit",
+    ),
+]

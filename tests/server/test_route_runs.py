@@ -161,3 +161,50 @@ def test_runs_from_the_route_reach_local_subscribers(node: Node) -> None:
     finally:
         w.close()
         c.close()
+
+
+def test_runs_from_the_route_beside_route_interest_and_a_queue_group(node: Node) -> None:
+    """A subject the route itself is interested in (the other server's subscribers) and a
+    local queue group listens on: a run without queues reaches the plain subscribers only,
+    and a client with two subscriptions gets each message on both before the next one."""
+    c = _login(node, "a")
+    c.send(b"SUB v 1\r\nSUB v qg 2\r\nSUB v 3\r\nPING\r\n")
+    c.until(b"PONG\r\n")
+    w = _route(node)
+    try:
+        _sync(w)
+        w.send(b"RS+ A v\r\n")
+        _sync(w)
+        w.send(b"".join(_rmsg(b"A", b"v", b"r" if i >= 20 else None, x) for i, x in enumerate(BODIES)))
+        _sync(w)
+        want = b"".join(
+            b"MSG v %b%b %d\r\n%b\r\n" % (sid, b" r" if i >= 20 else b"", len(x), x)
+            for i, x in enumerate(BODIES)
+            for sid in (b"1", b"3")
+        )
+        assert _no_info(_until_pong(c)) == want  # each message on both before the next
+    finally:
+        w.close()
+        c.close()
+
+
+def test_runs_from_the_route_skip_a_local_queue_group(node: Node) -> None:
+    """One plain subscriber beside the route's own interest and a queue group of another
+    client: the run goes to the plain subscriber alone (its frames name no queue)."""
+    c, q = _login(node, "a"), _login(node, "a")
+    c.send(b"SUB w 1\r\nPING\r\n")
+    c.until(b"PONG\r\n")
+    q.send(b"SUB w qg 1\r\nPING\r\n")
+    q.until(b"PONG\r\n")
+    w = _route(node)
+    try:
+        _sync(w)
+        w.send(b"RS+ A w\r\n")
+        _sync(w)
+        w.send(b"".join(_rmsg(b"A", b"w", None, x) for x in BODIES))
+        _sync(w)
+        assert _no_info(_until_pong(c)) == b"".join(b"MSG w 1 %d\r\n%b\r\n" % (len(x), x) for x in BODIES)
+        assert _no_info(_until_pong(q)) == b""
+    finally:
+        for x in (w, c, q):
+            x.close()
