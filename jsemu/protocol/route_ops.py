@@ -155,6 +155,67 @@ def _msg_args(args: list[bytes], headers: bool) -> tuple[bytes, bytes, bytes | N
     return account, subject, reply, queues, hdr, size
 
 
+#: The bytes a bulk parse looks at (one split), and the frames that must be left for it.
+_BULK_WINDOW = 1 << 16
+_BULK_MIN = 8
+
+
+def _bulk_frames(buf: bytearray, pos: int, plen: int, max_payload: int, run: list[bytes]) -> int:
+    """The complete ``RMSG`` frames from ``pos`` on whose control line is the one at
+    ``pos`` up to its size (``plen`` bytes, ``RMSG <account> <subject> [<reply>] ``, which
+    the caller's regex matched), read from one split of a window on CRLF: their payloads
+    appended to ``run``, the bytes they take returned (0: fewer than ``_BULK_MIN``).
+
+    The split gives the frames a sequential parse would exactly when every control line is
+    the prefix and a size in digits and every payload part is that size long: then each
+    payload is the ``size`` bytes after its control line and a CRLF follows it."""
+    window = bytes(buf[pos : pos + _BULK_WINDOW])
+    parts = window.split(b"\r\n")
+    pairs = (len(parts) - 1) // 2  # complete (control line, payload) pairs
+    lines = parts[0 : 2 * pairs : 2]
+    if not lines:
+        return 0
+    first = lines[0]
+    k = pairs
+    same = lines.count(first) == pairs
+    if same:  # one control line, one size: the usual run
+        digits = first[plen:]
+        payloads = parts[1 : 2 * k : 2]
+        if digits.isdigit() and len(digits) <= 10:
+            size = int(digits)
+            if size <= max_payload and min(map(len, payloads)) == size == max(map(len, payloads)):
+                run += payloads
+                return k * (len(first) + size + 4)
+    prefix = first[:plen]
+    if not same:  # not all one size: how many share the prefix
+        k = 0
+        for line in lines:
+            if line[:plen] != prefix:
+                break
+            k += 1
+    if k < _BULK_MIN:
+        return 0
+    if k < pairs:
+        lines = lines[:k]
+    sizes = [line[plen:] for line in lines]
+    if not b"".join(sizes).isdigit() or min(map(len, sizes)) < 1 or max(map(len, sizes)) > 10:
+        return 0
+    payloads = parts[1 : 2 * k : 2]
+    lengths = list(map(len, payloads))
+    wanted = list(map(int, sizes))
+    if lengths != wanted:  # a payload holds a CRLF (or the window cut one): up to there
+        k = 0
+        while lengths[k] == wanted[k]:
+            k += 1
+        if k < _BULK_MIN:
+            return 0
+        lines, payloads, lengths = lines[:k], payloads[:k], lengths[:k]
+    if max(lengths) > max_payload:
+        return 0
+    run += payloads
+    return sum(map(len, lines)) + sum(lengths) + 4 * k
+
+
 class RouteParser:
     """Bytes from a route in, route ops out (see the module docstring)."""
 
@@ -171,27 +232,29 @@ class RouteParser:
         ops: list[RouteOp] = []
         add = ops.append
 
-        def on_msg(account: bytes, subject: bytes, reply: bytes | None, msg: bytes) -> bool:
-            add(RouteMsg(account, subject, reply, (), -1, msg))
+        def on_run(account: bytes, subject: bytes, reply: bytes | None, payloads: list[bytes]) -> bool:
+            for msg in payloads:
+                add(RouteMsg(account, subject, reply, (), -1, msg))
             return False
 
         def on_op(op: RouteOp) -> bool:
             add(op)
             return False
 
-        self.feed_to(data, on_msg, on_op)
+        self.feed_to(data, on_run, on_op)
         return ops
 
     def feed_to(
         self,
         data: bytes,
-        on_msg: Callable[[bytes, bytes, bytes | None, bytes], object],
+        on_run: Callable[[bytes, bytes, bytes | None, list[bytes]], object],
         on_op: Callable[[RouteOp], object],
     ) -> None:
-        """:meth:`feed` without the list, for the receiving hot path: the common ``RMSG``
-        (no queues, no headers) goes to ``on_msg(account, subject, reply, payload)`` with no
-        op built, every other op to ``on_op``, in the order they came. A callback that
-        returns true stops the parse (its connection closed)."""
+        """:meth:`feed` without the list, for the receiving hot path: consecutive common
+        ``RMSG`` frames (no queues, no headers) with one account, subject and reply go to
+        ``on_run(account, subject, reply, payloads)`` as one run with no op built (a read of
+        a busy route is mostly such runs), every other op to ``on_op``, in the order they
+        came. A callback that returns true stops the parse (its connection closed)."""
         if self._failed:
             return
         buf = self._buf
@@ -200,23 +263,42 @@ class RouteParser:
         n = len(buf)
         fast = _FAST_RMSG
         max_payload = self.max_payload
+        key: tuple[bytes, bytes, bytes | None] | None = None  # the open run's
+        run: list[bytes] = []
+        bulk = True
         while pos < n:
             m = fast(buf, pos)
             if m is not None:  # the common op: RMSG without queues or headers (one regex call)
                 size = int(m[4])
                 start = m.end()
-                if size > max_payload:
+                if size > max_payload or (n >= start + size + 2 and buf[start + size : start + size + 2] != b"\r\n"):
+                    if key is not None:  # what came before the bad frame still counts
+                        on_run(*key, run)
                     self._fail(on_op, None)
                     return
                 if n < start + size + 2:
                     break
-                if buf[start + size : start + size + 2] != b"\r\n":
-                    self._fail(on_op, None)
-                    return
+                head = m.group(1, 2, 3)  # (account, subject, reply)
+                if head != key:
+                    if key is not None and on_run(*key, run):
+                        key = None
+                        break
+                    key = head  # type: ignore[assignment]
+                    run = []
+                if bulk and n - pos > _BULK_MIN * (start - pos + size + 2):
+                    taken = _bulk_frames(buf, pos, m.start(4) - pos, max_payload, run)
+                    if taken:
+                        pos += taken
+                        continue
+                    bulk = False  # this read is not made of runs: frame by frame from here on
                 pos = start + size + 2
-                if on_msg(m[1], m[2], m[3], bytes(buf[start : start + size])):
-                    break
+                run.append(bytes(buf[start : start + size]))
                 continue
+            if key is not None:  # the run ends before any other op
+                stop = on_run(*key, run)
+                key = None
+                if stop:
+                    break
             end = buf.find(b"\n", pos)
             if end < 0:
                 if n - pos > self.max_control_line:
@@ -261,6 +343,8 @@ class RouteParser:
             if on_op(op):
                 break
         del buf[:pos]
+        if key is not None:
+            on_run(*key, run)
 
     def _fail(self, on_op: Callable[[RouteOp], object], text: str | None) -> None:
         self._failed = True

@@ -15,7 +15,9 @@ this route: one per plain subject, and *weight* shadows per queue group (nats-se
 a remote queue member that many times when it picks one, so members are picked in proportion
 everywhere). Messages reach the route through ``send_msg`` (the cluster's routing decides
 which routes get a message, once each, with the queue groups it is for) and leave through
-the server's output batching, one write per read like a client connection. A message from
+the server's output batching, one write per read like a client connection (a client's run of
+publishes whose one target is this route comes as one buffer, and a read's runs of plain
+``RMSG`` frames are delivered a run at a time: ``server/route_batch.py``). A message from
 the route goes to local subscribers only (``deliver_from_route``), never to another route:
 the cluster is a full mesh. When a route goes, its subscriptions go with it; nothing else
 (no client, no stored message) depends on it.
@@ -61,12 +63,14 @@ from ..protocol.texts import ERR_AUTHORIZATION_VIOLATION, ERR_STALE_CONNECTION
 from .ack_lane import ACK_PREFIX
 from .msg_trace import may_trace
 from .msg_trace_routes import deliver_traced_from_route
+from .route_batch import RmsgHeads, deliver_run
 from .sublist import Subscription
 from .timers import Cancellable
 
 if TYPE_CHECKING:
     from .cluster import Cluster
     from .routing import Router
+    from .subscriber import FastBatch
 
 __all__ = ["RouteConnection", "deliver_from_route"]
 
@@ -166,6 +170,8 @@ class RouteConnection(asyncio.Protocol):
         self._account = b""
         self._account_router: Router | None = None
         self.pings_out = 0
+        #: The sending side's per-account fast lane and frame heads (``server/route_batch.py``).
+        self.heads = RmsgHeads(self)
         self.done: asyncio.Future[None] = self.server.loop.create_future()
 
     def __repr__(self) -> str:
@@ -189,29 +195,27 @@ class RouteConnection(asyncio.Protocol):
     def data_received(self, data: bytes) -> None:
         if self.closed:
             return
-        self.parser.feed_to(data, self._on_msg, self._on_op)
+        self.parser.feed_to(data, self._on_run, self._on_op)
         self.server.stall = 0.0
 
     def _on_op(self, op: RouteOp) -> bool:
         self._handle(op)
         return self.closed
 
-    def _on_msg(self, account: bytes, subject: bytes, reply: bytes | None, msg: bytes) -> bool:
-        """The common ``RMSG`` (no queues, no headers), straight from the parser."""
+    def _on_run(self, account: bytes, subject: bytes, reply: bytes | None, payloads: list[bytes]) -> bool:
+        """A run of common ``RMSG`` frames (no queues, no headers) of one account, subject
+        and reply, straight from the parser (``server/route_batch.py``)."""
         if not self.registered:
             return False
-        self.in_msgs += 1
-        self.in_bytes += len(msg)
+        self.in_msgs += len(payloads)
+        self.in_bytes += sum(map(len, payloads))
         if account == self._account:  # the account of the last message, most often
             router = self._account_router
         else:
             router = self._account_router = self.cluster.router(account)
             self._account = account
         if router is not None:
-            try:
-                deliver_from_route(router, self, subject, reply, -1, msg, ())
-            except Exception:  # an internal subscriber's fault is not the route's
-                log.exception("delivering a routed message on %r failed", subject)
+            deliver_run(router, self, subject, reply, payloads, deliver_from_route)
         return False
 
     def connection_lost(self, exc: Exception | None) -> None:
@@ -389,6 +393,20 @@ class RouteConnection(asyncio.Protocol):
             self.dirty = True
             self.server.mark_dirty(self)
         return True
+
+    def account_batch(self, router: Router) -> FastBatch:
+        """The ``FastBatch`` of publishes in ``router``'s account whose one target is this
+        route (``Router._fast_batch_for``; see ``server/route_batch.py``)."""
+        return self.heads.batch(router)
+
+    def queue_run(self, frames: bytes, msgs: int, size: int) -> None:
+        """Queue ``msgs`` message frames as one buffer (``size`` message bytes in all)."""
+        self.out_msgs += msgs
+        self.out_bytes += size
+        self.out.append(frames)
+        if not self.dirty:
+            self.dirty = True
+            self.server.mark_dirty(self)
 
     # --- output -------------------------------------------------------------------------
 

@@ -219,6 +219,11 @@ class Router:
             target = group[0]
         if target is None or target.max or target.closed:
             return None
+        if target.queue is None:  # a route: one fast_batch per account it carries
+            account_batch = getattr(target.client, "account_batch", None)
+            if account_batch is not None:
+                routed: FastBatch = account_batch(self)
+                return routed
         batch: FastBatch | None = getattr(target.client, "fast_batch", None)
         return batch
 

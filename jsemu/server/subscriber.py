@@ -36,6 +36,10 @@ lane's ``fast_batch`` for an ack subject it resolves (never cached: every ack su
 new). It holds while nothing but declared ack subscriptions can receive a ``$JS.ACK.``
 subject; that is worked out once per ``invalidate`` like every other derived cache.
 
+A route (``server/route.py``) carries many accounts: instead of one ``fast_batch`` it offers
+``account_batch(router) -> FastBatch`` (one stable object per account), taken when it is the
+one target through plain interest (never for a remote queue group, whose frames must name it).
+
 ``skips``: an internal subscriber may declare ``skips(subject) -> bool``, the subjects
 it always declines (its ``deliver`` returns False and does nothing else). It is then no
 reason to leave the lane. The JetStream API import (``$JS.API.>``) skips
