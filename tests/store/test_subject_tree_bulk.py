@@ -10,7 +10,7 @@ from __future__ import annotations
 import gc
 from collections.abc import Iterator
 
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from jsemu.store import MemoryStore, SubjectTree
@@ -46,6 +46,7 @@ def _prunes_to_nothing(t: SubjectTree[int]) -> bool:
 
 
 @settings(max_examples=400, deadline=None)
+@example(before=[], removed=[], batch=[("a", 1), (".a", 2), ("", 3), (".", 4)], probes=[], filters=["*", "*.a", ">"])
 @given(
     before=pairs_st,
     removed=st.lists(subject_st, max_size=8),
