@@ -359,8 +359,9 @@ class StreamStore:
         if pending:
             fss = self._fss
             with paused_gc():  # up to a million new nodes, no garbage
-                if 2 * len(pending) >= len(fss):
-                    # Mostly new: build the whole tree again from the index, in one pass.
+                if 4 * len(self._tree) <= len(pending):
+                    # Mostly new (the first lookup, typically): build the whole tree again from
+                    # the index, in one pass; dropping a tree of more would cost more than topping it up.
                     self._tree = SubjectTree()
                     self._tree.insert_many(fss.items())
                 else:

@@ -70,7 +70,7 @@ MUTATIONS: list[Mutation] = [
         _STORE,
         "                    self._tree.insert_many(fss.items())\n",
         "                    self._tree.insert_many((st.subject, st) for st in pending)\n",
-        (f"{_BULK}::test_store_wildcards_after_top_ups_and_rebuilds",),
+        (f"{_BULK}::test_store_rebuild_keeps_what_the_tree_held",),
         "the rebuilt tree holds only the subjects new since the last lookup, not the ones before",
     ),
 ]

@@ -161,3 +161,17 @@ def test_store_top_up_leaves_out_what_went_away_meanwhile() -> None:
     store.append(b"d.back", b"", b"y")
     assert store.subjects_totals(b"d.*") == {b"d.back": 1}
     assert store.subjects_totals(b"*.*") == {**{b"b.%d" % i: 1 for i in range(20)}, b"d.back": 1}
+
+
+def test_store_rebuild_keeps_what_the_tree_held() -> None:
+    """Many new subjects after a lookup on a few: the tree is built again from the index and
+    still holds the subjects it had."""
+    store = MemoryStore()
+    store.append(b"a.1", b"", b"x")
+    store.append(b"a.2", b"", b"x")
+    assert store.subjects_totals(b"a.*") == {b"a.1": 1, b"a.2": 1}
+    gone = store.append(b"b.gone", b"", b"x")[0]
+    for i in range(20):
+        store.append(b"b.%d" % i, b"", b"x")
+    assert store.remove(gone)
+    assert store.subjects_totals(b"*.*") == {b"a.1": 1, b"a.2": 1, **{b"b.%d" % i: 1 for i in range(20)}}
