@@ -72,7 +72,7 @@ from .records import (
     local_mutation,
     mutator,
 )
-from .subject_tree import SubjectTree, is_literal
+from .subject_tree import SubjectTree, is_literal, paused_gc
 
 __all__ = ["MemoryStore", "StreamStore"]
 
@@ -357,10 +357,17 @@ class StreamStore:
         """The subject tree for wildcard lookups, with the subjects added since the last one."""
         pending = self._tree_pending
         if pending:
-            fss, tree = self._fss, self._tree
-            for st in pending:
-                if fss.get(st.subject) is st:  # still indexed (not removed, not replaced)
-                    tree.insert(st.subject, st)
+            fss = self._fss
+            with paused_gc():  # up to a million new nodes, no garbage
+                if 4 * len(self._tree) <= len(pending):
+                    # Mostly new (the first lookup, typically): build the whole tree again from
+                    # the index, in one pass; dropping a tree of more would cost more than topping it up.
+                    self._tree = SubjectTree()
+                    self._tree.insert_many(fss.items())
+                else:
+                    # Only those still indexed (not removed, not replaced since).
+                    get = fss.get
+                    self._tree.insert_many([(st.subject, st) for st in pending if get(st.subject) is st])
             pending.clear()
         return self._tree
 
