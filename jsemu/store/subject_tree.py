@@ -19,10 +19,10 @@ them all.
 
 from __future__ import annotations
 
-import gc
 from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
 from typing import Generic, TypeVar
+
+from .collector import paused_gc
 
 __all__ = ["SubjectTree", "is_literal", "paused_gc"]
 
@@ -30,19 +30,6 @@ V = TypeVar("V")
 
 _STAR = b"*"
 _FWC = b">"
-
-
-@contextmanager
-def paused_gc() -> Iterator[None]:
-    """No collection inside: for bulk builds that allocate much and free nothing. Nested uses
-    leave the outermost one to turn the collector back on."""
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if collecting:
-            gc.enable()
 
 
 class _Node(Generic[V]):

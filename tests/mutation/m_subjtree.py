@@ -49,7 +49,7 @@ MUTATIONS: list[Mutation] = [
     Mutation(
         "subjtree_bulk_gc_left_on",
         "store",
-        _TREE,
+        "jsemu/store/collector.py",
         "    collecting = gc.isenabled()\n    gc.disable()\n",
         "    collecting = gc.isenabled()\n",
         (f"{_BULK}::test_bulk_build_pauses_the_collector",),

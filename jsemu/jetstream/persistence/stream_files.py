@@ -19,18 +19,16 @@ format, not nats-server's.
 
 from __future__ import annotations
 
-import gc
 import json
 import logging
 import os
 import shutil
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import asdict, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ...store import StoreError
+from ...store.collector import paused_gc
 from ...store.column_snapshot import Columns
 from ...store.compaction import CompactingLog
 from ...store.records import AppendRun, Record
@@ -47,20 +45,6 @@ log = logging.getLogger("jsemu.jetstream")
 _META = "meta.json"
 _WAL = "msgs.wal"
 _CONFIG_FIELDS = frozenset(f.name for f in fields(StreamConfig))
-
-
-@contextmanager
-def paused_gc() -> Iterator[None]:
-    """No collection while stores are read back: millions of new objects, none of them
-    garbage, and a collection pass every 700 allocations over the young ones (a third of a
-    million-message restart). Nested uses leave the outermost one to turn it back on."""
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if collecting:
-            gc.enable()
 
 
 class MetaError(ValueError):
