@@ -367,8 +367,15 @@ class ClientConnection(asyncio.Protocol):
     def _fast_lane(self) -> bool:
         """Whether publishes may go straight to a learned route (see
         ``server/subscriber.py``): nothing per message to check for this connection
-        (no +OK, no pedantic checks, no permissions, no domain mapping)."""
-        return not self.verbose and not self.pedantic and self.perms is None and self.account.domain_api is None
+        (no +OK, no pedantic checks, no permissions, no domain or subject mapping)."""
+        account = self.account
+        return (
+            not self.verbose
+            and not self.pedantic
+            and self.perms is None
+            and account.domain_api is None
+            and account.mappings is None
+        )
 
     def _handle(self, ops: list[AnyOp]) -> None:
         server = self.server
@@ -622,6 +629,12 @@ class ClientConnection(asyncio.Protocol):
         account = self.account
         if account.domain_api is not None:
             subject = account.map_domain(subject)
+        if account.mappings is not None:
+            mapped = account.mappings.select(subject)
+            if mapped is not None:
+                if not mapped:
+                    return  # a weighted mapping that sends this share nowhere
+                subject = mapped
         if account.faults.rules and account.faults.intercept(self, subject, reply, hdr, msg):
             return
         if not account.route(self, subject, reply, hdr, msg) and reply and self.no_responders:

@@ -14,6 +14,7 @@ from collections import deque
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
+from ..subject_mapping import SubjectMappings
 from .ack_lane import ACK_PREFIX
 from .subscriber import FastBatch
 
@@ -67,6 +68,9 @@ class Router:
     msg_trace_dest: bytes | None = None
     #: ``msg_trace { sampling }``: the percentage of such publishes traced.
     msg_trace_sampling: int = 100
+    #: The account's subject mappings (``subject_mapping.py``), applied to what its clients
+    #: publish before routing; None without (the publish path checks only that).
+    mappings: SubjectMappings | None = None
     #: The producer of the message ``route`` is handing out (None: the server itself); read
     #: only through :meth:`requester`, at the start of an internal subscriber's ``deliver``.
     origin: object = None

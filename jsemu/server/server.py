@@ -19,6 +19,7 @@ from typing import Any, Protocol, Self
 from ..ids import nkey_like
 from ..protocol.encoder import encode_info
 from ..store.clock import Clock, SystemClock
+from ..subject_mapping import SubjectMappings
 from ..version import API_LEVEL, NATS_VERSION, PROTO_VERSION, __version__
 from .account_requests import AccountRequests
 from .accounts import AccountSpace
@@ -189,6 +190,7 @@ class Server(Router):
         self._lame_duck: LameDuck | None = None
         self.name = GLOBAL_ACCOUNT
         #: The server is the router of ``$G``; each configured account has its own.
+        self.mappings = SubjectMappings(list(options.mappings), self.rng) if options.mappings else None
         self.account_space = AccountSpace(self, options.accounts)
         #: ``$SYS.REQ.SERVER`` requests and connect events, when the system account has users
         #: (``system_account``, or an account named ``$SYS``); None otherwise.
