@@ -1,7 +1,7 @@
 """A ``mappings`` block (top level: the global account; or in an account), read as
 nats-server 2.15.1 reads it (``parseAccountMappings`` / ``parseMappingDest`` in opts.go):
 ``"src": "dest"``, ``"src": {destination: d, weight: 40%}`` or a list of such maps. Each
-entry is also built (``jsemu/subject_mapping.py``) so that a bad one is refused at start,
+entry is also built (``server/subject_mapping.py``) so that a bad one is refused at start,
 with nats-server's words and the position of its token.
 """
 
@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..protocol.gojson.runes import go_quote
-from ..subject_mapping import MappingDest, MappingError, MappingSpec, build_mapping
+from ..server.subject_mapping import MappingDest, MappingError, MappingSpec, build_mapping
 from ..subjects import is_valid_subject
 
 __all__ = ["MappingsConfigError", "parse_mappings"]

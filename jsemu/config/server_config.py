@@ -26,7 +26,7 @@ from ..server.options import DEFAULT_LAME_DUCK_GRACE_PERIOD, ServerOptions
 from ..server.permissions import Permissions, SubjectRules
 from ..server.responses import DEFAULT_EXPIRES_NS, DEFAULT_MAX_MSGS, ResponsePermission
 from ..server.routing import GLOBAL_ACCOUNT
-from ..subject_mapping import MappingSpec
+from ..server.subject_mapping import MappingSpec
 from ..subjects import (
     is_valid_literal_subject,
     is_valid_subject,

@@ -21,12 +21,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from ..subject_mapping import MappingSpec, SubjectMappings
 from .ack_lane import AckLane
 from .imports import Export, Import, unwire_imports, wire_imports
 from .js_limits import UNLIMITED, JetStreamLimits
 from .outbound import Outbound
 from .routing import GLOBAL_ACCOUNT, Router
+from .subject_mapping import MappingSpec, SubjectMappings
 from .sublist import Sublist
 from .subscriber import Change
 
@@ -51,7 +51,7 @@ class AccountConfig:
     #: (``server/msg_trace.py``), and the percentage traced; empty and 0 without.
     msg_trace_dest: str = ""
     msg_trace_sampling: int = 0
-    #: ``mappings { ... }`` (``subject_mapping.py``), in the file's order.
+    #: ``mappings { ... }`` (``server/subject_mapping.py``), in the file's order.
     mappings: tuple[MappingSpec, ...] = field(default=())
 
 

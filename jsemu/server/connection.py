@@ -367,22 +367,15 @@ class ClientConnection(asyncio.Protocol):
     def _fast_lane(self) -> bool:
         """Whether publishes may go straight to a learned route (see
         ``server/subscriber.py``): nothing per message to check for this connection
-        (no +OK, no pedantic checks, no permissions, no domain or subject mapping)."""
-        account = self.account
-        return (
-            not self.verbose
-            and not self.pedantic
-            and self.perms is None
-            and account.domain_api is None
-            and account.mappings is None
-        )
+        (no +OK, no pedantic checks, no permissions, no domain mapping)."""
+        return not self.verbose and not self.pedantic and self.perms is None and self.account.domain_api is None
 
     def _handle(self, ops: list[AnyOp]) -> None:
         server = self.server
         trace = server.trace
         account = self.account
         routes = account.learned_routes
-        fast = self._fast_lane()
+        fast = self._fast_lane() and account.mappings is None  # mapped publishes take _process_pub
         ok_reply = b""  # the last reply subject found not to be reserved
         n_msgs = n_bytes = 0
         i = 0

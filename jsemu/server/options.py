@@ -6,9 +6,9 @@ from dataclasses import dataclass, field
 
 from ..protocol.go_duration import format_duration
 from ..protocol.parser import MAX_CONTROL_LINE, MAX_PAYLOAD
-from ..subject_mapping import MappingSpec
 from .accounts import AccountConfig
 from .auth import Auth
+from .subject_mapping import MappingSpec
 from .tls import TlsOptions
 from .websocket_options import WebSocketOptions
 

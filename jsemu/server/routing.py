@@ -14,8 +14,8 @@ from collections import deque
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from ..subject_mapping import SubjectMappings
 from .ack_lane import ACK_PREFIX
+from .subject_mapping import SubjectMappings
 from .subscriber import FastBatch
 
 if TYPE_CHECKING:
@@ -68,7 +68,7 @@ class Router:
     msg_trace_dest: bytes | None = None
     #: ``msg_trace { sampling }``: the percentage of such publishes traced.
     msg_trace_sampling: int = 100
-    #: The account's subject mappings (``subject_mapping.py``), applied to what its clients
+    #: The account's subject mappings (``server/subject_mapping.py``), applied to what its clients
     #: publish before routing; None without (the publish path checks only that).
     mappings: SubjectMappings | None = None
     #: The producer of the message ``route`` is handing out (None: the server itself); read

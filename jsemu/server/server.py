@@ -19,7 +19,6 @@ from typing import Any, Protocol, Self
 from ..ids import nkey_like
 from ..protocol.encoder import encode_info
 from ..store.clock import Clock, SystemClock
-from ..subject_mapping import SubjectMappings
 from ..version import API_LEVEL, NATS_VERSION, PROTO_VERSION, __version__
 from .account_requests import AccountRequests
 from .accounts import AccountSpace
@@ -38,6 +37,7 @@ from .options import ServerOptions
 from .outbound import Outbound
 from .queue_policy import QueuePolicies
 from .routing import GLOBAL_ACCOUNT, Router
+from .subject_mapping import SubjectMappings
 from .sublist import Sublist
 from .subscriber import Change, FastBatch
 from .system_account import SystemAccount

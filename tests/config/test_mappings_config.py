@@ -13,7 +13,7 @@ from support.servers import nats_server_binary
 import jsemu
 from jsemu.config.parser import ConfigError
 from jsemu.config.server_config import load_config
-from jsemu.subject_mapping import MappingDest
+from jsemu.server.subject_mapping import MappingDest
 
 BAD = {
     "index without wildcards": '"foo": "bar.$1"',

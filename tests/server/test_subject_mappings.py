@@ -20,11 +20,16 @@ import re
 import socket
 import time
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from support.servers import RealServer
+
+import jsemu
+from jsemu.config.server_config import load_config
+from jsemu.threaded import ThreadedServer
 
 CONF = """
 mappings {
@@ -50,23 +55,31 @@ def _conf(with_accounts: bool) -> str:
 class Client:
     def __init__(self, port: int, user: str | None = None) -> None:
         self.sock = socket.create_connection(("127.0.0.1", port))
+        self.rest = b""
         self.sock.recv(65536)
         auth = f',"user":"{user}","pass":"{user}"' if user else ""
         self.send(f'CONNECT {{"verbose":false,"headers":true{auth}}}\r\n'.encode())
 
     def send(self, data: bytes) -> None:
+        self.sendr(data)
+
+    def sendr(self, data: bytes) -> bytes:
+        """Send, and what arrived until the PONG."""
         self.sock.sendall(data + b"PING\r\n")
-        self.read_until_pong()
+        return self.read_until_pong()
 
     def read_until_pong(self) -> bytes:
-        buf = b""
+        """What arrived until the PONG of the last PING (a JetStream reply may come after it,
+        in the same read: kept for the next call)."""
+        buf = self.rest
         self.sock.settimeout(10)
-        while not buf.endswith(b"PONG\r\n"):
+        while b"PONG\r\n" not in buf:
             chunk = self.sock.recv(65536)
             if not chunk:
                 break
             buf += chunk
-        return buf[: -len(b"PONG\r\n")]
+        head, _, self.rest = buf.partition(b"PONG\r\n")
+        return head
 
     def drain(self) -> bytes:
         self.sock.sendall(b"PING\r\n")
@@ -207,3 +220,49 @@ def test_account_mappings_apply_in_their_account() -> None:
             server.stop()
     assert outs[0][0].startswith(b"MSG ab 1 1\r\nA\r\nMSG afoo 2 1\r\nB\r\n")
     assert outs[1] == outs[0]
+
+
+def test_stream_stores_the_mapped_subject(servers: dict[str, int]) -> None:
+    """A stream on ``s.>`` stores ``s.in`` as ``s.stored``; the trace's ``js`` event names it."""
+    cfg = b'{"name":"S","subjects":["s.>"],"storage":"memory"}'
+    get = b'{"seq":1}'
+    outs = []
+    for port in servers.values():
+        c = Client(port)
+        c.send(b"SUB _INBOX.> 1\r\nSUB tr 2\r\n")
+        c.send(f"PUB $JS.API.STREAM.CREATE.S _INBOX.c {len(cfg)}\r\n".encode() + cfg + b"\r\n")
+        time.sleep(0.1)
+        c.drain()
+        got = c.sendr(b"PUB s.in _INBOX.r 1\r\nY\r\n" + _hpub("s.in", TRACE))
+        time.sleep(0.1)
+        got += c.sendr(f"PUB $JS.API.STREAM.MSG.GET.S _INBOX.g {len(get)}\r\n".encode() + get + b"\r\n")
+        time.sleep(0.1)
+        got = _normalise(got + c.drain())
+        c.send(b"PUB $JS.API.STREAM.DELETE.S _INBOX.d 0\r\n\r\n")
+        outs.append(re.sub(rb'"time":"[^"]+"', b'"time":""', got))
+    assert b'"subject":"s.stored"' in outs[0]
+    assert outs[1] == outs[0]
+
+
+def test_in_process_stream_gets_mapped_subjects(tmp_path: Path) -> None:
+    """In process (where the fast lane to a stream is taken; ``jsemu serve`` keeps a trace
+    log, which closes it): a run of plain publishes to a mapped subject is stored under the
+    mapped subject, as nats-server stores it (``test_stream_stores_the_mapped_subject``)."""
+    conf = tmp_path / "server.conf"
+    conf.write_text(_conf(False))
+    options = jsemu.ServerOptions(jetstream=True)
+    load_config(conf, options)
+    options.host, options.port, options.store_dir = "127.0.0.1", 0, None
+    cfg = b'{"name":"S","subjects":["s.>"],"storage":"memory"}'
+    with ThreadedServer(jsemu.Server(options)) as emu:
+        c = Client(emu.port)
+        c.send(b"SUB _INBOX.> 1\r\n")
+        c.send(f"PUB $JS.API.STREAM.CREATE.S _INBOX.c {len(cfg)}\r\n".encode() + cfg + b"\r\n")
+        time.sleep(0.1)
+        c.drain()
+        c.send(b"PUB s.in 1\r\nY\r\n" * 5)
+        get = b'{"last_by_subj":"s.stored"}'
+        got = c.sendr(f"PUB $JS.API.STREAM.MSG.GET.S _INBOX.g {len(get)}\r\n".encode() + get + b"\r\n")
+        time.sleep(0.1)
+        got += c.drain()
+    assert b'"seq":5' in got, got

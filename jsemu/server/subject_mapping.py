@@ -18,8 +18,8 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from .subject_transform import SubjectTransform, TransformError
-from .subjects import is_subset_match_tokens, is_valid_subject
+from ..subject_transform import SubjectTransform, TransformError
+from ..subjects import is_subset_match_tokens, is_valid_subject
 
 __all__ = ["MappingDest", "MappingError", "MappingSpec", "SubjectMappings", "build_mapping"]
 
