@@ -26,6 +26,7 @@ from ..server.options import DEFAULT_LAME_DUCK_GRACE_PERIOD, ServerOptions
 from ..server.permissions import Permissions, SubjectRules
 from ..server.responses import DEFAULT_EXPIRES_NS, DEFAULT_MAX_MSGS, ResponsePermission
 from ..server.routing import GLOBAL_ACCOUNT
+from ..server.subject_mapping import MappingSpec
 from ..subjects import (
     is_valid_literal_subject,
     is_valid_subject,
@@ -36,6 +37,7 @@ from ..subjects import (
 from .cluster import ClusterConfigError, cluster_block
 from .go_types import go_type
 from .js_limits import JsLimitsError, parse_account_jetstream
+from .mappings import MappingsConfigError, parse_mappings
 from .msg_trace import MsgTraceError, parse_msg_trace
 from .operator import OPERATOR_KEYS, apply_operator
 from .parser import ConfigError, Positions, parse_file, parse_text
@@ -221,7 +223,6 @@ _STORAGE: dict[str, tuple[str, str]] = {
 #: Keys nats-server knows that jsemu does not implement: refused (a server that ignored them
 #: would not be the server the file describes), as nats-server refuses keys it does not know.
 _NOT_YET = {
-    "mappings": "subject mappings are not supported by jsemu yet",
     "limits": "account limits are not supported by jsemu yet",
     "allow_non_tls": "TLS is not supported by jsemu yet",
     "ocsp": "TLS is not supported by jsemu yet",
@@ -268,7 +269,7 @@ _BLOCK_KEYS: dict[str, frozenset[str]] = {
         {"user", "username", "password", "pass", "token", "timeout", "users", "default_permissions"}
     ),
     "user": frozenset({"user", "username", "password", "pass", "nkey", "permissions"}),
-    "account": frozenset({"users", "jetstream", "exports", "imports", "msg_trace", "trace_dest"}),
+    "account": frozenset({"users", "jetstream", "exports", "imports", "msg_trace", "trace_dest", "mappings"}),
     "permissions": frozenset({"publish", "pub", "subscribe", "sub", "allow_responses"}),
     "rules": frozenset({"allow", "deny"}),
 }
@@ -463,9 +464,18 @@ def _accounts(block: Any, pos: Positions, auth: Auth) -> list[AccountConfig]:
                     trace_dest, trace_sampling = parse_msg_trace(entry[key], key, _where(pos, (*path, key)))
                 except MsgTraceError as exc:
                     raise _at(pos, (*path, key, *exc.key), exc.message) from None
-        configs.append(AccountConfig(name, jetstream, limits, exports, imports, trace_dest, trace_sampling))
+        mappings = _mappings(entry["mappings"], (*path, "mappings"), pos) if "mappings" in entry else ()
+        configs.append(AccountConfig(name, jetstream, limits, exports, imports, trace_dest, trace_sampling, mappings))
     _check_imports(configs, pos)
     return configs
+
+
+def _mappings(block: Any, path: tuple[str, ...], pos: Positions) -> tuple[MappingSpec, ...]:
+    """A ``mappings`` block (``config/mappings.py``), its errors placed at their token."""
+    try:
+        return tuple(parse_mappings(block))
+    except MappingsConfigError as exc:
+        raise _at(pos, (*path, *exc.key), exc.message) from None
 
 
 def _entries(value: Any, path: tuple[str, ...], pos: Positions, what: str) -> list[dict[str, Any]]:
@@ -700,6 +710,8 @@ def apply_config(
         options.auth = _auth(block, pos, no_auth_user)
     elif no_auth_user:
         options.auth = Auth(no_auth_user=no_auth_user)
+    if "mappings" in conf:
+        options.mappings = _mappings(conf["mappings"], ("mappings",), pos)
     if "accounts" in conf:
         auth = options.auth or Auth(no_auth_user=no_auth_user)
         options.accounts = _accounts(conf["accounts"], pos, auth)
@@ -746,6 +758,7 @@ _TOP_LEVEL_KEYS = frozenset(
         "jetstream",
         "authorization",
         "no_auth_user",
+        "mappings",
         "tls",
         "accounts",
         "store_dir",

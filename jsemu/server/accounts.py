@@ -26,6 +26,7 @@ from .imports import Export, Import, unwire_imports, wire_imports
 from .js_limits import UNLIMITED, JetStreamLimits
 from .outbound import Outbound
 from .routing import GLOBAL_ACCOUNT, Router
+from .subject_mapping import MappingSpec, SubjectMappings
 from .sublist import Sublist
 from .subscriber import Change
 
@@ -50,6 +51,8 @@ class AccountConfig:
     #: (``server/msg_trace.py``), and the percentage traced; empty and 0 without.
     msg_trace_dest: str = ""
     msg_trace_sampling: int = 0
+    #: ``mappings { ... }`` (``server/subject_mapping.py``), in the file's order.
+    mappings: tuple[MappingSpec, ...] = field(default=())
 
 
 class Account(Router):
@@ -69,6 +72,7 @@ class Account(Router):
         self.faults = server.faults
         self.trace = server.trace
         self.set_msg_trace(config)
+        self.mappings = SubjectMappings(list(config.mappings), server.rng) if config.mappings else None
 
     def set_msg_trace(self, config: AccountConfig) -> None:
         self.msg_trace_dest = config.msg_trace_dest.encode() if config.msg_trace_dest else None

@@ -384,7 +384,7 @@ class ClientConnection(asyncio.Protocol):
         trace = server.trace
         account = self.account
         routes = account.learned_routes
-        fast = self._fast_lane()
+        fast = self._fast_lane() and account.mappings is None  # mapped publishes take _process_pub
         ok_reply = b""  # the last reply subject found not to be reserved
         n_msgs = n_bytes = 0
         i = 0
@@ -637,6 +637,12 @@ class ClientConnection(asyncio.Protocol):
         account = self.account
         if account.domain_api is not None:
             subject = account.map_domain(subject)
+        if account.mappings is not None:
+            mapped = account.mappings.select(subject)
+            if mapped is not None:
+                if not mapped:
+                    return  # a weighted mapping that sends this share nowhere
+                subject = mapped
         if account.faults.rules and account.faults.intercept(self, subject, reply, hdr, msg):
             return
         if not account.route(self, subject, reply, hdr, msg) and reply and self.no_responders:

@@ -322,6 +322,13 @@ def _publish(
     account = conn.account
     if account.domain_api is not None:
         subject = account.map_domain(subject)
+    if account.mappings is not None:
+        mapped = account.mappings.select(subject)
+        if mapped is not None:
+            subject = mapped
+            trace.add("sm", to=mapped.decode("utf-8", "surrogateescape"))
+            if not mapped:
+                return
     if account.faults.rules:
         text = subject.decode("utf-8", "replace")
         rule = next((f for f in account.faults.rules if subject_matches(text, f.filter)), None)

@@ -8,6 +8,7 @@ from ..protocol.go_duration import format_duration
 from ..protocol.parser import MAX_CONTROL_LINE, MAX_PAYLOAD
 from .accounts import AccountConfig
 from .auth import Auth
+from .subject_mapping import MappingSpec
 from .tls import TlsOptions
 from .websocket_options import WebSocketOptions
 
@@ -103,6 +104,8 @@ class ServerOptions:
     websocket: WebSocketOptions | None = None
     #: Configured accounts (``accounts { ... }``); users outside them are in ``$G``.
     accounts: list[AccountConfig] = field(default_factory=list)
+    #: The global account's ``mappings`` (the top level of a file; ``subject_mapping.py``).
+    mappings: tuple[MappingSpec, ...] = ()
     #: The system account (``system_account``): its users may ask ``$SYS.REQ.SERVER...``
     #: and hear ``$SYS.ACCOUNT...`` events (``server/system_account.py``).
     system_account: str = "$SYS"

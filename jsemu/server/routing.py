@@ -15,6 +15,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from .ack_lane import ACK_PREFIX
+from .subject_mapping import SubjectMappings
 from .subscriber import FastBatch
 
 if TYPE_CHECKING:
@@ -67,6 +68,9 @@ class Router:
     msg_trace_dest: bytes | None = None
     #: ``msg_trace { sampling }``: the percentage of such publishes traced.
     msg_trace_sampling: int = 100
+    #: The account's subject mappings (``server/subject_mapping.py``), applied to what its clients
+    #: publish before routing; None without (the publish path checks only that).
+    mappings: SubjectMappings | None = None
     #: The producer of the message ``route`` is handing out (None: the server itself); read
     #: only through :meth:`requester`, at the start of an internal subscriber's ``deliver``.
     origin: object = None

@@ -40,6 +40,7 @@ from .options import ServerOptions
 from .outbound import Outbound
 from .queue_policy import QueuePolicies
 from .routing import GLOBAL_ACCOUNT, Router
+from .subject_mapping import SubjectMappings
 from .sublist import Sublist
 from .subscriber import Change, FastBatch
 from .system_account import SystemAccount
@@ -203,6 +204,7 @@ class Server(Router):
         self._lame_duck: LameDuck | None = None
         self.name = GLOBAL_ACCOUNT
         #: The server is the router of ``$G``; each configured account has its own.
+        self.mappings = SubjectMappings(list(options.mappings), self.rng) if options.mappings else None
         self.account_space = AccountSpace(self, options.accounts)
         #: ``$SYS.REQ.SERVER`` requests and connect events, when the system account has users
         #: (``system_account``, or an account named ``$SYS``); None otherwise.

@@ -76,6 +76,7 @@ _TOP_LEVEL_BLOCKS = {
     "no_auth_user": "the user a client without credentials is logged in as",
     "tls": "a block (below)",
     "accounts": "a map of account name to a block (below)",
+    "mappings": 'subject mappings of the global account (`"src": "dest"` or weighted destinations; see the stand-in guide)',
     "system_account": "the system account's name",
     "system": "the system account's name (nats-server's other spelling)",
     "store_dir": "JetStream's store directory, as the `jetstream` block's (one of the two, and not with `-sd`)",
