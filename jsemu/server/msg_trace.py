@@ -275,7 +275,9 @@ def publish_traced(
     conn.last_in = conn.read_time
     conn.in_msgs += 1
     conn.in_bytes += len(msg)
-    if trace is None:
+    if trace is None:  # dropped unread (trace only, to no valid destination); parsed as any HPUB first
+        if conn.pedantic and not is_valid_literal_subject(subject.decode("latin-1")):
+            conn.send(encode_err(ERR_INVALID_PUBLISH_SUBJECT))
         return True, hdr, msg
     try:
         _publish(conn, trace, subject, reply, hdr, msg)
