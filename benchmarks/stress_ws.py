@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from benchmarks.stress_util import ServerProc, free_port
+from tests.support.wsclient import frame
 
 _KEY = "dGhlIHNhbXBsZSBub25jZQ=="
 _CONNECT = b'CONNECT {"verbose":false,"pedantic":false,"headers":true,"protocol":1}\r\n'
@@ -47,18 +48,8 @@ def upgrade(extra: str = "", host: str = "127.0.0.1") -> bytes:
 
 
 def client_frame(opcode: int, payload: bytes, fin: bool = True, mask: bool = True, rsv: int = 0) -> bytes:
-    first = (0x80 if fin else 0) | rsv | opcode
-    n = len(payload)
-    bit = 0x80 if mask else 0
-    if n < 126:
-        head = bytes((first, bit | n))
-    elif n < 65536:
-        head = struct.pack("!BBH", first, bit | 126, n)
-    else:
-        head = struct.pack("!BBQ", first, bit | 127, n)
-    if not mask:
-        return head + payload
-    return head + b"\0\0\0\0" + payload  # the all-zero key: masked, nothing to XOR
+    """A client frame masked with the all-zero key (nothing to XOR in a 2 MB payload)."""
+    return frame(opcode, payload, fin=fin, mask=mask, rsv=rsv, key=b"\0\0\0\0")
 
 
 def _deflate(data: bytes) -> bytes:

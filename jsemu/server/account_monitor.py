@@ -16,6 +16,7 @@ internal clients' subscriptions, which jsemu's internal subscribers are not).
 from __future__ import annotations
 
 import time
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from ..subjects import is_valid_literal_subject, subject_matches
@@ -83,20 +84,7 @@ def subsz(monitor: Monitor, account: str, offset: int, limit: int, test: str) ->
     out: dict[str, Any] = {"server_id": monitor.node.server_id, "now": format_ns(time.time_ns())}
     if router is None:
         return out | sublist_stats(0) | {"total": 0, "offset": offset, "limit": limit}
-    details = []
-    for conn in sorted(_connections(server, router), key=lambda c: c.cid):
-        for sub in conn.subs.values():
-            subject = sub.subject.decode("utf-8", "replace")
-            if test and not subject_matches(test, subject):
-                continue
-            detail: dict[str, Any] = {"account": account, "account_tag": account, "subject": subject}
-            if sub.queue:
-                detail["qgroup"] = sub.queue.decode("utf-8", "replace")
-            detail |= {"sid": sub.sid.decode("utf-8", "replace"), "msgs": sub.nm}
-            if sub.max:
-                detail["max"] = sub.max
-            detail["cid"] = conn.cid
-            details.append(detail)
+    details = sub_details(sorted(_connections(server, router), key=lambda c: c.cid), account, test)
     start = min(offset, len(details))
     out |= sublist_stats(router.sublist.count)
     out |= {"total": len(details), "offset": offset, "limit": limit}
@@ -189,3 +177,23 @@ def account_info(monitor: Monitor, account: str) -> dict[str, Any]:
 def _service_import(account: str, subject: str, local: str, share: bool) -> dict[str, Any]:
     out: dict[str, Any] = {"subject": subject, "account": account, "to": local, "local_subject": local}
     return out | {"type": "service", "invalid": False, "share": share, "tracking": False}
+
+
+def sub_details(conns: Iterable[ClientConnection], account: str, test: str | None) -> list[dict[str, Any]]:
+    """``SubDetail`` of each subscription of ``conns`` (of ``account``) that ``test`` (a publish
+    subject) would reach, as ``/subsz?subs=1`` lists them."""
+    details = []
+    for conn in conns:
+        for sub in conn.subs.values():
+            subject = sub.subject.decode("utf-8", "replace")
+            if test and not subject_matches(test, subject):
+                continue
+            detail: dict[str, Any] = {"account": account, "account_tag": account, "subject": subject}
+            if sub.queue:
+                detail["qgroup"] = sub.queue.decode("utf-8", "replace")
+            detail |= {"sid": sub.sid.decode("utf-8", "replace"), "msgs": sub.nm}
+            if sub.max:
+                detail["max"] = sub.max
+            detail["cid"] = conn.cid
+            details.append(detail)
+    return details

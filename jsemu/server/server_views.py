@@ -21,9 +21,9 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from ..subjects import is_valid_literal_subject, subject_matches
+from ..subjects import is_valid_literal_subject
 from ..timefmt import format_ns
-from .account_monitor import account_info, account_statz, leafz, sublist_stats
+from .account_monitor import account_info, account_statz, leafz, sub_details, sublist_stats
 from .monitor_query import QueryError, query_bool, query_int
 
 if TYPE_CHECKING:
@@ -55,19 +55,7 @@ def subsz(monitor: Monitor, subscriptions: bool, offset: int, limit: int, accoun
     for router in routers:
         name = router.name
         conns = sorted((c for c in server.connections.values() if c.account is router), key=lambda c: c.cid)
-        for conn in conns:
-            for sub in conn.subs.values():
-                subject = sub.subject.decode("utf-8", "replace")
-                if test and not subject_matches(test, subject):
-                    continue
-                detail: dict[str, Any] = {"account": name, "account_tag": name, "subject": subject}
-                if sub.queue:
-                    detail["qgroup"] = sub.queue.decode("utf-8", "replace")
-                detail |= {"sid": sub.sid.decode("utf-8", "replace"), "msgs": sub.nm}
-                if sub.max:
-                    detail["max"] = sub.max
-                detail["cid"] = conn.cid
-                details.append(detail)
+        details += sub_details(conns, name, test)
     start = min(offset, len(details))
     out |= {"total": len(details), "offset": offset, "limit": limit}
     page = details[start : start + limit]

@@ -26,9 +26,18 @@ def upgrade_request(host: str = "127.0.0.1", extra: str = "", method: str = "GET
     ).encode()
 
 
-def frame(opcode: int, payload: bytes, fin: bool = True, mask: bool = True, rsv1: bool = False) -> bytes:
-    """A client frame (masked unless told)."""
-    first = (0x80 if fin else 0) | (0x40 if rsv1 else 0) | opcode
+def frame(
+    opcode: int,
+    payload: bytes,
+    fin: bool = True,
+    mask: bool = True,
+    rsv1: bool = False,
+    rsv: int = 0,
+    key: bytes = b"\x01\x02\x03\x04",
+) -> bytes:
+    """A client frame (masked unless told; ``rsv``: raw RSV bits; the all-zero ``key`` masks
+    without XOR work, for big payloads)."""
+    first = (0x80 if fin else 0) | (0x40 if rsv1 else 0) | rsv | opcode
     n = len(payload)
     bit = 0x80 if mask else 0
     if n < 126:
@@ -39,7 +48,8 @@ def frame(opcode: int, payload: bytes, fin: bool = True, mask: bool = True, rsv1
         head = struct.pack("!BBQ", first, bit | 127, n)
     if not mask:
         return head + payload
-    key = b"\x01\x02\x03\x04"
+    if key == b"\0\0\0\0":
+        return head + key + payload
     return head + key + bytes(b ^ key[i % 4] for i, b in enumerate(payload))
 
 
