@@ -67,8 +67,8 @@ MUTATIONS: list[Mutation] = [
     Mutation(
         "subsz_test_subject_not_applied",
         "server",
-        "jsemu/server/server_views.py",
-        "                if test and not subject_matches(test, subject):\n                    continue\n",
+        "jsemu/server/account_monitor.py",
+        "            if test and not subject_matches(test, subject):\n                continue\n",
         "",
         (_PAGES,),
         "/subsz?test= lists subscriptions a publish to the subject would not reach",
