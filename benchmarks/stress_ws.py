@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from benchmarks.stress_util import ServerProc, free_port
-from tests.support.wsclient import frame
+from tests.support.wsclient import frame, split_frames
 
 _KEY = "dGhlIHNhbXBsZSBub25jZQ=="
 _CONNECT = b'CONNECT {"verbose":false,"pedantic":false,"headers":true,"protocol":1}\r\n'
@@ -226,23 +226,8 @@ class _Ws:
     async def read(self) -> bytes:
         """Payload bytes of the next whole frames (control frames dropped)."""
         while True:
-            data = self.pending
-            out = b""
-            while len(data) >= 2:
-                n, off = data[1] & 0x7F, 2
-                if n == 126:
-                    if len(data) < 4:
-                        break
-                    n, off = struct.unpack("!H", data[2:4])[0], 4
-                elif n == 127:
-                    if len(data) < 10:
-                        break
-                    n, off = struct.unpack("!Q", data[2:10])[0], 10
-                if len(data) < off + n:
-                    break
-                if data[0] & 0x0F in (0, 1, 2):
-                    out += data[off : off + n]
-                data = data[off + n :]
+            frames, data = split_frames(self.pending)
+            out = b"".join(f.payload for f in frames if f.opcode in (0, 1, 2))
             self.pending = data
             if out:
                 return out
