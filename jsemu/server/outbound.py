@@ -176,10 +176,12 @@ class Outbound:
         members: tuple[_Member, ...] = ()
         if not result.qsubs:
             found = []
+            conns = set()
             for sub in result.psubs:
                 conn = sub.client
-                if type(conn) is not ClientConnection or sub.max or sub.closed:
+                if type(conn) is not ClientConnection or sub.max or sub.closed or conn in conns:
                     break
+                conns.add(conn)
                 found.append((sub, conn, b" " + sub.sid + b" "))
             else:
                 members = tuple(found)
