@@ -19,3 +19,32 @@ MUTATIONS: list[Mutation] = [
         "a connection with two matching subscriptions gets a run as a block per subscription",
     ),
 ]
+MUTATIONS += [
+    Mutation(
+        "monitor_path_trailing_slash_accepted",
+        "server",
+        "jsemu/server/monitor_paths.py",
+        '    return "/".join(segments), query\n',
+        '    return "/".join(segments).rstrip("/") or "/", query\n',
+        ("tests/server/test_monitor_paths.py",),
+        "a monitoring path with a trailing slash answers its endpoint (nats-server: 404)",
+    ),
+    Mutation(
+        "monitor_path_unclean_served",
+        "server",
+        "jsemu/server/monitor_paths.py",
+        "    if cleaned == escaped:\n        return None\n",
+        "    if True:\n        return None\n",
+        ("tests/server/test_monitor_paths.py",),
+        "an unclean monitoring path (//varz) is answered instead of redirected",
+    ),
+    Mutation(
+        "monitor_path_escape_kept_raw",
+        "server",
+        "jsemu/server/monitor_paths.py",
+        "    if _VALID.fullmatch(path):\n        return path\n",
+        "    if True:\n        return path\n",
+        ("tests/server/test_monitor_paths.py::test_monitoring_paths_answer_as_nats_server",),
+        "a path holding a # is cleaned as sent, not as Go re-escapes it",
+    ),
+]
