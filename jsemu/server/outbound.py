@@ -176,15 +176,16 @@ class Outbound:
         members: tuple[_Member, ...] = ()
         if not result.qsubs:
             found = []
-            conns = set()
             for sub in result.psubs:
                 conn = sub.client
-                if type(conn) is not ClientConnection or sub.max or sub.closed or conn in conns:
+                if type(conn) is not ClientConnection or sub.max or sub.closed:
                     break
-                conns.add(conn)
                 found.append((sub, conn, b" " + sub.sid + b" "))
             else:
-                members = tuple(found)
+                # A connection with two matching subscriptions gets each message for both in turn
+                # (nats-server's order); a plan sends a run as a block per target: routed instead.
+                if len({member[1] for member in found}) == len(found):
+                    members = tuple(found)
         self._members[result] = members
         return members
 
