@@ -48,3 +48,23 @@ MUTATIONS += [
         "a path holding a # is cleaned as sent, not as Go re-escapes it",
     ),
 ]
+MUTATIONS += [
+    Mutation(
+        "sys_reload_refused",
+        "server",
+        "jsemu/server/system_account.py",
+        "            problem = NO_CONFIG_FILE if reload is None else reload()\n",
+        "            problem = NO_CONFIG_FILE\n",
+        ("tests/server/test_sys_reload.py::test_reload_as_nats_server",),
+        "$SYS.REQ.SERVER.<id>.RELOAD answers that no file was given though jsemu serve has one",
+    ),
+    Mutation(
+        "sys_reload_not_logged",
+        "cli",
+        "jsemu/cli/serve.py",
+        "server.reload_config = lambda: _reload_logged(server, config, reread)",
+        "server.reload_config = lambda: reload_config(server, config, reread)",
+        ("tests/server/test_sys_reload.py::test_reload_as_nats_server",),
+        "a reload asked for by RELOAD does not log 'Reloaded server configuration (<digest>)'",
+    ),
+]
