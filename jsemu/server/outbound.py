@@ -184,7 +184,7 @@ class Outbound:
             else:
                 # A connection with two matching subscriptions gets each message for both in turn
                 # (nats-server's order); a plan sends a run as a block per target: routed instead.
-                if len({member[1] for member in found}) == len(found):
+                if len(found) < 2 or len({member[1] for member in found}) == len(found):
                     members = tuple(found)
         self._members[result] = members
         return members
