@@ -22,7 +22,9 @@ wildcard that many clients share: every reply subject is new, the subscribers th
 hundred at most, so a stream of one-off reply subjects fanning out to thousands of
 clients never fills the per-subject cache with millions of targets.
 A subject whose plan is empty (anything unusual listens, or nobody) is routed like any
-message, one message at a time. Each connection owns its queue and its counters
+message, one message at a time. So is one that a connection takes through two of its
+subscriptions: nats-server delivers message by message (m1 to each, then m2 to each), which
+a plan's block of a whole run per target would not keep (``tests/server/test_delivery_order.py``). Each connection owns its queue and its counters
 (``ClientConnection.queue``); the server flushes every touched connection once per read.
 """
 
