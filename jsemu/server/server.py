@@ -112,6 +112,11 @@ class Server(Router):
     ``jsemu.Server`` of the guides) adds them through ``services`` and ``jetstream_report``.
     """
 
+    #: ``$SYS.REQ.SERVER.<id>.RELOAD``: reload the configuration as SIGHUP does, the error text
+    #: or None. ``jsemu serve`` sets it (the file again, the flags on top); a server started
+    #: without a file answers nats-server's error for that (``NO_CONFIG_FILE``).
+    reload_config: Callable[[], str | None] | None = None
+
     def __init__(self, options: ServerOptions | None = None, **kwargs: Any) -> None:
         if options is None:
             options = ServerOptions(**kwargs)
