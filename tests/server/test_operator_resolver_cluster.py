@@ -13,6 +13,7 @@ Captured from nats-server first:
   standalone server after ``timeout`` (default 1.9 s);
 * a full resolver that started late gets the others' JWTs from ``CLAIMS.PACK`` within one
   ``interval`` (its ``limit`` still applies: the JWTs that do not fit are not taken);
+* a cluster of jsemu and nats-server processes answers as one of nats-servers;
 * a cache forgets a JWT ``ttl`` after its last use (the file goes, ``CLAIMS.LIST`` drops it),
   while users of the account it already runs still log in.
 """
@@ -121,10 +122,12 @@ class Cluster:
 
 
 def start(kind: str, confs: list[list[str]]) -> list[Node]:
+    """A cluster of one kind, or ``mixed``: jsemu, nats-server, jsemu, ..."""
     nodes: list[Node] = []
     try:
-        for conf in confs:
-            nodes.append(start_node(kind, [nodes[0].route_url] if nodes else [], conf))
+        for i, conf in enumerate(confs):
+            one = ("jsemu", "real")[i % 2] if kind == "mixed" else kind
+            nodes.append(start_node(one, [nodes[0].route_url] if nodes else [], conf))
         wait_routes(nodes)
     except BaseException:
         stop_cluster(nodes)
@@ -198,6 +201,14 @@ async def test_updates_and_lookups_cross_the_cluster(tmp_path: Path) -> None:
     flat = json.dumps(got["real"])
     assert "jwt update cache skipped" in flat and "jwt updated cache" in flat
     assert "PONG" in flat and "-ERR 'Authorization Violation'" in flat
+
+
+async def test_mixed_cluster_answers_as_nats_server(tmp_path: Path) -> None:
+    """jsemu full, nats-server full, jsemu cache: the same answers as three nats-servers (the
+    lookups and updates cross both implementations' routes)."""
+    flows = [updates_and_lookups(kind, tmp_path / kind) for kind in ("real", "mixed")]
+    real, mixed = await asyncio.gather(*flows)
+    assert mixed == real
 
 
 async def pack_sync(kind: str, tmp: Path) -> list[Any]:
