@@ -36,10 +36,11 @@ from typing import TYPE_CHECKING, Any
 from ..protocol.gojson import dumps
 from ..protocol.jwt import JwtError, decode
 from ..protocol.jwt.keys import PREFIX_ACCOUNT
+from .account_requests import _Responder
 from .accounts import Account, AccountConfig
 from .operator_auth import JwtUser, OperatorAuth, account_from_jwt, is_key
 from .resolver_dir import DELETE_NONE, DirStore
-from .resolver_peers import InternalResponder, ResolverPeers
+from .resolver_peers import ResolverPeers
 from .sublist import Subscription
 
 if TYPE_CHECKING:
@@ -122,7 +123,7 @@ class AccountResolver:
             handlers += [(_LOOKUP, self._lookup, None), (_PACK, self._pack, b"responder")]
         peers = self.peers = ResolverPeers(self.server, auth.resolver_store, self._changed)
         for subject, handler, queue in handlers:
-            router.sublist.insert(Subscription(InternalResponder(router, handler, peers), subject, queue, b"$SYS"))
+            router.sublist.insert(Subscription(_Responder(router, handler, False, peers), subject, queue, b"$SYS"))
         peers.start(router)
 
     def stop(self) -> None:

@@ -7,8 +7,8 @@ of it (the answers are :mod:`.account_resolver`'s):
 
 * **Own messages are not delivered to own subscriptions.** nats-server sends as its system
   client, which does not echo, so its ``CLAIMS.LOOKUP`` and ``CLAIMS.PACK`` requests reach the
-  other servers only (and any client subscribed to them). :class:`InternalResponder` carries
-  the producer as ``conn``, which the routers' no-echo rule skips.
+  other servers only (and any client subscribed to them): the resolver's subscribers carry
+  :class:`ResolverPeers` as their ``owner``, which the routers' no-echo rule skips.
 * **Lookups** (``Server.fetch``): a user of an account the server does not have holds its
   CONNECT (:meth:`ResolverPeers.fetch`) while ``$SYS.REQ.ACCOUNT.<key>.CLAIMS.LOOKUP`` goes out
   with a reply in ``$SYS._INBOX.<server hash>.*``. nats-server waits for as many answers as it
@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING
 from ..ids import get_hash, random_token
 from ..protocol.jwt import JwtError, decode
 from ..protocol.jwt.keys import PREFIX_ACCOUNT
+from .account_requests import _Responder
 from .operator_auth import is_key
 from .sublist import Subscription
 
@@ -47,7 +48,7 @@ if TYPE_CHECKING:
     from .server import Server
     from .timers import Cancellable
 
-__all__ = ["InternalResponder", "ResolverPeers", "lookup_subject"]
+__all__ = ["ResolverPeers", "lookup_subject"]
 
 PACK_SUBJECT = b"$SYS.REQ.CLAIMS.PACK"
 _INBOX = b"$SYS._INBOX."
@@ -55,23 +56,6 @@ _INBOX = b"$SYS._INBOX."
 
 def lookup_subject(key: str) -> bytes:
     return f"$SYS.REQ.ACCOUNT.{key}.CLAIMS.LOOKUP".encode()
-
-
-class InternalResponder:
-    """A system account subscription of the resolver: its interest crosses the routes, and
-    what ``owner`` itself sends is not delivered to it (``conn``: the routers' no-echo rule)."""
-
-    __slots__ = ("answer", "conn", "router")
-    echo = True
-
-    def __init__(self, router: Router, answer: Callable[[Router, bytes, bytes | None, bytes], None], owner: object):
-        self.router = router
-        self.answer = answer
-        self.conn = owner
-
-    def deliver(self, sub: Subscription, subject: bytes, reply: bytes | None, hdr: int, msg: bytes) -> bool:
-        self.answer(self.router, subject, reply, msg[hdr:] if hdr > 0 else msg)
-        return True
 
 
 @dataclass
@@ -103,7 +87,7 @@ class ResolverPeers:
         self.router = router
         self.store.now_ns = self.server.clock.now_ns
         router.sublist.insert(
-            Subscription(InternalResponder(router, self._reply, self), self._prefix + b"*", None, b"$SYS")
+            Subscription(_Responder(router, self._reply, False, self), self._prefix + b"*", None, b"$SYS")
         )
         if self.store.settings.full:
             self._every(self.store.settings.interval_ns, self._send_pack)

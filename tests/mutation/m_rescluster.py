@@ -16,9 +16,9 @@ MUTATIONS: list[Mutation] = [
     Mutation(
         "rescluster_own_requests_echoed",
         "server",
-        _PEERS,
-        "        self.conn = owner",
-        "        self.conn = None",
+        "jsemu/server/account_resolver.py",
+        "_Responder(router, handler, False, peers)",
+        "_Responder(router, handler, False)",
         (_LOOKUPS,),
         "the server answers its own lookup (an empty answer counted) and its own PACK",
     ),
