@@ -97,6 +97,10 @@ class ResolverPeers:
         for timer in self._timers:
             timer.cancel()
         self._timers.clear()
+        for fetch in self._fetches.values():
+            if fetch.timer is not None:
+                fetch.timer.cancel()
+        self._fetches.clear()
 
     def _every(self, period: int, action: Callable[[], object]) -> None:
         timers = self.server.timers

@@ -6,7 +6,8 @@ Captured from nats-server first:
   routes): one answer per server, ``jwt updated`` from the full resolvers, ``jwt update cache
   skipped`` from a cache without the account; ``CLAIMS.LIST`` answers once per server,
   ``CLAIMS.LOOKUP`` once per full resolver (a JWT or an empty message), ``CLAIMS.PACK`` once
-  (queue group ``responder``);
+  (queue group ``responder``); ``CLAIMS.DELETE`` is refused by a full resolver without
+  ``allow_delete`` and carried out by a cache (its file removed);
 * a user of an account its server does not have waits for a lookup in the cluster: taken from
   another server's directory (and stored), refused at once when every server that could answer
   said it has none, refused after ``timeout`` when some server (a cache) never answers, and on a
@@ -44,7 +45,7 @@ class Cluster:
         self.tmp = tmp
         self.setup = OperatorSetup(tmp / "creds")
         self.setup.user("admin", "SYS")
-        self.names = {self.setup.system.public_key: "SYS"}
+        self.names = {self.setup.system.public_key: "SYS", self.setup.operator.public_key: "OP"}
 
     def account(self, name: str) -> str:
         account = self.setup.account(name)
@@ -157,7 +158,7 @@ async def updates_and_lookups(kind: str, tmp: Path) -> list[Any]:
         start,
         kind,
         [
-            c.conf(1, 'type: full, dir: "{dir}", timeout: "1500ms"'),
+            c.conf(1, 'type: full, dir: "{dir}", timeout: "1500ms", allow_delete: true'),
             c.conf(2, 'type: full, dir: "{dir}"'),
             c.conf(3, 'type: cache, dir: "{dir}", ttl: "1h"'),
         ],
@@ -189,6 +190,10 @@ async def updates_and_lookups(kind: str, tmp: Path) -> list[Any]:
         said, took = await c.login(nodes[0], "uZ")
         seen.append(("uZ on n1", said, took >= 1.3))
         seen.append(("update A again, the cache has it", await c.gather(admin, "$SYS.REQ.CLAIMS.UPDATE", a_jwt)))
+        # A delete reaches every server: each answers as its own settings say.
+        delete = c.setup.delete_request("A")
+        seen.append(("delete A", await c.gather(admin, "$SYS.REQ.CLAIMS.DELETE", delete)))
+        seen.append(("files after delete", c.files(1), c.files(2), c.files(3)))
         await admin.close()
     finally:
         stop_cluster(nodes)
