@@ -147,6 +147,7 @@ class ClientConnection(asyncio.Protocol):
         "handed",
         "handshaking",
         "headers",
+        "held",
         "in_bytes",
         "in_msgs",
         "info_base",
@@ -227,6 +228,9 @@ class ClientConnection(asyncio.Protocol):
         #: connection was closed by bytes that came with the handshake's end.
         self.farewell: bytes | None = None
         self.user: User | None = None
+        #: The account resolver's lookup of this user's account (``server/resolver_peers.py``):
+        #: 0 none yet, 1 the CONNECT waits for it (reading paused), 2 done.
+        self.held = 0
         #: Its ``$SYS.ACCOUNT.<acc>.CONNECT`` event went out (the disconnect one follows).
         self.announced = False
         #: The nonce an nkey user signs (in INFO when nkey users are configured).
@@ -326,7 +330,7 @@ class ClientConnection(asyncio.Protocol):
         ops = parser.feed_list(data)
         while ops:
             self._handle(ops)
-            if self.closed or not parser.resume:
+            if self.closed or not parser.resume or self.held == 1:
                 break
             ops = parser.feed_list(b"")  # the rest of a read that held a CONNECT
         server.flush()
@@ -524,6 +528,13 @@ class ClientConnection(asyncio.Protocol):
         if not self.rtt:  # the server's first RTT: from its INFO to the client's CONNECT
             self.rtt = max(time.time_ns() - self.start_ns, 1) / 1e9
         self._set_first_ping_timer()
+        if not self.held and self._hold_for_account(opts):
+            return
+        self._continue_connect()
+
+    def _continue_connect(self) -> None:
+        """The CONNECT's login and checks (after any lookup of its account)."""
+        opts = self.opts
         auth = self.current_auth()
         if auth is not None:
             self._cancel_auth_timer()
@@ -554,6 +565,37 @@ class ClientConnection(asyncio.Protocol):
         if system is not None and self.user is not None and not self.announced:
             self.announced = True
             system.client_connected(self)
+
+    def _hold_for_account(self, opts: dict[str, Any]) -> bool:
+        """Operator mode: a user of an account the resolver does not have waits (reading
+        paused, the rest of its read kept in the parser) until the cluster was asked for it."""
+        resolver = self.server.account_resolver
+        if resolver.peers is None or self.current_auth() is None:
+            return False
+        key = resolver.missing_account(opts)
+        if key is None or self.transport is None:
+            return False
+        self.held = 1
+        self._cancel_auth_timer()  # as nats-server, which clears it before authenticating
+        self.transport.pause_reading()
+        resolver.peers.fetch(key, self._account_fetched)
+        return True
+
+    def _account_fetched(self) -> None:
+        """The lookup is over: the CONNECT goes on, then whatever came after it."""
+        self.held = 2
+        if self.closed or self.transport is None:
+            return
+        self._continue_connect()
+        parser = self.parser
+        while not self.closed and parser.resume:
+            ops = parser.feed_list(b"")
+            if not ops:
+                break
+            self._handle(ops)
+        self.server.flush()
+        if not self.closed:
+            self.transport.resume_reading()
 
     def _pub_run(self, run: PubRun, fast: bool) -> bool:
         """Hand a run of plain publishes to the ``fast_batch`` of its subjects, if no reply

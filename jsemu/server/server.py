@@ -335,6 +335,7 @@ class Server(Router):
             await listener.wait_closed()
 
     async def stop(self) -> None:
+        self.account_resolver.stop()
         if self.cluster is not None:
             await self.cluster.stop()
         if self._lame_duck is not None:
