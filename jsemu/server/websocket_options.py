@@ -47,10 +47,11 @@ class WebSocketOptions:
     no_auth_user: str = ""
     #: Seconds to send CONNECT (0: the server's).
     auth_timeout: float = 0.0
-    #: Cookies whose values stand in for a CONNECT's ``user``, ``pass``, ``auth_token``.
+    #: Cookies whose values stand in for a CONNECT's ``user``, ``pass``, ``auth_token``, ``jwt``.
     user_cookie: str = ""
     pass_cookie: str = ""
     token_cookie: str = ""
+    jwt_cookie: str = ""
 
     @property
     def auth_override(self) -> bool:

@@ -1,0 +1,48 @@
+"""Planted bugs in operator mode's details (issue 34, ``jwtwords``): ``jwt_cookie`` on the
+WebSocket port, Go's words for a claim field of the wrong JSON type, ``tag()`` in scope
+templates."""
+
+from __future__ import annotations
+
+from tests.mutation.mutations import Mutation
+
+_COOKIE = "tests/server/test_operator_ws_cookie.py"
+
+MUTATIONS: list[Mutation] = [
+    Mutation(
+        "jwt_cookie_not_read",
+        "server",
+        "jsemu/server/websocket_listener.py",
+        '                    (options.jwt_cookie, "jwt"),',
+        '                    (options.jwt_cookie, "jwt_"),',
+        (_COOKIE,),
+        "the jwt_cookie's value never reaches the CONNECT: a browser client sending its JWT in a cookie is refused",
+    ),
+    Mutation(
+        "jwt_cookie_overrides_connect",
+        "server",
+        "jsemu/server/connection.py",
+        "                if not opts.get(key):",
+        "                if True:",
+        (_COOKIE,),
+        "the cookie wins over the CONNECT's own jwt (nats-server uses a cookie only for what the CONNECT leaves out)",
+    ),
+    Mutation(
+        "jwt_cookie_later_option_wins",
+        "protocol",
+        "jsemu/protocol/websocket.py",
+        "        wanted.setdefault(name, option)",
+        "        wanted[name] = option",
+        (f"{_COOKIE}::test_jwt_cookie_as_nats_server",),
+        "a cookie named by both jwt_cookie and token_cookie is taken as the token (nats-server matches jwt first)",
+    ),
+    Mutation(
+        "jwt_cookie_without_operator_accepted",
+        "config",
+        "jsemu/config/websocket.py",
+        "    if ws.jwt_cookie and not trusted:",
+        "    if ws.jwt_cookie and not trusted and False:",
+        ("tests/config/test_websocket_config.py::test_bad_websocket_authorization_as_nats_server",),
+        "jwt_cookie without an operator starts (nats-server refuses it: no JWT could be checked)",
+    ),
+]
