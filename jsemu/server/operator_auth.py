@@ -37,6 +37,7 @@ from .js_limits import UNLIMITED, JetStreamLimits
 from .nkeys import verify_signature
 from .permissions import Permissions, SubjectRules
 from .responses import ResponsePermission
+from .scope_template import TemplateError, TemplateValues, fill_template
 
 if TYPE_CHECKING:
     from .resolver_dir import DirStore
@@ -88,6 +89,9 @@ class JwtAccount:
     expires: int = 0
     exports: tuple[tuple[Export, bool], ...] = ()
     imports: tuple[tuple[Import, str], ...] = ()
+    #: The JWT's ``name`` as written (``{{account-name()}}``) and ``tags`` (``{{account-tag()}}``).
+    name_tag: str = ""
+    tags: tuple[str, ...] = ()
 
 
 def _int(value: Any, default: int = -1) -> int:
@@ -146,6 +150,8 @@ def account_from_jwt(text: str, trusted: set[str], now: float | None = None) -> 
         expires=_int(claims.get("exp"), 0),
         exports=_exports(nats),
         imports=imports,
+        name_tag=str(claims.get("name") or ""),
+        tags=tuple(t for t in nats.get("tags") or () if isinstance(t, str)),
     )
 
 
@@ -271,32 +277,6 @@ def _has_no_permissions(nats: dict[str, Any]) -> bool:
     if _permissions(nats) is not None or nats.get("bearer_token") or nats.get("allowed_connection_types"):
         return False
     return not any(nats.get(k) for k in ("subs", "data", "payload", "src", "times", "times_location"))
-
-
-def _apply_template(template: dict[str, Any], user: str, name: str, account: JwtAccount) -> dict[str, Any]:
-    """The scope's template with ``{{name()}}``, ``{{subject()}}``, ``{{account-name()}}`` and
-    ``{{account-subject()}}`` filled in (the tag functions are not: see the guide)."""
-    words = {
-        "{{name()}}": name,
-        "{{subject()}}": user,
-        "{{account-name()}}": account.name,
-        "{{account-subject()}}": account.public_key,
-    }
-
-    def fill(value: Any) -> Any:
-        if isinstance(value, str):
-            for word, replacement in words.items():
-                value = value.replace(word, replacement)
-            return value
-        if isinstance(value, list):
-            return [fill(v) for v in value]
-        if isinstance(value, dict):
-            return {k: fill(v) for k, v in value.items()}
-        return value
-
-    filled = fill(template)
-    assert isinstance(filled, dict)
-    return filled
 
 
 def _locale_loads(nats: dict[str, Any]) -> bool:
@@ -449,7 +429,18 @@ class OperatorAuth(Auth):
                 if not _has_no_permissions(nats):
                     return None
                 unlimited = {"subs": -1, "data": -1, "payload": -1}  # a scope's template starts there
-                nats = {**nats, **unlimited, **_apply_template(template, user, str(claims.get("name") or ""), account)}
+                values = TemplateValues(
+                    str(claims.get("name") or ""),
+                    user,
+                    account.name_tag,
+                    account.public_key,
+                    nats.get("tags"),
+                    list(account.tags),
+                )
+                try:
+                    nats = {**nats, **unlimited, **fill_template(template, values)}
+                except TemplateError:
+                    return None
         bearer = nats.get("bearer_token") is True
         if not bearer and not verify_signature(user, nonce, connect.get("sig") or ""):
             return None

@@ -7,6 +7,8 @@ from __future__ import annotations
 from tests.mutation.mutations import Mutation
 
 _COOKIE = "tests/server/test_operator_ws_cookie.py"
+_TAGS = "tests/server/test_operator_tags.py"
+_TEMPLATE = "jsemu/server/scope_template.py"
 
 MUTATIONS: list[Mutation] = [
     Mutation(
@@ -44,5 +46,50 @@ MUTATIONS: list[Mutation] = [
         "    if ws.jwt_cookie and not trusted and False:",
         ("tests/config/test_websocket_config.py::test_bad_websocket_authorization_as_nats_server",),
         "jwt_cookie without an operator starts (nats-server refuses it: no JWT could be checked)",
+    ),
+    Mutation(
+        "scope_tag_prefix_case_trimmed",
+        "server",
+        _TEMPLATE,
+        '                name = op.removeprefix(opener).removesuffix(")")',
+        '                name = op[len(opener) :].removesuffix(")")',
+        (_TAGS,),
+        "{{TAG(x)}} reads tag x (nats-server trims 'tag(' with its case, so it looks up 'tag(x' and finds nothing)",
+    ),
+    Mutation(
+        "scope_tags_compared_without_case",
+        "server",
+        _TEMPLATE,
+        'self.tags = {"tag": _strings(tags), "account-tag": _strings(account_tags)}',
+        'self.tags = {"tag": [t.lower() for t in _strings(tags)], "account-tag": _strings(account_tags)}',
+        (_TAGS,),
+        "a tag Dept:eng fills {{tag(dept)}} (nats-server compares the tags as written)",
+    ),
+    Mutation(
+        "scope_emptied_allow_not_denying",
+        "server",
+        _TEMPLATE,
+        '        if isinstance(allow, list) and allow and not rules["allow"]:',
+        '        if isinstance(allow, list) and allow and not rules["allow"] and False:',
+        (_TAGS,),
+        "an allow list whose every entry lacked its tag allows everything (nats-server then denies '>')",
+    ),
+    Mutation(
+        "scope_unknown_function_kept",
+        "server",
+        _TEMPLATE,
+        '        raise TemplateError(f"template operation {op!r} is not defined")',
+        "        return [op]",
+        (_TAGS,),
+        "a template with an unknown {{function}} logs the user in (nats-server refuses it)",
+    ),
+    Mutation(
+        "scope_account_tags_not_read",
+        "server",
+        "jsemu/server/operator_auth.py",
+        'tags=tuple(t for t in nats.get("tags") or () if isinstance(t, str)),',
+        'tags=tuple(t for t in nats.get("tagz") or () if isinstance(t, str)),',
+        (_TAGS,),
+        "{{account-tag(x)}} finds no value: the account JWT's tags are not read",
     ),
 ]
