@@ -333,55 +333,6 @@ def _in_src(nats: dict[str, Any], client_ip: str) -> bool:
     return False
 
 
-_INT, _STR, _BOOL = "int64", "string", "bool"
-_RULES = {"allow": [_STR], "deny": [_STR]}
-#: The Go types of a user JWT's fields (``jwt.UserClaims``): a value Go's ``json.Unmarshal``
-#: cannot put there fails the decode, so the login, as on nats-server.
-_USER_CLAIMS: dict[str, Any] = {
-    "aud": _STR,
-    "exp": _INT,
-    "jti": _STR,
-    "iat": _INT,
-    "iss": _STR,
-    "name": _STR,
-    "nbf": _INT,
-    "sub": _STR,
-    "nats": {
-        "pub": _RULES,
-        "sub": _RULES,
-        "resp": {"max": _INT, "ttl": _INT},
-        "subs": _INT,
-        "data": _INT,
-        "payload": _INT,
-        "src": [_STR],
-        "times": [{"start": _STR, "end": _STR}],
-        "times_location": _STR,
-        "bearer_token": _BOOL,
-        "allowed_connection_types": [_STR],
-        "issuer_account": _STR,
-        "type": _STR,
-        "tags": [_STR],
-        "version": _INT,
-    },
-}
-
-
-def fits_go_types(value: Any, shape: Any) -> bool:
-    """Whether Go's ``json.Unmarshal`` takes ``value`` into a field of ``shape`` (null: yes)."""
-    if value is None:
-        return True
-    if shape == _INT:
-        return isinstance(value, int) and not isinstance(value, bool) and -(2**63) <= value < 2**63
-    if shape == _STR:
-        return isinstance(value, str)
-    if shape == _BOOL:
-        return isinstance(value, bool)
-    if isinstance(shape, list):
-        return isinstance(value, list) and all(fits_go_types(v, shape[0]) for v in value)
-    assert isinstance(shape, dict)
-    return isinstance(value, dict) and all(fits_go_types(v, shape[k]) for k, v in value.items() if k in shape)
-
-
 @dataclass
 class OperatorAuth(Auth):
     """Authentication in operator mode: trusted operators and the accounts the resolver holds."""
@@ -407,8 +358,6 @@ class OperatorAuth(Auth):
         except JwtError:
             return None
         claims, nats = token.claims, token.nats
-        if not fits_go_types(claims, _USER_CLAIMS) or _int(nats.get("version"), 0) > 2:
-            return None
         user = claims.get("sub")
         issuer = claims.get("iss")
         if token.kind != "user" or not isinstance(user, str) or not is_key(user, PREFIX_USER):

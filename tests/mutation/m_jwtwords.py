@@ -9,6 +9,8 @@ from tests.mutation.mutations import Mutation
 _COOKIE = "tests/server/test_operator_ws_cookie.py"
 _TAGS = "tests/server/test_operator_tags.py"
 _TEMPLATE = "jsemu/server/scope_template.py"
+_WORDS = "tests/server/test_operator_words.py"
+_GO = "jsemu/protocol/jwt/go_claims.py"
 
 MUTATIONS: list[Mutation] = [
     Mutation(
@@ -91,5 +93,77 @@ MUTATIONS: list[Mutation] = [
         'tags=tuple(t for t in nats.get("tagz") or () if isinstance(t, str)),',
         (_TAGS,),
         "{{account-tag(x)}} finds no value: the account JWT's tags are not read",
+    ),
+    Mutation(
+        "go_words_number_literal_dropped",
+        "protocol",
+        _GO,
+        '        return None if _number_fits(value, shape) else wrong(f"number {value}")',
+        '        return None if _number_fits(value, shape) else wrong("number")',
+        (f"{_WORDS}::test_captured_wrong_types_as_nats_server",),
+        "exp: 1.5 is 'cannot unmarshal number into' (Go names the literal a number type cannot hold)",
+    ),
+    Mutation(
+        "go_words_index_keeps_struct_field",
+        "protocol",
+        _GO,
+        '        return text.replace(" into Go struct field ", " into ", 1) if index else text',
+        "        return text",
+        (f"{_WORDS}::test_captured_wrong_types_as_nats_server",),
+        "an array element's error says 'Go struct field' (Go leaves it out when the path ends with an index)",
+    ),
+    Mutation(
+        "go_words_key_case_folded",
+        "protocol",
+        _GO,
+        "found = None if name is None else _walk(item, shape.fields[name], root, [*path, key])",
+        "found = None if name is None else _walk(item, shape.fields[name], root, [*path, name])",
+        (f"{_WORDS}::test_captured_wrong_types_as_nats_server",),
+        "a key matched without case (LIMITS) is named as the field's tag (Go names it as written)",
+    ),
+    Mutation(
+        "go_words_identifier_skipped",
+        "protocol",
+        "jsemu/protocol/jwt/codec.py",
+        '    _go_types(document, "identifier")  # nats-io/jwt reads',
+        "    pass  # nats-io/jwt reads",
+        (f"{_WORDS}::test_captured_wrong_types_as_nats_server",),
+        "nats: [] is named as AccountClaims' field (nats-io/jwt reads the identifier first: identifier.nats)",
+    ),
+    Mutation(
+        "go_words_version_zero_accepted",
+        "protocol",
+        "jsemu/protocol/jwt/codec.py",
+        "    if kind in _EXPECTED and version not in (1, 2):",
+        "    if kind in _EXPECTED and version not in (0, 1, 2):",
+        (f"{_WORDS}::test_captured_wrong_types_as_nats_server",),
+        "a claim without nats.version is checked as v1 (nats-io/jwt: 'library supports version 2 or less - received 0')",
+    ),
+    Mutation(
+        "go_words_uint8_wider",
+        "protocol",
+        _GO,
+        '"weight": _prim("uint8", "uint", 8)',
+        '"weight": _prim("uint8", "uint", 16)',
+        (f"{_WORDS}::test_captured_wrong_types_as_nats_server",),
+        "a mapping weight of 300 decodes (Go's uint8 cannot hold it)",
+    ),
+    Mutation(
+        "go_words_export_type_any",
+        "protocol",
+        _GO,
+        '    if value in ("stream", "service"):',
+        "    if True:",
+        (f"{_WORDS}::test_captured_wrong_types_as_nats_server",),
+        'an export of type foo decodes (ExportType.UnmarshalJSON: unknown export type "foo")',
+    ),
+    Mutation(
+        "go_words_scope_not_resorted",
+        "protocol",
+        _GO,
+        "        return GoDoc((k, _remarshal(members[k])) for k in sorted(members))",
+        "        return GoDoc((k, _remarshal(members[k])) for k in members)",
+        (f"{_WORDS}::test_captured_wrong_types_as_nats_server",),
+        "a scoped signing key's fields are checked in the JWT's order (Go re-marshals the map: sorted keys)",
     ),
 ]
