@@ -100,7 +100,7 @@ def _json(data: bytes, target: str) -> dict[str, Any]:
     except RecursionError:  # nesting past Python's limit (Go's decoder stops at 10000 levels)
         raise JwtError("exceeded max depth") from None
     except json.JSONDecodeError as exc:
-        if exc.pos >= len(exc.doc.rstrip()):
+        if exc.pos >= len(exc.doc.rstrip()) or exc.msg.startswith("Unterminated string"):
             raise JwtError("unexpected end of JSON input") from None
         char = exc.doc[exc.pos]
         where = _GO_JSON.get(exc.msg, "looking for beginning of value")
