@@ -78,6 +78,7 @@ class WebSocketOptions:
         out), ``port`` the one the listener has."""
         out: dict[str, Any] = {"host": self.host, "port": port, "advertise": self.advertise}
         out["no_auth_user"] = self.no_auth_user
+        out["jwt_cookie"] = self.jwt_cookie
         out["handshake_timeout"] = round(self.handshake_timeout * 1e9)
         out["auth_timeout"] = self.auth_timeout
         out["no_tls"] = self.no_tls

@@ -202,4 +202,13 @@ MUTATIONS: list[Mutation] = [
         ("tests/config/test_operator_words_config.py::test_refused_as_nats_server",),
         "claims cut inside a string are 'invalid character' (Go: unexpected end of JSON input)",
     ),
+    Mutation(
+        "jwt_cookie_not_in_varz",
+        "server",
+        "jsemu/server/websocket_options.py",
+        '        out["jwt_cookie"] = self.jwt_cookie\n',
+        "",
+        (f"{_COOKIE}::test_varz_shows_jwt_cookie_as_nats_server",),
+        "/varz's websocket section leaves jwt_cookie out",
+    ),
 ]

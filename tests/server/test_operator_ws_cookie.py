@@ -8,6 +8,7 @@ whether the server closed."""
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import json
 import re
@@ -18,6 +19,7 @@ from support.wsclient import WsClient, frame
 
 from jsemu.testing.operator import MintedUser, OperatorSetup
 
+from .test_websocket_frames import _get
 from .ws_pair import ws_pair
 
 SETUP = OperatorSetup()
@@ -94,3 +96,14 @@ async def test_jwt_cookie_as_nats_server(block_cookies: str, cases: list[str]) -
     if "garbage cookie" in real:
         assert real["cookie without signature"][2].startswith(b"-ERR 'Authorization Violation'")
         assert real["connect's jwt wins over a bad cookie"][2:] == (b"PONG\r\nINFO", False)
+
+
+async def test_varz_shows_jwt_cookie_as_nats_server() -> None:
+    async with ws_pair("port: -1, no_tls: true, jwt_cookie: jwt", extra=CONF + "http_port: -1\n") as sides:
+        got = {}
+        for kind, side in sides.items():
+            ws = json.loads(await asyncio.to_thread(_get, f"{side.monitor}/varz"))["websocket"]
+            assert ws.pop("port") == side.ws_port
+            got[kind] = ws
+    assert got["jsemu"] == got["real"]
+    assert got["real"]["jwt_cookie"] == "jwt"
