@@ -230,7 +230,9 @@ def wrong_claims(draw: st.DrawFn) -> tuple[str, dict[str, Any]]:
     return subject, claims
 
 
-@settings(max_examples=120, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=120, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(case=wrong_claims())
 def test_generated_wrong_types_as_nats_server(servers: dict[str, Any], case: tuple[str, dict[str, Any]]) -> None:
     subject, claims = case
