@@ -211,4 +211,13 @@ MUTATIONS: list[Mutation] = [
         (f"{_COOKIE}::test_varz_shows_jwt_cookie_as_nats_server",),
         "/varz's websocket section leaves jwt_cookie out",
     ),
+    Mutation(
+        "json_nan_read",
+        "protocol",
+        "jsemu/protocol/jwt/codec.py",
+        '        value = json.loads(data.decode("utf-8", "replace"), parse_constant=_not_json)',
+        '        value = json.loads(data.decode("utf-8", "replace"))',
+        (f"{_WORDS}::test_captured_wrong_types_as_nats_server",),
+        "claims with NaN or Infinity are read as JSON (Go: invalid character 'N' looking for beginning of value)",
+    ),
 ]

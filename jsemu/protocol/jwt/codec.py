@@ -92,11 +92,17 @@ _GO_JSON = {
 _GO_TYPES = {list: "array", str: "string", int: "number", float: "number", bool: "bool"}
 
 
+def _not_json(constant: str) -> Any:
+    """``NaN``, ``Infinity``, ``-Infinity``, which Python's JSON reads and Go's does not."""
+    where = "in numeric literal" if constant.startswith("-") else "looking for beginning of value"
+    raise JwtError(f"invalid character {constant.lstrip('-')[0]!r} {where}")
+
+
 def _json(data: bytes, target: str) -> dict[str, Any]:
     """``json.Unmarshal`` into a Go struct (``target``, its type's name): its common errors (a
     truncated document, a bad character, not an object); ``null`` is an empty struct."""
     try:
-        value = json.loads(data.decode("utf-8", "replace"))
+        value = json.loads(data.decode("utf-8", "replace"), parse_constant=_not_json)
     except RecursionError:  # nesting past Python's limit (Go's decoder stops at 10000 levels)
         raise JwtError("exceeded max depth") from None
     except json.JSONDecodeError as exc:
