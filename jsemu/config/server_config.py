@@ -721,7 +721,8 @@ def apply_config(
     _system_account(conf, options, pos)
     if options.websocket is not None:
         try:
-            check_websocket_auth(options.websocket, options.auth)
+            trusted = any(key in conf for key in ("operator", "operators", "root", "roots", "trusted", "trusted_keys"))
+            check_websocket_auth(options.websocket, options.auth, trusted)
         except WebSocketConfigError as exc:
             raise ConfigError(exc.message) from None
     if "cluster" in conf:

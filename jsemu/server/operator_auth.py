@@ -37,6 +37,7 @@ from .js_limits import UNLIMITED, JetStreamLimits
 from .nkeys import verify_signature
 from .permissions import Permissions, SubjectRules
 from .responses import ResponsePermission
+from .scope_template import TemplateError, TemplateValues, fill_template
 
 if TYPE_CHECKING:
     from .resolver_dir import DirStore
@@ -88,6 +89,9 @@ class JwtAccount:
     expires: int = 0
     exports: tuple[tuple[Export, bool], ...] = ()
     imports: tuple[tuple[Import, str], ...] = ()
+    #: The JWT's ``name`` as written (``{{account-name()}}``) and ``tags`` (``{{account-tag()}}``).
+    name_tag: str = ""
+    tags: tuple[str, ...] = ()
 
 
 def _int(value: Any, default: int = -1) -> int:
@@ -146,6 +150,8 @@ def account_from_jwt(text: str, trusted: set[str], now: float | None = None) -> 
         expires=_int(claims.get("exp"), 0),
         exports=_exports(nats),
         imports=imports,
+        name_tag=str(claims.get("name") or ""),
+        tags=tuple(t for t in nats.get("tags") or () if isinstance(t, str)),
     )
 
 
@@ -273,32 +279,6 @@ def _has_no_permissions(nats: dict[str, Any]) -> bool:
     return not any(nats.get(k) for k in ("subs", "data", "payload", "src", "times", "times_location"))
 
 
-def _apply_template(template: dict[str, Any], user: str, name: str, account: JwtAccount) -> dict[str, Any]:
-    """The scope's template with ``{{name()}}``, ``{{subject()}}``, ``{{account-name()}}`` and
-    ``{{account-subject()}}`` filled in (the tag functions are not: see the guide)."""
-    words = {
-        "{{name()}}": name,
-        "{{subject()}}": user,
-        "{{account-name()}}": account.name,
-        "{{account-subject()}}": account.public_key,
-    }
-
-    def fill(value: Any) -> Any:
-        if isinstance(value, str):
-            for word, replacement in words.items():
-                value = value.replace(word, replacement)
-            return value
-        if isinstance(value, list):
-            return [fill(v) for v in value]
-        if isinstance(value, dict):
-            return {k: fill(v) for k, v in value.items()}
-        return value
-
-    filled = fill(template)
-    assert isinstance(filled, dict)
-    return filled
-
-
 def _locale_loads(nats: dict[str, Any]) -> bool:
     """The user's ``times_location`` is a zone Go's ``time.LoadLocation`` knows (the JWT library
     validates it with or without ``times``: a zone it cannot load fails the claims)."""
@@ -353,55 +333,6 @@ def _in_src(nats: dict[str, Any], client_ip: str) -> bool:
     return False
 
 
-_INT, _STR, _BOOL = "int64", "string", "bool"
-_RULES = {"allow": [_STR], "deny": [_STR]}
-#: The Go types of a user JWT's fields (``jwt.UserClaims``): a value Go's ``json.Unmarshal``
-#: cannot put there fails the decode, so the login, as on nats-server.
-_USER_CLAIMS: dict[str, Any] = {
-    "aud": _STR,
-    "exp": _INT,
-    "jti": _STR,
-    "iat": _INT,
-    "iss": _STR,
-    "name": _STR,
-    "nbf": _INT,
-    "sub": _STR,
-    "nats": {
-        "pub": _RULES,
-        "sub": _RULES,
-        "resp": {"max": _INT, "ttl": _INT},
-        "subs": _INT,
-        "data": _INT,
-        "payload": _INT,
-        "src": [_STR],
-        "times": [{"start": _STR, "end": _STR}],
-        "times_location": _STR,
-        "bearer_token": _BOOL,
-        "allowed_connection_types": [_STR],
-        "issuer_account": _STR,
-        "type": _STR,
-        "tags": [_STR],
-        "version": _INT,
-    },
-}
-
-
-def fits_go_types(value: Any, shape: Any) -> bool:
-    """Whether Go's ``json.Unmarshal`` takes ``value`` into a field of ``shape`` (null: yes)."""
-    if value is None:
-        return True
-    if shape == _INT:
-        return isinstance(value, int) and not isinstance(value, bool) and -(2**63) <= value < 2**63
-    if shape == _STR:
-        return isinstance(value, str)
-    if shape == _BOOL:
-        return isinstance(value, bool)
-    if isinstance(shape, list):
-        return isinstance(value, list) and all(fits_go_types(v, shape[0]) for v in value)
-    assert isinstance(shape, dict)
-    return isinstance(value, dict) and all(fits_go_types(v, shape[k]) for k, v in value.items() if k in shape)
-
-
 @dataclass
 class OperatorAuth(Auth):
     """Authentication in operator mode: trusted operators and the accounts the resolver holds."""
@@ -427,8 +358,6 @@ class OperatorAuth(Auth):
         except JwtError:
             return None
         claims, nats = token.claims, token.nats
-        if not fits_go_types(claims, _USER_CLAIMS) or _int(nats.get("version"), 0) > 2:
-            return None
         user = claims.get("sub")
         issuer = claims.get("iss")
         if token.kind != "user" or not isinstance(user, str) or not is_key(user, PREFIX_USER):
@@ -449,7 +378,18 @@ class OperatorAuth(Auth):
                 if not _has_no_permissions(nats):
                     return None
                 unlimited = {"subs": -1, "data": -1, "payload": -1}  # a scope's template starts there
-                nats = {**nats, **unlimited, **_apply_template(template, user, str(claims.get("name") or ""), account)}
+                values = TemplateValues(
+                    str(claims.get("name") or ""),
+                    user,
+                    account.name_tag,
+                    account.public_key,
+                    nats.get("tags"),
+                    list(account.tags),
+                )
+                try:
+                    nats = {**nats, **unlimited, **fill_template(template, values)}
+                except TemplateError:
+                    return None
         bearer = nats.get("bearer_token") is True
         if not bearer and not verify_signature(user, nonce, connect.get("sig") or ""):
             return None
