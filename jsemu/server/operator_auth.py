@@ -265,6 +265,10 @@ def _permissions(spec: dict[str, Any]) -> Permissions | None:
     return perms
 
 
+#: The permissions of a user JWT's ``nats`` (the auth callout's users too).
+build_permissions = _permissions
+
+
 def _has_no_permissions(nats: dict[str, Any]) -> bool:
     """A user a scoped key signs may set nothing of its own (``ValidateScopedSigner``: the
     permissions and limits must be Go's zero value, so even -1 limits refuse it)."""

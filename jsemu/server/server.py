@@ -25,6 +25,7 @@ from .account_resolver import AccountResolver
 from .accounts import Account, AccountSpace
 from .ack_lane import AckLane
 from .advertise import AdvertiseError, join_host_port, parse_host_port
+from .auth_callout import AuthCallout, server_key
 from .claim_updates import ClaimUpdates
 from .closed import MAX_CLOSED_CLIENTS, ClosedClient, closed_reason
 from .cluster import Cluster
@@ -120,6 +121,14 @@ class Server(Router):
         options.validate()
         self.options = options
         self.server_id = nkey_like("N")
+        #: ``auth_callout`` (``server/auth_callout.py``): the server signs its requests with its
+        #: own nkey, whose public key is then its id; None without.
+        self.auth_callout: AuthCallout | None = None
+        callout = options.auth.callout if options.auth is not None else None
+        if callout is not None:
+            key = server_key()
+            self.server_id = key.public_key
+            self.auth_callout = AuthCallout(self, callout, key)
         self.xkey = nkey_like("X")
         self.server_name = options.server_name or self.server_id  # nats-server: the id when no name is set
         #: The client listeners and the identities their clients see (``server/node.py``): this

@@ -1,0 +1,95 @@
+"""Planted bugs in the auth callout (issue 34, ADR-26): the response's checks, who is delegated,
+the wait for the answer, the callout subject denied to the auth account's users."""
+
+from __future__ import annotations
+
+from tests.mutation.mutations import Mutation
+
+_CLAIMS = "jsemu/protocol/jwt/callout.py"
+_SERVER = "jsemu/server/auth_callout.py"
+_TEST = "tests/server/test_auth_callout.py"
+_ANSWERS = f"{_TEST}::test_callout_answers"
+
+MUTATIONS: list[Mutation] = [
+    Mutation(
+        "callout_response_signer_unchecked",
+        "protocol",
+        _CLAIMS,
+        '    if (issuer_account or claims.get("iss")) != issuer:',
+        "    if False:",
+        (_ANSWERS,),
+        "a response signed by any account key grants a login",
+    ),
+    Mutation(
+        "callout_user_key_unchecked",
+        "protocol",
+        _CLAIMS,
+        '    if user.claims.get("sub") != user_nkey:',
+        "    if False:",
+        (_ANSWERS,),
+        "a user JWT minted for another nkey (a replayed one) is accepted",
+    ),
+    Mutation(
+        "callout_audience_unchecked",
+        "protocol",
+        _CLAIMS,
+        '    if claims.get("aud") != server_id:',
+        "    if False:",
+        (_ANSWERS,),
+        "a response meant for another server is accepted",
+    ),
+    Mutation(
+        "callout_user_issuer_unchecked",
+        "protocol",
+        _CLAIMS,
+        '    if user.claims.get("iss") != issuer:',
+        "    if False:",
+        (_ANSWERS,),
+        "a user JWT issued by a key other than the callout issuer is accepted",
+    ),
+    Mutation(
+        "callout_auth_users_not_skipped",
+        "server",
+        _SERVER,
+        "        return raw_user(opts) not in self.settings.auth_users",
+        "        return True",
+        (f"{_TEST}::test_auth_users_skip_the_callout",),
+        "the service's own user is sent to the callout (it can never log in)",
+    ),
+    Mutation(
+        "callout_subject_not_denied_to_granted",
+        "server",
+        _SERVER,
+        "        if placement == settings.account:",
+        "        if False:",
+        (_ANSWERS,),
+        "a user the callout places in the auth account may publish auth requests",
+    ),
+    Mutation(
+        "callout_subject_not_denied_to_auth_users",
+        "server",
+        "jsemu/server/connection.py",
+        "            if auth.callout is not None and user.account == auth.callout.account:",
+        "            if False:",
+        (f"{_TEST}::test_auth_users_skip_the_callout",),
+        "an auth user may publish auth requests itself",
+    ),
+    Mutation(
+        "callout_timeout_too_long",
+        "server",
+        _SERVER,
+        "server.clock.now_ns() + round(timeout * 1e9), on_timeout)",
+        "server.clock.now_ns() + round(timeout * 4e9), on_timeout)",
+        (f"{_TEST}::test_no_answer_times_out",),
+        "no answer refuses the client only long after the auth timeout",
+    ),
+    Mutation(
+        "callout_reads_on_while_waiting",
+        "server",
+        "jsemu/server/connection.py",
+        "not parser.resume or self.callout_wait:",
+        "not parser.resume:",
+        (_ANSWERS,),
+        "what follows the CONNECT is handled before the callout answered (a PING answered, a PUB denied)",
+    ),
+]

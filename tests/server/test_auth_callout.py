@@ -1,0 +1,274 @@
+"""Auth callout (ADR-26, config mode) side by side with nats-server 2.15.1.
+
+Both servers run the same file: accounts ``AUTH`` (the service's user ``auth``, one of
+``auth_users``) and ``APP``, and ``authorization { auth_callout { issuer, auth_users, account:
+AUTH } }``. The callout service is a nats-py client here: it decodes the request, mints a user
+JWT for the request's one-time ``user_nkey`` (``aud``: the account to place it in) and answers
+with an ``authorization_response`` signed by the issuer. Facts pinned: what the request JWT
+carries (issuer ``sub``, server ``iss`` = the server id, ``aud``, ``exp`` = ``iat`` + the auth
+timeout, the client's info and CONNECT options), a grant with permissions (and the callout
+subject denied to nobody but the auth account's users), an ``error`` answer, a response signed
+by another key, no answer within the auth timeout, and ``auth_users`` that skip the callout.
+Every refusal is ``-ERR 'Authorization Violation'``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import binascii
+import json
+import socket
+import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+import nats
+import nats.errors
+import pytest
+from support.servers import KINDS, RealServer
+
+from jsemu.config.parser import parse_text
+from jsemu.config.server_config import ConfigError, apply_config
+from jsemu.protocol.jwt import PREFIX_ACCOUNT, KeyPair, encode
+from jsemu.protocol.jwt.callout import response_jwt
+from jsemu.server.options import ServerOptions
+
+ISSUER = KeyPair.create(PREFIX_ACCOUNT)
+CONF = f"""
+accounts {{
+  AUTH {{ users: [ {{user: auth, password: pwd}} ] }}
+  APP {{ users: [ {{user: known, password: pw}} ] }}
+}}
+authorization {{
+  timeout: 0.5
+  auth_callout {{
+    issuer: {ISSUER.public_key}
+    auth_users: [ auth ]
+    account: AUTH
+  }}
+}}
+"""
+
+
+def _curve_key() -> str:
+    """A public curve (``X``) nkey: role byte, 32 bytes, CRC-16 little endian, base32."""
+    raw = bytes([23 << 3]) + bytes(range(32))
+    return base64.b32encode(raw + binascii.crc_hqx(raw, 0).to_bytes(2, "little")).decode().rstrip("=")
+
+
+def _claims(token: str) -> dict[str, Any]:
+    part = token.split(".")[1]
+    value = json.loads(base64.urlsafe_b64decode(part + "=" * (-len(part) % 4)))
+    assert isinstance(value, dict)
+    return value
+
+
+def _user_jwt(user_nkey: str, account: str, signer: KeyPair = ISSUER, **nats_fields: Any) -> str:
+    nats_fields.setdefault("pub", {"allow": ["ok.>"]})
+    nats_fields.setdefault("sub", {})
+    nats_fields["type"] = "user"
+    return encode({"aud": account, "name": "bob", "sub": user_nkey, "nats": nats_fields}, signer)
+
+
+#: mode -> how the service answers (None: it does not).
+def _answer(mode: str, request: dict[str, Any]) -> str | None:
+    nats_part = request["nats"]
+    user, server = nats_part["user_nkey"], nats_part["server_id"]["id"]
+    if mode == "silent":
+        return None
+    if mode == "error":
+        return response_jwt(user, server, ISSUER, error="go away")
+    if mode == "wrong-signer":
+        return response_jwt(user, server, KeyPair.create(PREFIX_ACCOUNT), jwt=_user_jwt(user, "APP"))
+    if mode == "user-by-other-key":
+        return response_jwt(user, server, ISSUER, jwt=_user_jwt(user, "APP", KeyPair.create(PREFIX_ACCOUNT)))
+    if mode == "other-user":
+        other = KeyPair.create(20 << 3).public_key
+        return response_jwt(user, server, ISSUER, jwt=_user_jwt(other, "APP"))
+    if mode == "not-for-this-server":
+        return response_jwt(user, KeyPair.create(13 << 3).public_key, ISSUER, jwt=_user_jwt(user, "APP"))
+    if mode == "unknown-account":
+        return response_jwt(user, server, ISSUER, jwt=_user_jwt(user, "NOPE"))
+    if mode == "into-auth":
+        return response_jwt(user, server, ISSUER, jwt=_user_jwt(user, "AUTH", pub={}))
+    return response_jwt(user, server, ISSUER, jwt=_user_jwt(user, "APP"))
+
+
+@asynccontextmanager
+async def _callout(kind: str, mode: str) -> AsyncIterator[tuple[RealServer, list[dict[str, Any]]]]:
+    """A server of ``kind`` running CONF and a callout service answering as ``mode``."""
+    server = RealServer(conf_text=CONF, jetstream=False, jsemu_process=kind == "jsemu")
+    requests: list[dict[str, Any]] = []
+    try:
+        nc = await nats.connect(
+            f"nats://127.0.0.1:{server.port}", user="auth", password="pwd", allow_reconnect=False, connect_timeout=3
+        )
+
+        async def handler(msg: Any) -> None:
+            request = _claims(msg.data.decode())
+            requests.append(request)
+            answer = _answer(mode, request)
+            if answer is not None:
+                await msg.respond(answer.encode())
+
+        await nc.subscribe("$SYS.REQ.USER.AUTH", cb=handler)
+        await nc.flush()
+        try:
+            yield server, requests
+        finally:
+            await nc.close()
+    finally:
+        server.stop()
+
+
+def _exchange(port: int, connect: dict[str, Any], after: bytes = b"", wait: float = 3.0) -> tuple[bytes, float]:
+    """CONNECT + PING on a raw socket; what came back (INFO dropped) and how long the answer took."""
+    with socket.create_connection(("127.0.0.1", port)) as sock:
+        sock.settimeout(wait)
+        sock.recv(65536)
+        start = time.monotonic()
+        sock.sendall(b"CONNECT " + json.dumps(connect).encode() + b"\r\nPING\r\n" + after)
+        out = b""
+        elapsed = 0.0
+        try:
+            while True:
+                data = sock.recv(65536)
+                if not data:
+                    break
+                if not out:
+                    elapsed = time.monotonic() - start
+                out += data
+                if out.endswith(b"PONG\r\n") and out.count(b"PONG") >= (2 if after else 1):
+                    break
+        except TimeoutError:
+            pass
+    lines = [line for line in out.split(b"\r\n") if line and not line.startswith(b"INFO ")]
+    return b"\r\n".join(lines), elapsed
+
+
+async def _run(kind: str, mode: str, connect: dict[str, Any], after: bytes = b"") -> tuple[bytes, float, list[Any]]:
+    async with _callout(kind, mode) as (server, requests):
+        frames, elapsed = await asyncio.get_running_loop().run_in_executor(None, _exchange, server.port, connect, after)
+        return frames, elapsed, requests
+
+
+ALICE = {"verbose": False, "pedantic": False, "user": "alice", "pass": "secret", "name": "cli", "protocol": 1}
+AFTER = b"PUB ok.1 1\r\na\r\nPUB no 1\r\na\r\nPUB $SYS.REQ.USER.AUTH 1\r\na\r\nPING\r\n"
+VIOLATION = b"-ERR 'Authorization Violation'"
+
+
+def test_request_claims_match() -> None:
+    """The request JWT's fields, as nats-server fills them (ids and times normalised)."""
+
+    def shape(kind: str) -> dict[str, Any]:
+        _, _, requests = asyncio.run(_run(kind, "allow", {**ALICE, "lang": "raw", "version": "1"}))
+        request = requests[0]
+        assert request["iss"] == request["nats"]["server_id"]["id"]
+        assert request["sub"] == ISSUER.public_key
+        assert request["exp"] - request["iat"] in (0, 1)  # the auth timeout (0.5 s) from now, in whole seconds
+        nats_part = request["nats"]
+        assert nats_part["user_nkey"].startswith("U")
+        for key in ("jti", "iat", "exp", "iss"):
+            request[key] = key
+        nats_part["user_nkey"] = "U"
+        nats_part["server_id"] = sorted(nats_part["server_id"])
+        nats_part["client_info"]["id"] = 0
+        return request
+
+    assert shape("jsemu") == shape("real")
+
+
+@pytest.mark.parametrize(
+    "mode",
+    [
+        "allow",
+        "error",
+        "wrong-signer",
+        "user-by-other-key",
+        "other-user",
+        "not-for-this-server",
+        "unknown-account",
+        "into-auth",
+    ],
+)
+def test_callout_answers(mode: str) -> None:
+    """A grant (the user JWT's permissions apply) and the answers that refuse."""
+    results = {kind: asyncio.run(_run(kind, mode, ALICE, AFTER))[0] for kind in KINDS}
+    assert results["jsemu"] == results["real"]
+    assert (VIOLATION in results["real"]) == (mode not in ("allow", "into-auth"))
+
+
+def test_no_answer_times_out() -> None:
+    """No answer: refused once the auth timeout (0.5 s here) has passed."""
+    for kind in KINDS:
+        frames, elapsed, requests = asyncio.run(_run(kind, "silent", ALICE))
+        assert frames == VIOLATION, kind
+        assert 0.3 < elapsed < 2.0, (kind, elapsed)
+        assert len(requests) == 1
+
+
+@pytest.mark.parametrize(
+    "connect",
+    [
+        {"user": "auth", "pass": "pwd"},  # an auth user: no callout, placed in AUTH
+        {"user": "auth", "pass": "bad"},  # an auth user with a bad password: refused, no callout
+        {"user": "known", "pass": "pw"},  # a configured user not in auth_users: the callout decides
+    ],
+)
+def test_auth_users_skip_the_callout(connect: dict[str, Any]) -> None:
+    opts = {"verbose": False, "pedantic": False, "protocol": 1, **connect}
+    results = {}
+    for kind in KINDS:
+        frames, _, requests = asyncio.run(_run(kind, "error", opts, AFTER))
+        results[kind] = (frames, len(requests))
+    assert results["jsemu"] == results["real"]
+
+
+def test_nats_py_through_the_callout() -> None:
+    """nats-py logs in through the callout, is refused with its error on a refusal."""
+
+    async def case(kind: str) -> tuple[list[bytes], str]:
+        async with _callout(kind, "allow") as (server, _):
+            nc = await nats.connect(f"nats://127.0.0.1:{server.port}", user="alice", password="x")
+            got: list[bytes] = []
+            sub = await nc.subscribe("ok.>")
+            await nc.publish("ok.1", b"hi")
+            msg = await sub.next_msg(timeout=2)
+            got.append(msg.data)
+            await nc.close()
+        async with _callout(kind, "error") as (server, _):
+            try:
+                await nats.connect(f"nats://127.0.0.1:{server.port}", user="alice", password="x", allow_reconnect=False)
+                error = ""
+            except nats.errors.Error as exc:  # nats-py: its error for the -ERR
+                error = str(exc)
+        return got, error
+
+    results = {kind: asyncio.run(case(kind)) for kind in KINDS}
+    assert results["jsemu"] == results["real"]
+    assert results["real"][0] == [b"hi"]
+    assert "authorization violation" in results["real"][1].lower()
+
+
+@pytest.mark.parametrize(
+    ("block", "error"),
+    [
+        ("auth_users: [a]", "Authorization callouts require an issuer to be specified"),
+        ("issuer: ISSUER", "Authorization callouts require authorized users to be specified"),
+        ("issuer: nope, auth_users: [a]", 'Expected callout user to be a valid public account nkey, got "nope"'),
+        ("issuer: ISSUER, auth_users: [a], bogus: 1", 'Unknown field "bogus"'),
+        ("issuer: ISSUER, auth_users: [a], allowed_accounts: [X]", 'allowed account "X" not found'),
+        (
+            "issuer: ISSUER, auth_users: [a], xkey: XKEY",
+            "xkey encryption is not supported by jsemu",
+        ),
+    ],
+)
+def test_config_refusals(block: str, error: str) -> None:
+    """``parseAuthCallout``'s refusals (an ``xkey``: jsemu's own one line, see the guide)."""
+    block = block.replace("ISSUER", ISSUER.public_key).replace("XKEY", _curve_key())
+    conf, positions = parse_text(f"authorization {{ users: [{{user: a, password: b}}], auth_callout {{ {block} }} }}")
+    with pytest.raises(ConfigError, match=error.replace("[", r"\[")):
+        apply_config(conf, ServerOptions(), positions)
