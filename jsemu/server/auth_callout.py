@@ -29,8 +29,9 @@ from typing import TYPE_CHECKING, Any
 from ..ids import random_token
 from ..protocol.jwt.callout import CALLOUT_SUBJECT, check_response, request_jwt
 from ..protocol.jwt.keys import PREFIX_SERVER, PREFIX_USER, KeyPair
-from .auth import User
+from .auth import Auth, User
 from .auth_callout_settings import CalloutSettings
+from .operator_auth import JwtUser, OperatorAuth, build_permissions
 from .permissions import Permissions, SubjectRules
 from .routing import GLOBAL_ACCOUNT
 from .sublist import Subscription
@@ -39,7 +40,7 @@ if TYPE_CHECKING:
     from .connection import ClientConnection
     from .server import Server
 
-__all__ = ["AuthCallout", "CalloutUser", "server_key", "with_callout_deny"]
+__all__ = ["AuthCallout", "CalloutUser", "in_callout_account", "server_key", "with_callout_deny"]
 
 log = logging.getLogger("jsemu.server")
 
@@ -83,6 +84,15 @@ def with_callout_deny(perms: Permissions | None) -> Permissions:
     return merged
 
 
+def in_callout_account(auth: Auth, user: User) -> bool:
+    """Whether a user that logged in without the callout sits in the callout's account (it
+    may then not publish to ``$SYS.REQ.USER.AUTH``)."""
+    if isinstance(auth, OperatorAuth):
+        account = auth.accounts.get(user.account)
+        return account is not None and account.callout is not None
+    return auth.callout is not None and user.account == auth.callout.account
+
+
 class _Reply:
     """The internal subscriber of one request's reply inbox."""
 
@@ -98,29 +108,45 @@ class _Reply:
 
 
 class AuthCallout:
-    """The server's side of the callout (one per server with ``auth_callout``)."""
+    """The server's side of the callout (a server with ``auth_callout``, or in operator mode)."""
 
-    def __init__(self, server: Server, settings: CalloutSettings, key: KeyPair) -> None:
+    def __init__(self, server: Server, key: KeyPair) -> None:
         self.server = server
-        self.settings = settings
         self.key = key
 
-    def wanted(self, user: User | None, opts: dict[str, Any]) -> bool:
-        """Whether this login goes to the service: the client's account (``$G`` if its own
-        check failed) is delegated, and the client is not one of ``auth_users``."""
-        account = user.account if user is not None else GLOBAL_ACCOUNT
-        allowed = self.settings.allowed_accounts
-        if account != GLOBAL_ACCOUNT and allowed and account not in allowed:
-            return False
-        return raw_user(opts) not in self.settings.auth_users
+    def settings_for(self, auth: Auth, user: User | None, opts: dict[str, Any]) -> CalloutSettings | None:
+        """The callout this login goes to, if any. Config mode: the client's account (``$G``
+        if its own check failed) is delegated and the client is not one of ``auth_users``.
+        Operator mode: the user JWT's account has ``authorization`` claims and the user's key
+        is not one of its ``auth_users``."""
+        if isinstance(auth, OperatorAuth):
+            account = auth.accounts.get(user.account) if user is not None else None
+            settings = account.callout if account is not None else None
+            if settings is None or user is None or user.name in settings.auth_users:
+                return None
+            return settings
+        settings = auth.callout
+        if settings is None:
+            return None
+        account_name = user.account if user is not None else GLOBAL_ACCOUNT
+        allowed = settings.allowed_accounts
+        if account_name != GLOBAL_ACCOUNT and allowed and account_name not in allowed:
+            return None
+        return None if raw_user(opts) in settings.auth_users else settings
 
-    def start(self, conn: ClientConnection, timeout: float, done: Done) -> None:
-        """Send the request for ``conn``'s CONNECT; ``done`` runs once, with the answer."""
+    def start(
+        self, conn: ClientConnection, settings: CalloutSettings, timeout: float, done: Done, user: User | None = None
+    ) -> None:
+        """Send the request for ``conn``'s CONNECT (``user``: who its own check found, operator
+        mode's JWT user); ``done`` runs once, with the answer."""
         server = self.server
-        settings = self.settings
         router = server.account_space.by_name.get(settings.account)
         if router is None:
             log.warning('No valid account "%s" for auth callout request', settings.account)
+            done(None)
+            return
+        if settings.xkey:
+            log.warning('auth callout xkey of account "%s" is not supported by jsemu', settings.account)
             done(None)
             return
         user_key = KeyPair.create(PREFIX_USER).public_key
@@ -138,7 +164,7 @@ class AuthCallout:
             done(user)
 
         def on_reply(body: bytes) -> None:
-            finish(self._granted(body, user_key, router.name))
+            finish(self._granted(conn, settings, body, user_key, router.name))
 
         def on_timeout() -> None:
             log.debug('Authorization callout response not received in time on account "%s"', settings.account)
@@ -151,7 +177,8 @@ class AuthCallout:
         client = {
             "host": conn.client_ip,
             "id": conn.cid,
-            "user": raw_user(opts),
+            "user": raw_user(opts) or (user.name if isinstance(user, JwtUser) else ""),
+            "name_tag": user.user_name if isinstance(user, JwtUser) else "",
             "name": opts.get("name") or "",
             "kind": "Client",
             "type": "websocket" if conn.info_base is not None else "nats",
@@ -167,19 +194,29 @@ class AuthCallout:
         state["timer"] = server.timers.at(server.clock.now_ns() + round(timeout * 1e9), on_timeout)
         router.route(None, CALLOUT_SUBJECT, inbox, -1, request.encode())
 
-    def _granted(self, body: bytes, user_key: str, account: str) -> User | None:
-        settings = self.settings
-        checked = check_response(body, user_key, self.server.server_id, settings.issuer, account)
+    def _granted(
+        self, conn: ClientConnection, settings: CalloutSettings, body: bytes, user_key: str, account: str
+    ) -> User | None:
+        auth = conn.current_auth()
+        if settings.operator:
+            jwt_account = auth.accounts.get(settings.account) if isinstance(auth, OperatorAuth) else None
+            if jwt_account is None:
+                return None
+            signers = frozenset(jwt_account.signing_keys)
+            checked = check_response(body, user_key, self.server.server_id, settings.issuer, account, signers)
+        else:
+            checked = check_response(body, user_key, self.server.server_id, settings.issuer, account)
         claims = checked.user
         if claims is None:
             log.warning("%s", checked.error)
             return None
+        if settings.operator:
+            assert isinstance(auth, OperatorAuth)
+            return self._operator_user(auth, settings, claims, user_key, account)
         placement = claims.get("aud")
         if not isinstance(placement, str) or placement not in self.server.account_space.by_name:
             log.warning('No valid account "%s" for auth callout response on account "%s"', placement, account)
             return None
-        from .operator_auth import build_permissions  # the JWT's pub/sub/resp, as for operator mode
-
         nats = claims.get("nats") if isinstance(claims.get("nats"), dict) else {}
         try:
             perms = build_permissions(nats or {})
@@ -189,6 +226,54 @@ class AuthCallout:
         if placement == settings.account:
             perms = with_callout_deny(perms)
         name = claims.get("name")
-        exp = claims.get("exp")
-        expires = exp if isinstance(exp, int) and not isinstance(exp, bool) and exp > 0 else 0
-        return CalloutUser(str(name) if isinstance(name, str) and name else user_key, "", perms, placement, expires)
+        return CalloutUser(
+            str(name) if isinstance(name, str) and name else user_key, "", perms, placement, _exp(claims)
+        )
+
+    def _operator_user(
+        self, auth: OperatorAuth, settings: CalloutSettings, claims: dict[str, Any], user_key: str, account: str
+    ) -> User | None:
+        """``getIssuerAccount`` and ``assignAccountAndPermissions`` of operator mode: the user
+        JWT's account (``issuer_account``, else its ``iss``) is the callout's or an allowed one;
+        the user is placed there, its issuer that account or one of its signing keys."""
+        nats = claims.get("nats") if isinstance(claims.get("nats"), dict) else {}
+        assert isinstance(nats, dict)
+        issuer = claims.get("iss")
+        placement = nats.get("issuer_account") or issuer
+        allowed = settings.allowed_accounts
+        if placement != settings.account and not (allowed == ("*",) or placement in allowed):
+            log.warning('Account "%s" not permitted as valid account option for auth callout', issuer)
+            return None
+        target = auth.accounts.get(str(placement))
+        if target is None:
+            log.warning('No valid account "%s" for auth callout response on account "%s"', placement, account)
+            return None
+        if issuer != target.public_key and issuer not in target.signing_keys:
+            log.warning('User JWT issuer "%s" is not known', issuer)
+            return None
+        if issuer in target.signing_keys and target.signing_keys[str(issuer)] is not None:
+            log.warning("User JWT is a scoped user: not supported by jsemu's auth callout")
+            return None
+        try:
+            perms = build_permissions(nats)
+            if perms is None and target.default_permissions:
+                perms = build_permissions(target.default_permissions)
+        except ValueError:
+            log.warning("Error validating user JWT: invalid subject")
+            return None
+        if target.public_key == settings.account:
+            perms = with_callout_deny(perms)
+        name = claims.get("name")
+        return JwtUser(
+            name=user_key,
+            permissions=perms,
+            account=target.public_key,
+            expires=_exp(claims),
+            user_name=str(name) if isinstance(name, str) else "",
+            account_name=target.name,
+        )
+
+
+def _exp(claims: dict[str, Any]) -> int:
+    exp = claims.get("exp")
+    return exp if isinstance(exp, int) and not isinstance(exp, bool) and exp > 0 else 0

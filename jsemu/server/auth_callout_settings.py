@@ -17,5 +17,10 @@ class CalloutSettings:
     account: str
     #: Users that log in without the callout (the service's own among them).
     auth_users: tuple[str, ...]
-    #: Accounts whose users go through the callout (empty: all).
+    #: Config mode: accounts whose users go through the callout (empty: all). Operator mode:
+    #: the accounts the service may place users in besides its own (``["*"]``: any).
     allowed_accounts: tuple[str, ...] = ()
+    #: Operator mode (an account JWT's ``authorization``): the account's own callout.
+    operator: bool = False
+    #: The service's curve key: requests would be encrypted (not built: such logins are refused).
+    xkey: str = ""

@@ -65,7 +65,7 @@ from ..protocol.texts import (
 from ..subjects import is_valid_literal_subject
 from .advertise import join_host_port
 from .auth import DEFAULT_AUTH_TIMEOUT, Auth, User
-from .auth_callout import with_callout_deny
+from .auth_callout import CalloutUser, in_callout_account, with_callout_deny
 from .client_info import ClientInfo
 from .closed import READ_ERROR, WRITE_ERROR
 from .jwt_session import admit
@@ -83,6 +83,7 @@ from .write_deadline import cut_slow_writer, watch_writes
 
 if TYPE_CHECKING:
     from .auth_callout import AuthCallout
+    from .auth_callout_settings import CalloutSettings
     from .node import Node
     from .routing import Router
     from .server import Server
@@ -537,13 +538,15 @@ class ClientConnection(asyncio.Protocol):
             kind = "WEBSOCKET" if isinstance(self.transport, WebSocketTransport) else "STANDARD"
             user = auth.authenticate(opts, self.nonce, self.client_ip, kind, self.server.clock.now_ns())
             callout = self.server.auth_callout
-            if callout is not None and auth.callout is not None and callout.wanted(user, opts):
-                self._await_callout(callout, auth)
+            settings = callout.settings_for(auth, user, opts) if callout is not None else None
+            if settings is not None:
+                assert callout is not None
+                self._await_callout(callout, settings, auth, user)
                 return
             if user is None:
                 self.close_with_error(ERR_AUTHORIZATION_VIOLATION)
                 return
-            if auth.callout is not None and user.account == auth.callout.account:
+            if callout is not None and in_callout_account(auth, user):
                 user = replace(user, permissions=with_callout_deny(user.permissions))
             self._log_in(user)
             if isinstance(user, JwtUser):
@@ -553,14 +556,14 @@ class ClientConnection(asyncio.Protocol):
                     return
         self._connected()
 
-    def _await_callout(self, callout: AuthCallout, auth: Auth) -> None:
+    def _await_callout(self, callout: AuthCallout, settings: CalloutSettings, auth: Auth, user: User | None) -> None:
         """Hand the login to the auth callout (``server/auth_callout.py``) and read nothing
         more until it answers, as nats-server's read loop waits."""
         self.callout_wait = True
         if self.transport is not None:
             self.transport.pause_reading()
         timeout = auth.timeout if auth.timeout is not None else DEFAULT_AUTH_TIMEOUT
-        callout.start(self, timeout, self._callout_done)
+        callout.start(self, settings, timeout, self._callout_done, user)
 
     def _callout_done(self, user: User | None) -> None:
         self.callout_wait = False
@@ -571,7 +574,13 @@ class ClientConnection(asyncio.Protocol):
             self.server.flush()
             return
         self._log_in(user)
-        expires = getattr(user, "expires", 0)
+        if isinstance(user, JwtUser):
+            refusal = admit(self, user)
+            if refusal is not None:
+                self.close_with_error(refusal)
+                self.server.flush()
+                return
+        expires = user.expires if isinstance(user, CalloutUser) else 0
         if expires:
             server = self.server
 

@@ -37,6 +37,7 @@ from .js_limits import JetStreamLimits
 from .lame_duck import LameDuck, shutdown_task
 from .monitor import HttpApp, JetStreamReport, Monitor
 from .node import Node
+from .operator_auth import OperatorAuth
 from .options import ServerOptions
 from .outbound import Outbound
 from .queue_policy import QueuePolicies
@@ -124,11 +125,11 @@ class Server(Router):
         #: ``auth_callout`` (``server/auth_callout.py``): the server signs its requests with its
         #: own nkey, whose public key is then its id; None without.
         self.auth_callout: AuthCallout | None = None
-        callout = options.auth.callout if options.auth is not None else None
-        if callout is not None:
+        auth = options.auth
+        if auth is not None and (auth.callout is not None or isinstance(auth, OperatorAuth)):
             key = server_key()
             self.server_id = key.public_key
-            self.auth_callout = AuthCallout(self, callout, key)
+            self.auth_callout = AuthCallout(self, key)
         self.xkey = nkey_like("X")
         self.server_name = options.server_name or self.server_id  # nats-server: the id when no name is set
         #: The client listeners and the identities their clients see (``server/node.py``): this

@@ -9,14 +9,15 @@ _CLAIMS = "jsemu/protocol/jwt/callout.py"
 _SERVER = "jsemu/server/auth_callout.py"
 _TEST = "tests/server/test_auth_callout.py"
 _ANSWERS = f"{_TEST}::test_callout_answers"
+_OPERATOR = f"{_TEST}::test_operator_mode_callout"
 
 MUTATIONS: list[Mutation] = [
     Mutation(
         "callout_response_signer_unchecked",
         "protocol",
         _CLAIMS,
-        '    if (issuer_account or claims.get("iss")) != issuer:',
-        "    if False:",
+        '    signer = issuer_account or claims.get("iss")',
+        "    signer = issuer",
         (_ANSWERS,),
         "a response signed by any account key grants a login",
     ),
@@ -51,8 +52,8 @@ MUTATIONS: list[Mutation] = [
         "callout_auth_users_not_skipped",
         "server",
         _SERVER,
-        "        return raw_user(opts) not in self.settings.auth_users",
-        "        return True",
+        "        return None if raw_user(opts) in settings.auth_users else settings",
+        "        return settings",
         (f"{_TEST}::test_auth_users_skip_the_callout",),
         "the service's own user is sent to the callout (it can never log in)",
     ),
@@ -69,7 +70,7 @@ MUTATIONS: list[Mutation] = [
         "callout_subject_not_denied_to_auth_users",
         "server",
         "jsemu/server/connection.py",
-        "            if auth.callout is not None and user.account == auth.callout.account:",
+        "            if callout is not None and in_callout_account(auth, user):",
         "            if False:",
         (f"{_TEST}::test_auth_users_skip_the_callout",),
         "an auth user may publish auth requests itself",
@@ -91,5 +92,32 @@ MUTATIONS: list[Mutation] = [
         "not parser.resume:",
         (_ANSWERS,),
         "what follows the CONNECT is handled before the callout answered (a PING answered, a PUB denied)",
+    ),
+    Mutation(
+        "callout_operator_account_not_delegated",
+        "server",
+        _SERVER,
+        "            if settings is None or user is None or user.name in settings.auth_users:",
+        "            if True:",
+        (_OPERATOR,),
+        "an account JWT's authorization claims are ignored: its users log in without the callout",
+    ),
+    Mutation(
+        "callout_operator_allowed_accounts_ignored",
+        "server",
+        _SERVER,
+        '        if placement != settings.account and not (allowed == ("*",) or placement in allowed):',
+        "        if False:",
+        (_OPERATOR,),
+        "the service places users in accounts the callout account never allowed",
+    ),
+    Mutation(
+        "callout_operator_response_signer_any_account",
+        "protocol",
+        _CLAIMS,
+        "    if signer != issuer and (signers is None or signer not in signers):",
+        "    if signer != issuer and signers is None:",
+        (_OPERATOR,),
+        "in operator mode a response signed by any account key is accepted",
     ),
 ]

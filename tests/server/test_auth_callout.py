@@ -34,6 +34,7 @@ from jsemu.config.server_config import ConfigError, apply_config
 from jsemu.protocol.jwt import PREFIX_ACCOUNT, KeyPair, encode
 from jsemu.protocol.jwt.callout import response_jwt
 from jsemu.server.options import ServerOptions
+from jsemu.testing.operator import OperatorSetup
 
 ISSUER = KeyPair.create(PREFIX_ACCOUNT)
 CONF = f"""
@@ -272,3 +273,86 @@ def test_config_refusals(block: str, error: str) -> None:
     conf, positions = parse_text(f"authorization {{ users: [{{user: a, password: b}}], auth_callout {{ {block} }} }}")
     with pytest.raises(ConfigError, match=error.replace("[", r"\[")):
         apply_config(conf, ServerOptions(), positions)
+
+
+# --- operator mode: an account JWT's ``authorization`` claims --------------------------------------
+
+
+def _operator_setup() -> tuple[OperatorSetup, dict[str, KeyPair]]:
+    """Accounts CALLOUT (its ``authorization``: the service user skips, APP may be placed in),
+    APP and OTHER; users ``service`` and ``sentinel`` (a bearer token) of CALLOUT."""
+    setup = OperatorSetup()
+    app = setup.account("APP").key
+    other = setup.account("OTHER").key
+    callout = setup.account("CALLOUT").key
+    service = setup.user("service", "CALLOUT")
+    setup.user("sentinel", "CALLOUT", bearer_token=True)
+    claims = {"auth_users": [service.public_key], "allowed_accounts": [app.public_key]}
+    setup.account("CALLOUT", extra={"authorization": claims})
+    return setup, {"APP": app, "OTHER": other, "CALLOUT": callout}
+
+
+def _operator_answer(mode: str, request: dict[str, Any], keys: dict[str, KeyPair]) -> str | None:
+    nats_part = request["nats"]
+    user, server = nats_part["user_nkey"], nats_part["server_id"]["id"]
+    grant = {"pub": {"allow": ["ok.>"]}, "sub": {}, "subs": -1, "data": -1, "payload": -1, "type": "user"}
+    signer = {"allow": keys["APP"], "into-callout": keys["CALLOUT"], "not-allowed": keys["OTHER"]}.get(
+        mode, keys["APP"]
+    )
+    user_jwt = encode({"name": "bob", "sub": user, "nats": grant}, signer)
+    if mode == "error":
+        return response_jwt(user, server, keys["CALLOUT"], error="go away")
+    if mode == "wrong-signer":
+        return response_jwt(user, server, KeyPair.create(PREFIX_ACCOUNT), jwt=user_jwt)
+    if mode == "app-signs-response":
+        return response_jwt(user, server, keys["APP"], jwt=user_jwt)
+    return response_jwt(user, server, keys["CALLOUT"], jwt=user_jwt)
+
+
+async def _operator_run(kind: str, mode: str, after: bytes) -> tuple[bytes, list[dict[str, Any]], str]:
+    setup, keys = _operator_setup()
+    server = RealServer(conf_text=setup.config_text(), jetstream=False, jsemu_process=kind == "jsemu")
+    requests: list[dict[str, Any]] = []
+    try:
+        service = setup.users["service"]
+        nc = await nats.connect(
+            f"nats://127.0.0.1:{server.port}",
+            user_jwt_cb=lambda: service.jwt.encode(),
+            signature_cb=lambda nonce: base64.b64encode(service.key.sign(nonce.encode())),
+            allow_reconnect=False,
+            connect_timeout=3,
+        )
+
+        async def handler(msg: Any) -> None:
+            request = _claims(msg.data.decode())
+            requests.append(request)
+            answer = _operator_answer(mode, request, keys)
+            if answer is not None:
+                await msg.respond(answer.encode())
+
+        await nc.subscribe("$SYS.REQ.USER.AUTH", cb=handler)
+        await nc.flush()
+        connect = {"verbose": False, "pedantic": False, "protocol": 1, "jwt": setup.users["sentinel"].jwt}
+        frames, _ = await asyncio.get_running_loop().run_in_executor(None, _exchange, server.port, connect, after)
+        await nc.close()
+        return frames, requests, keys["CALLOUT"].public_key
+    finally:
+        server.stop()
+
+
+@pytest.mark.parametrize(
+    "mode", ["allow", "into-callout", "not-allowed", "error", "wrong-signer", "app-signs-response"]
+)
+def test_operator_mode_callout(mode: str) -> None:
+    """An account JWT with ``authorization``: its users (but ``auth_users``) go to the callout
+    in that account; the response is signed by the account (or a signing key), the user JWT by
+    the account or one of ``allowed_accounts``, where the user is placed."""
+    results = {kind: asyncio.run(_operator_run(kind, mode, AFTER)) for kind in KINDS}
+    assert results["jsemu"][0] == results["real"][0]
+    for frames, requests, account in results.values():
+        assert len(requests) == 1
+        assert requests[0]["sub"] == account  # the request is the account's
+        assert requests[0]["nats"]["client_info"]["name_tag"] == "sentinel"  # the user JWT's name
+    # The same fields (the JWT's user key is not known yet: no ``client_info.user``).
+    shapes = [{k: sorted(v) for k, v in r[1][0]["nats"].items() if isinstance(v, dict)} for r in results.values()]
+    assert shapes[0] == shapes[1]

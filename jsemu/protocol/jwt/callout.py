@@ -116,11 +116,21 @@ def _title(text: str) -> str:
     return text[:1].upper() + text[1:]
 
 
-def check_response(body: bytes, user_nkey: str, server_id: str, issuer: str, account: str) -> ResponseCheck:
-    """``decodeResponse`` then the user JWT's checks (config mode): the response decodes as an
+def check_response(
+    body: bytes,
+    user_nkey: str,
+    server_id: str,
+    issuer: str,
+    account: str,
+    signers: frozenset[str] | None = None,
+) -> ResponseCheck:
+    """``decodeResponse`` then the user JWT's checks: the response decodes as an
     ``authorization_response`` signed by ``issuer``, for ``user_nkey`` and this server, without
-    an ``error``; its user JWT decodes, is for ``user_nkey`` and was issued by ``issuer``.
-    ``account`` (the callout account's name) is only quoted in the errors."""
+    an ``error``; its user JWT decodes and is for ``user_nkey``. Config mode (``signers`` None):
+    the user JWT was issued by ``issuer`` itself. Operator mode: ``signers`` are the account's
+    signing keys, which may sign the response too, and who issued the user JWT is the caller's
+    to check (``issuer_account`` allowed). ``account`` (the callout account's name) is only
+    quoted in the errors."""
     if not body:
         return ResponseCheck(None, f'Auth callout violation: "no reason supplied" on account "{account}"')
     try:
@@ -148,7 +158,8 @@ def check_response(body: bytes, user_nkey: str, server_id: str, issuer: str, acc
         return ResponseCheck(None, "Auth callout violation: auth callout response is not for server")
     if error:
         return ResponseCheck(None, f"Auth callout service returned an error: {error}")
-    if (issuer_account or claims.get("iss")) != issuer:
+    signer = issuer_account or claims.get("iss")
+    if signer != issuer and (signers is None or signer not in signers):
         return ResponseCheck(None, "Auth callout signing key is unknown")
     try:
         user = decode(jwt)
@@ -159,6 +170,8 @@ def check_response(body: bytes, user_nkey: str, server_id: str, issuer: str, acc
     if user.claims.get("sub") != user_nkey:
         got = user.claims.get("sub")
         return ResponseCheck(None, f'Expected authorized user of "{user_nkey}" but got "{got}" on account "{account}"')
+    if signers is not None:
+        return ResponseCheck(user.claims)
     if user.nats.get("issuer_account"):
         return ResponseCheck(None, f'Error non operator mode account "{account}": attempted to use issuer_account')
     if user.claims.get("iss") != issuer:
