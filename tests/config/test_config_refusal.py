@@ -99,9 +99,11 @@ NOT_YET = {
         "permissions are not supported",
     ),
     "auth_callout-xkey": (
-        "authorization {\n  users: [ {user: a, password: b} ]\n  auth_callout: {\n"
-        "    issuer: AD5OMYZIJ7GNOVFM4LST4YE2DXZHSO7RL3ZOQWLPFKMXSHWJTSFM52NA, auth_users: [a]\n"
-        "    xkey: XAAACAQDAQCQMBYIBEFAWDANBYHRAEISCMKBKFQXDAMRUGY4DUPB7QO7\n  }\n}\n",
+        (
+            "authorization {\n  users: [ {user: a, password: b} ]\n  auth_callout: {\n"
+            "    issuer: AD5OMYZIJ7GNOVFM4LST4YE2DXZHSO7RL3ZOQWLPFKMXSHWJTSFM52NA, auth_users: [a]\n"
+            "    xkey: XAAACAQDAQCQMBYIBEFAWDANBYHRAEISCMKBKFQXDAMRUGY4DUPB7QO7\n  }\n}\n"
+        ),
         5,
         5,
         "xkey encryption is not supported by jsemu",

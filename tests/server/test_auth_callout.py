@@ -79,6 +79,12 @@ def _answer(mode: str, request: dict[str, Any]) -> str | None:
     user, server = nats_part["user_nkey"], nats_part["server_id"]["id"]
     if mode == "silent":
         return None
+    if mode == "empty":  # nats-server: no reason supplied
+        return ""
+    if mode == "garbage":
+        return "eyJ0eXAiOiJKV1QifQ.not-claims.x"
+    if mode == "user-jwt-as-response":
+        return _user_jwt(user, "APP")
     if mode == "error":
         return response_jwt(user, server, ISSUER, error="go away")
     if mode == "wrong-signer":
@@ -192,6 +198,9 @@ def test_request_claims_match() -> None:
         "not-for-this-server",
         "unknown-account",
         "into-auth",
+        "empty",
+        "garbage",
+        "user-jwt-as-response",
     ],
 )
 def test_callout_answers(mode: str) -> None:
