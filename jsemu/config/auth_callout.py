@@ -3,14 +3,15 @@
 ``issuer`` (an account public key, required), ``account`` (``acc``; default ``$G``), ``auth_users``
 (``users``; required: they log in without the callout, the service among them), ``xkey`` (``key``)
 and ``allowed_accounts``. Keys are matched without case, as Go's ``strings.ToLower(k)``. An
-``xkey`` is refused in one line: encrypting the request needs NaCl's curve25519 box
-(XSalsa20-Poly1305), which ``cryptography`` does not offer, and jsemu does not depend on PyNaCl.
+``xkey`` needs NaCl's curve25519 box (XSalsa20-Poly1305), which ``cryptography`` does not offer:
+without PyNaCl (the ``xkey`` extra) it is refused in one line.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from ..protocol.jwt.xkeys import available
 from ..server.auth_callout_settings import CalloutSettings
 from ..server.nkeys import is_valid_public_key
 from ..server.routing import GLOBAL_ACCOUNT
@@ -18,7 +19,7 @@ from .go_types import go_type
 
 __all__ = ["XKEY_NOT_SUPPORTED", "CalloutConfigError", "parse_auth_callout"]
 
-XKEY_NOT_SUPPORTED = "auth callout xkey encryption is not supported by jsemu (no NaCl box without PyNaCl)"
+XKEY_NOT_SUPPORTED = "auth callout xkey encryption needs PyNaCl: pip install 'jsemu[xkey]'"
 
 
 class CalloutConfigError(ValueError):
@@ -62,7 +63,8 @@ def parse_auth_callout(block: Any) -> CalloutSettings:
             xkey = value
             if not is_valid_public_key(xkey, "X"):
                 raise CalloutConfigError(f'Expected callout xkey to be a valid public xkey, got "{xkey}"', key)
-            raise CalloutConfigError(XKEY_NOT_SUPPORTED, key)
+            if not available():
+                raise CalloutConfigError(XKEY_NOT_SUPPORTED, key)
         elif name == "allowed_accounts":
             allowed = _strings(value, key, "allowed accounts")
         else:
@@ -71,4 +73,4 @@ def parse_auth_callout(block: Any) -> CalloutSettings:
         raise CalloutConfigError("Authorization callouts require an issuer to be specified")
     if not users:
         raise CalloutConfigError("Authorization callouts require authorized users to be specified")
-    return CalloutSettings(issuer, account, tuple(users), tuple(allowed))
+    return CalloutSettings(issuer, account, tuple(users), tuple(allowed), xkey=xkey)

@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 from ..ids import random_token
 from ..protocol.jwt.callout import CALLOUT_SUBJECT, check_response, request_jwt
 from ..protocol.jwt.keys import PREFIX_SERVER, PREFIX_USER, KeyPair
+from ..protocol.jwt.xkeys import CurveKey, XKeyError, available
 from .auth import Auth, User
 from .auth_callout_settings import CalloutSettings
 from .operator_auth import JwtUser, OperatorAuth, build_permissions
@@ -43,6 +44,8 @@ if TYPE_CHECKING:
 __all__ = ["AuthCallout", "CalloutUser", "in_callout_account", "server_key", "with_callout_deny"]
 
 log = logging.getLogger("jsemu.server")
+#: The request's header naming the server's curve key when it is sealed (``AuthRequestXKeyHeader``).
+XKEY_HEADER = b"Nats-Server-Xkey"
 
 #: Called with the user the service granted, or None (refused, or no answer in time).
 Done = Callable[[User | None], None]
@@ -113,6 +116,8 @@ class AuthCallout:
     def __init__(self, server: Server, key: KeyPair) -> None:
         self.server = server
         self.key = key
+        #: The server's curve key (its INFO's ``xkey``), when PyNaCl can seal with it.
+        self.curve: CurveKey | None = CurveKey.create() if available() else None
 
     def settings_for(self, auth: Auth, user: User | None, opts: dict[str, Any]) -> CalloutSettings | None:
         """The callout this login goes to, if any. Config mode: the client's account (``$G``
@@ -145,8 +150,8 @@ class AuthCallout:
             log.warning('No valid account "%s" for auth callout request', settings.account)
             done(None)
             return
-        if settings.xkey:
-            log.warning('auth callout xkey of account "%s" is not supported by jsemu', settings.account)
+        if settings.xkey and self.curve is None:
+            log.warning('auth callout xkey of account "%s" needs PyNaCl', settings.account)
             done(None)
             return
         user_key = KeyPair.create(PREFIX_USER).public_key
@@ -189,21 +194,37 @@ class AuthCallout:
             "host": server.options.host,
             "id": node.server_id,
             "version": server.client_info(conn).get("version", ""),
+            "xkey": self.curve.public_key if settings.xkey and self.curve is not None else "",
         }
         request = request_jwt(self.key, settings.issuer, user_key, info, client, opts, int(time.time()), timeout)
         state["timer"] = server.timers.at(server.clock.now_ns() + round(timeout * 1e9), on_timeout)
-        router.route(None, CALLOUT_SUBJECT, inbox, -1, request.encode())
+        if settings.xkey and self.curve is not None:
+            header = b"NATS/1.0\r\n" + XKEY_HEADER + b": " + self.curve.public_key.encode() + b"\r\n\r\n"
+            sealed = self.curve.seal(request.encode(), settings.xkey)
+            router.route(None, CALLOUT_SUBJECT, inbox, len(header), header + sealed)
+        else:
+            router.route(None, CALLOUT_SUBJECT, inbox, -1, request.encode())
 
     def _granted(
         self, conn: ClientConnection, settings: CalloutSettings, body: bytes, user_key: str, account: str
     ) -> User | None:
         auth = conn.current_auth()
+        encrypted = False
+        if settings.xkey and self.curve is not None and body and not body.startswith(b"eyJ"):
+            try:
+                body = self.curve.open(body, settings.xkey)
+            except XKeyError as exc:
+                log.warning('Error decrypting auth callout response on account "%s": %s', account, exc)
+                return None
+            encrypted = True
         if settings.operator:
             jwt_account = auth.accounts.get(settings.account) if isinstance(auth, OperatorAuth) else None
             if jwt_account is None:
                 return None
             signers = frozenset(jwt_account.signing_keys)
-            checked = check_response(body, user_key, self.server.server_id, settings.issuer, account, signers)
+            checked = check_response(
+                body, user_key, self.server.server_id, settings.issuer, account, signers, any_signer=encrypted
+            )
         else:
             checked = check_response(body, user_key, self.server.server_id, settings.issuer, account)
         claims = checked.user

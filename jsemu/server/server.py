@@ -131,6 +131,8 @@ class Server(Router):
             self.server_id = key.public_key
             self.auth_callout = AuthCallout(self, key)
         self.xkey = nkey_like("X")
+        if self.auth_callout is not None and self.auth_callout.curve is not None:
+            self.xkey = self.auth_callout.curve.public_key  # the key requests are sealed with
         self.server_name = options.server_name or self.server_id  # nats-server: the id when no name is set
         #: The client listeners and the identities their clients see (``server/node.py``): this
         #: server's own, or with ``cluster_size`` N > 1 the simulated servers ``n1``..``nN``

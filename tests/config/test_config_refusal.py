@@ -98,16 +98,6 @@ NOT_YET = {
         3,
         "permissions are not supported",
     ),
-    "auth_callout-xkey": (
-        (
-            "authorization {\n  users: [ {user: a, password: b} ]\n  auth_callout: {\n"
-            "    issuer: AD5OMYZIJ7GNOVFM4LST4YE2DXZHSO7RL3ZOQWLPFKMXSHWJTSFM52NA, auth_users: [a]\n"
-            "    xkey: XAAACAQDAQCQMBYIBEFAWDANBYHRAEISCMKBKFQXDAMRUGY4DUPB7QO7\n  }\n}\n"
-        ),
-        5,
-        5,
-        "xkey encryption is not supported by jsemu",
-    ),
     "cluster-pool_size": (
         "port: 4222\ncluster {\n  port: 6222\n  pool_size: 3\n}\n",
         4,

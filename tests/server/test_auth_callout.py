@@ -272,12 +272,13 @@ def test_nats_py_through_the_callout() -> None:
         ("issuer: ISSUER, auth_users: [a], allowed_accounts: [X]", 'allowed account "X" not found'),
         (
             "issuer: ISSUER, auth_users: [a], xkey: XKEY",
-            "xkey encryption is not supported by jsemu",
+            "xkey encryption needs PyNaCl",
         ),
     ],
 )
-def test_config_refusals(block: str, error: str) -> None:
-    """``parseAuthCallout``'s refusals (an ``xkey``: jsemu's own one line, see the guide)."""
+def test_config_refusals(block: str, error: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``parseAuthCallout``'s refusals (an ``xkey`` without PyNaCl: jsemu's own one line)."""
+    monkeypatch.setattr("jsemu.config.auth_callout.available", lambda: False)
     block = block.replace("ISSUER", ISSUER.public_key).replace("XKEY", _curve_key())
     conf, positions = parse_text(f"authorization {{ users: [{{user: a, password: b}}], auth_callout {{ {block} }} }}")
     with pytest.raises(ConfigError, match=error.replace("[", r"\[")):
@@ -365,3 +366,51 @@ def test_operator_mode_callout(mode: str) -> None:
     # The same fields (the JWT's user key is not known yet: no ``client_info.user``).
     shapes = [{k: sorted(v) for k, v in r[1][0]["nats"].items() if isinstance(v, dict)} for r in results.values()]
     assert shapes[0] == shapes[1]
+
+
+# --- xkey: requests and responses sealed with curve keys (PyNaCl) ---------------------------------
+
+
+@pytest.mark.parametrize("mode", ["sealed", "plain", "bad-seal", "sealed-error"])
+def test_xkey_sealed_exchange(mode: str) -> None:
+    """With ``xkey`` the request comes sealed for the service's curve key, the server's own in
+    its ``Nats-Server-Xkey`` header; the response may come sealed back, or as a plain JWT."""
+    pytest.importorskip("nacl")
+    from jsemu.protocol.jwt.xkeys import CurveKey
+
+    service_key = CurveKey.create()
+    conf = CONF.replace("account: AUTH\n", f"account: AUTH\n    xkey: {service_key.public_key}\n")
+
+    async def case(kind: str) -> tuple[bytes, list[str]]:
+        server = RealServer(conf_text=conf, jetstream=False, jsemu_process=kind == "jsemu")
+        seen: list[str] = []
+        try:
+            nc = await nats.connect(
+                f"nats://127.0.0.1:{server.port}", user="auth", password="pwd", allow_reconnect=False
+            )
+
+            async def handler(msg: Any) -> None:
+                server_xkey = (msg.headers or {}).get("Nats-Server-Xkey", "")
+                seen.append("header" if server_xkey.startswith("X") else "no header")
+                request = _claims(service_key.open(msg.data, server_xkey).decode())
+                seen.append("xkey in request" if request["nats"]["server_id"].get("xkey") == server_xkey else "")
+                answer = _answer("error" if mode == "sealed-error" else "allow", request).encode()
+                if mode == "plain":
+                    await msg.respond(answer)
+                elif mode == "bad-seal":
+                    await msg.respond(b"xkv1" + b"\0" * 40)
+                else:
+                    await msg.respond(service_key.seal(answer, server_xkey))
+
+            await nc.subscribe("$SYS.REQ.USER.AUTH", cb=handler)
+            await nc.flush()
+            frames, _ = await asyncio.get_running_loop().run_in_executor(None, _exchange, server.port, ALICE, AFTER)
+            await nc.close()
+            return frames, seen
+        finally:
+            server.stop()
+
+    results = {kind: asyncio.run(case(kind)) for kind in KINDS}
+    assert results["jsemu"] == results["real"]
+    assert results["real"][1] == ["header", "xkey in request"]
+    assert (VIOLATION in results["real"][0]) == (mode in ("bad-seal", "sealed-error"))

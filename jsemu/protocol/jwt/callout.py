@@ -61,13 +61,13 @@ def request_jwt(
     timeout: float,
 ) -> str:
     """The signed ``authorization_request``. ``server_info``: name, host, id, version (and
-    cluster); ``client``: host, id, user, name, kind, type (and nonce when the client
+    cluster, and the server's curve key when the request is sealed); ``client``: host, id, user, name, kind, type (and nonce when the client
     signed one); ``connect``: the CONNECT's options."""
     server_id = {
         "name": server_info.get("name", ""),
         "host": server_info.get("host", ""),
         "id": server_info.get("id", ""),
-        **_omit_empty([("version", server_info.get("version")), ("cluster", server_info.get("cluster"))]),
+        **_omit_empty([(k, server_info.get(k)) for k in ("version", "cluster", "xkey")]),
     }
     client_info = _omit_empty(
         [(k, client.get(k)) for k in ("host", "id", "user", "name", "tags", "name_tag", "kind", "type", "nonce")]
@@ -123,14 +123,16 @@ def check_response(
     issuer: str,
     account: str,
     signers: frozenset[str] | None = None,
+    any_signer: bool = False,
 ) -> ResponseCheck:
     """``decodeResponse`` then the user JWT's checks: the response decodes as an
     ``authorization_response`` signed by ``issuer``, for ``user_nkey`` and this server, without
     an ``error``; its user JWT decodes and is for ``user_nkey``. Config mode (``signers`` None):
     the user JWT was issued by ``issuer`` itself. Operator mode: ``signers`` are the account's
     signing keys, which may sign the response too, and who issued the user JWT is the caller's
-    to check (``issuer_account`` allowed). ``account`` (the callout account's name) is only
-    quoted in the errors."""
+    to check (``issuer_account`` allowed); ``any_signer``: the response came sealed with the
+    account's xkey, which vouches for it in place of the signer. ``account`` (the callout
+    account's name) is only quoted in the errors."""
     if not body:
         return ResponseCheck(None, f'Auth callout violation: "no reason supplied" on account "{account}"')
     try:
@@ -159,7 +161,7 @@ def check_response(
     if error:
         return ResponseCheck(None, f"Auth callout service returned an error: {error}")
     signer = issuer_account or claims.get("iss")
-    if signer != issuer and (signers is None or signer not in signers):
+    if signer != issuer and (signers is None or signer not in signers) and not (any_signer and signers is not None):
         return ResponseCheck(None, "Auth callout signing key is unknown")
     try:
         user = decode(jwt)
