@@ -1,4 +1,4 @@
-"""Auth callout (ADR-26) in config mode: an external service decides who logs in.
+"""Auth callout (ADR-26): an external service decides who logs in.
 
 With ``authorization { auth_callout { issuer, account, auth_users } }`` nats-server, after its
 own checks of a CONNECT (``processClientOrLeafAuthentication``'s deferred part), hands the
@@ -14,8 +14,17 @@ goes to the log. A granted user gets the user JWT's permissions (its ``subs``/``
 limits are not applied, as nats-server's ``buildInternalNkeyUser`` leaves them out) and its
 ``exp``; a user placed in the callout account may not publish to ``$SYS.REQ.USER.AUTH``.
 
-The connection asks :meth:`AuthCallout.wanted` after its own check and, if so, :meth:`start`
-with a callback: it stops reading until the callback ran (``server/connection.py``).
+Operator mode: an account JWT's ``authorization`` claims (``auth_users``, ``allowed_accounts``)
+give that account a callout for its users (but ``auth_users``); the request goes out in the
+account, the response may be signed by a signing key of it, and the user JWT's issuing account
+(the callout's or an allowed one) is where the user is placed, with that account's limits.
+``xkey``: the request is sealed for the service's curve key with the server's own
+(``protocol/jwt/xkeys.py``, PyNaCl), which a ``Nats-Server-Xkey`` header names; a response
+that is not a JWT (``eyJ``...) is opened with it.
+
+The connection asks :meth:`AuthCallout.settings_for` after its own check and, if it names a
+callout, :meth:`start` with a callback: it stops reading until the callback ran
+(``server/connection.py``).
 """
 
 from __future__ import annotations

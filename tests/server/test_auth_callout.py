@@ -116,7 +116,8 @@ async def _callout(kind: str, mode: str) -> AsyncIterator[tuple[RealServer, list
         async def handler(msg: Any) -> None:
             request = _claims(msg.data.decode())
             requests.append(request)
-            answer = _answer(mode, request)
+            named = request["nats"]["connect_opts"].get("name", "")
+            answer = _answer(named if mode == "by-name" else mode, request)
             if answer is not None:
                 await msg.respond(answer.encode())
 
@@ -187,27 +188,37 @@ def test_request_claims_match() -> None:
     assert shape("jsemu") == shape("real")
 
 
-@pytest.mark.parametrize(
-    "mode",
-    [
-        "allow",
-        "error",
-        "wrong-signer",
-        "user-by-other-key",
-        "other-user",
-        "not-for-this-server",
-        "unknown-account",
-        "into-auth",
-        "empty",
-        "garbage",
-        "user-jwt-as-response",
-    ],
-)
-def test_callout_answers(mode: str) -> None:
+ANSWERS = [
+    "allow",
+    "error",
+    "wrong-signer",
+    "user-by-other-key",
+    "other-user",
+    "not-for-this-server",
+    "unknown-account",
+    "into-auth",
+    "empty",
+    "garbage",
+    "user-jwt-as-response",
+]
+
+
+async def _each_answer(kind: str) -> dict[str, bytes]:
+    """One client per way of answering (the service reads it from the client's ``name``)."""
+    async with _callout(kind, "by-name") as (server, _):
+        loop = asyncio.get_running_loop()
+        out = {}
+        for mode in ANSWERS:
+            out[mode], _ = await loop.run_in_executor(None, _exchange, server.port, {**ALICE, "name": mode}, AFTER)
+        return out
+
+
+def test_callout_answers() -> None:
     """A grant (the user JWT's permissions apply) and the answers that refuse."""
-    results = {kind: asyncio.run(_run(kind, mode, ALICE, AFTER))[0] for kind in KINDS}
+    results = {kind: asyncio.run(_each_answer(kind)) for kind in KINDS}
     assert results["jsemu"] == results["real"]
-    assert (VIOLATION in results["real"]) == (mode not in ("allow", "into-auth"))
+    for mode, frames in results["real"].items():
+        assert (VIOLATION in frames) == (mode not in ("allow", "into-auth")), mode
 
 
 def test_no_answer_times_out() -> None:
@@ -319,7 +330,10 @@ def _operator_answer(mode: str, request: dict[str, Any], keys: dict[str, KeyPair
     return response_jwt(user, server, keys["CALLOUT"], jwt=user_jwt)
 
 
-async def _operator_run(kind: str, mode: str, after: bytes) -> tuple[bytes, list[dict[str, Any]], str]:
+OPERATOR_ANSWERS = ["allow", "into-callout", "not-allowed", "error", "wrong-signer", "app-signs-response"]
+
+
+async def _operator_run(kind: str, after: bytes) -> tuple[dict[str, bytes], list[dict[str, Any]], str]:
     setup, keys = _operator_setup()
     server = RealServer(conf_text=setup.config_text(), jetstream=False, jsemu_process=kind == "jsemu")
     requests: list[dict[str, Any]] = []
@@ -336,34 +350,36 @@ async def _operator_run(kind: str, mode: str, after: bytes) -> tuple[bytes, list
         async def handler(msg: Any) -> None:
             request = _claims(msg.data.decode())
             requests.append(request)
-            answer = _operator_answer(mode, request, keys)
+            answer = _operator_answer(request["nats"]["connect_opts"].get("name", ""), request, keys)
             if answer is not None:
                 await msg.respond(answer.encode())
 
         await nc.subscribe("$SYS.REQ.USER.AUTH", cb=handler)
         await nc.flush()
-        connect = {"verbose": False, "pedantic": False, "protocol": 1, "jwt": setup.users["sentinel"].jwt}
-        frames, _ = await asyncio.get_running_loop().run_in_executor(None, _exchange, server.port, connect, after)
+        frames = {}
+        for mode in OPERATOR_ANSWERS:
+            connect = {"verbose": False, "protocol": 1, "name": mode, "jwt": setup.users["sentinel"].jwt}
+            loop = asyncio.get_running_loop()
+            frames[mode], _ = await loop.run_in_executor(None, _exchange, server.port, connect, after)
         await nc.close()
         return frames, requests, keys["CALLOUT"].public_key
     finally:
         server.stop()
 
 
-@pytest.mark.parametrize(
-    "mode", ["allow", "into-callout", "not-allowed", "error", "wrong-signer", "app-signs-response"]
-)
-def test_operator_mode_callout(mode: str) -> None:
+def test_operator_mode_callout() -> None:
     """An account JWT with ``authorization``: its users (but ``auth_users``) go to the callout
     in that account; the response is signed by the account (or a signing key), the user JWT by
     the account or one of ``allowed_accounts``, where the user is placed."""
-    results = {kind: asyncio.run(_operator_run(kind, mode, AFTER)) for kind in KINDS}
+    results = {kind: asyncio.run(_operator_run(kind, AFTER)) for kind in KINDS}
     assert results["jsemu"][0] == results["real"][0]
-    for frames, requests, account in results.values():
-        assert len(requests) == 1
+    for mode, frames in results["real"][0].items():
+        assert (VIOLATION in frames) == (mode not in ("allow", "into-callout")), mode
+    for _, requests, account in results.values():
+        assert len(requests) == len(OPERATOR_ANSWERS)
         assert requests[0]["sub"] == account  # the request is the account's
         assert requests[0]["nats"]["client_info"]["name_tag"] == "sentinel"  # the user JWT's name
-    # The same fields (the JWT's user key is not known yet: no ``client_info.user``).
+    # The same fields on both (``client_info.user``: the sentinel's key, ``name_tag``: its name).
     shapes = [{k: sorted(v) for k, v in r[1][0]["nats"].items() if isinstance(v, dict)} for r in results.values()]
     assert shapes[0] == shapes[1]
 
