@@ -1,4 +1,5 @@
-"""Auth callout (ADR-26, config mode) side by side with nats-server 2.15.1.
+"""Auth callout (ADR-26) side by side with nats-server 2.15.1: config mode, operator mode (an
+account JWT's ``authorization`` claims) and ``xkey`` sealing.
 
 Both servers run the same file: accounts ``AUTH`` (the service's user ``auth``, one of
 ``auth_users``) and ``APP``, and ``authorization { auth_callout { issuer, auth_users, account:
@@ -9,7 +10,8 @@ carries (issuer ``sub``, server ``iss`` = the server id, ``aud``, ``exp`` = ``ia
 timeout, the client's info and CONNECT options), a grant with permissions (and the callout
 subject denied to nobody but the auth account's users), an ``error`` answer, a response signed
 by another key, no answer within the auth timeout, and ``auth_users`` that skip the callout.
-Every refusal is ``-ERR 'Authorization Violation'``.
+Every refusal is ``-ERR 'Authorization Violation'``. To keep the file fast, one server pair
+serves every way of answering: the service reads it from the client's CONNECT ``name``.
 """
 
 from __future__ import annotations
