@@ -32,6 +32,7 @@ from ..protocol.jwt import JwtError, Token, decode
 from ..protocol.jwt.keys import PREFIX_ACCOUNT, PREFIX_OPERATOR, PREFIX_USER, KeyError_, decode_public
 from ..subjects import is_valid_subject, subject_is_subset_match
 from .auth import Auth, User
+from .auth_callout_settings import CalloutSettings
 from .imports import Export, Import
 from .js_limits import UNLIMITED, JetStreamLimits
 from .nkeys import verify_signature
@@ -92,6 +93,8 @@ class JwtAccount:
     #: The JWT's ``name`` as written (``{{account-name()}}``) and ``tags`` (``{{account-tag()}}``).
     name_tag: str = ""
     tags: tuple[str, ...] = ()
+    #: The account's ``authorization`` claims: its users log in through its auth callout.
+    callout: CalloutSettings | None = None
 
 
 def _int(value: Any, default: int = -1) -> int:
@@ -152,6 +155,21 @@ def account_from_jwt(text: str, trusted: set[str], now: float | None = None) -> 
         imports=imports,
         name_tag=str(claims.get("name") or ""),
         tags=tuple(t for t in nats.get("tags") or () if isinstance(t, str)),
+        callout=_callout(subject, nats.get("authorization")),
+    )
+
+
+def _callout(account: str, claims: Any) -> CalloutSettings | None:
+    """``ExternalAuthorization``: set when it names ``auth_users``."""
+    if not isinstance(claims, dict):
+        return None
+    users = [u for u in claims.get("auth_users") or [] if isinstance(u, str)]
+    if not users:
+        return None
+    allowed = [a for a in claims.get("allowed_accounts") or [] if isinstance(a, str)]
+    xkey = claims.get("xkey")
+    return CalloutSettings(
+        account, account, tuple(users), tuple(allowed), operator=True, xkey=xkey if isinstance(xkey, str) else ""
     )
 
 
@@ -269,6 +287,10 @@ def _permissions(spec: dict[str, Any]) -> Permissions | None:
         if perms.pub_allow is None:
             perms.pub_allow = SubjectRules([])
     return perms
+
+
+#: The permissions of a user JWT's ``nats`` (the auth callout's users too).
+build_permissions = _permissions
 
 
 def _has_no_permissions(nats: dict[str, Any]) -> bool:

@@ -60,6 +60,8 @@ _EXPECTED = {
     "activation": ("account", "operator"),
     "user": ("account",),
     "operator": ("operator",),
+    "authorization_request": ("server",),
+    "authorization_response": ("account",),
 }
 _PREFIX_NAMES = {0: "account", 14 << 3: "operator", 20 << 3: "user", 13 << 3: "server", 2 << 3: "cluster"}
 
