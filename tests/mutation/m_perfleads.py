@@ -1,0 +1,49 @@
+"""Mutations of the two slow paths of ``perfleads``: the first wildcard lookups answered by a
+scan of the joined subjects (store/subject_scan.py, StreamStore._match) and the batched
+replay of a write-ahead log."""
+
+from __future__ import annotations
+
+from tests.mutation.mutations import Mutation
+
+_SCAN = "tests/store/test_subject_scan.py"
+_STATEFUL = "tests/store/test_store_stateful.py"
+
+MUTATIONS: list[Mutation] = [
+    Mutation(
+        "perfleads_scan_star_spans_tokens",
+        "store",
+        "jsemu/store/subject_scan.py",
+        '            parts.append(rb"[^.\\n]*")',
+        '            parts.append(rb"[^\\n]*")',
+        (_SCAN,),
+        "a scanned `*` matches several tokens (`a.*` finds `a.b.c`)",
+    ),
+    Mutation(
+        "perfleads_scan_tokens_unescaped",
+        "store",
+        "jsemu/store/subject_scan.py",
+        "            parts.append(re.escape(tok))",
+        "            parts.append(tok)",
+        (_SCAN,),
+        "a literal token read as a regular expression (`a+` matches `aa`)",
+    ),
+    Mutation(
+        "perfleads_scan_misses_new_subjects",
+        "store",
+        "jsemu/store/stream_store.py",
+        "            blob = None if tail is None else blob + tail[1:]",
+        "            blob = None if tail is None else blob",
+        (_SCAN, _STATEFUL),
+        "subjects stored after the first scan are never found by the next scans",
+    ),
+    Mutation(
+        "perfleads_limited_scan_counts_stale",
+        "store",
+        "jsemu/store/stream_store.py",
+        "        if limit > 0 and len(found) < len(subjects):",
+        "        if False:",
+        (_SCAN,),
+        "a scan stopped after a few matches counts removed or repeated subjects: 'few' is wrong",
+    ),
+]
