@@ -13,15 +13,18 @@ stream ``W`` of ``--messages`` (M) distinct subjects ``w.b<i % 100>.k<i>`` (and 
 * then ``STREAM.INFO`` with ``subjects_filter`` on a third (``w.b9.*``).
 
 Each figure is one request's wall time (milliseconds, client side); the machine must be otherwise
-idle for it to mean much (``--runs`` gives medians).
+idle for it to mean much (``--runs`` gives medians). Run alone, it also prints the server's CPU time
+for each request (``/proc/<pid>/stat``, 10 ms ticks), which a loaded machine disturbs less.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import statistics
 import sys
 import time
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -35,6 +38,17 @@ SMALL = 1000  # one subject in SMALL is ``w.s.k<i>``: a multi_last answer under 
 
 def _subjects(count: int) -> list[bytes]:
     return [b"w.s.k%d" % i if i % SMALL == 0 else b"w.b%d.k%d" % (i % BUCKETS, i) for i in range(count)]
+
+
+def cpu_seconds(pid: int) -> float:
+    """CPU time (user + system) of process ``pid`` so far, in seconds (clock-tick resolution)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+#: The server's CPU seconds for each request of the last :func:`measure` (``main`` prints them:
+#: on a loaded machine they say more than the wall times).
+CPU: dict[str, float] = {}
 
 
 def _timed(conn: object, subject: str, body: dict[str, object], replies: int) -> float:
@@ -62,6 +76,7 @@ def measure(kind: str, count: int) -> dict[str, float]:
     from benchmarks.suite import fill_acked, start
 
     server = start(kind)
+    pid = server.proc.pid
     try:
         conn = Conn(server.port)
         cfg = {"name": "W", "subjects": ["w.>"], "storage": "memory", "allow_direct": True}
@@ -70,11 +85,17 @@ def measure(kind: str, count: int) -> dict[str, float]:
             raise RuntimeError(reply)
         fill_acked(conn, "W", iter(_subjects(count)), count)
         per = len(range(0, count, SMALL))
-        return {
-            "last_by_subj": _timed(conn, "$JS.API.DIRECT.GET.W", {"last_by_subj": "w.b7.*"}, 1),
-            "multi_last": _timed(conn, "$JS.API.DIRECT.GET.W", {"multi_last": ["w.s.*"]}, per + 1),
-            "subjects_filter": _timed(conn, "$JS.API.STREAM.INFO.W", {"subjects_filter": "w.b9.*"}, 1),
+        requests = {
+            "last_by_subj": ("$JS.API.DIRECT.GET.W", {"last_by_subj": "w.b7.*"}, 1),
+            "multi_last": ("$JS.API.DIRECT.GET.W", {"multi_last": ["w.s.*"]}, per + 1),
+            "subjects_filter": ("$JS.API.STREAM.INFO.W", {"subjects_filter": "w.b9.*"}, 1),
         }
+        walls = {}
+        for key, (subject, body, replies) in requests.items():
+            cpu = cpu_seconds(pid)
+            walls[key] = _timed(conn, subject, body, replies)
+            CPU[key] = cpu_seconds(pid) - cpu
+        return walls
     finally:
         server.stop()
 
@@ -95,15 +116,16 @@ def first_lookup_rows(kind: str, sizes: Sizes, rows: dict[str, Row]) -> None:
 def main() -> None:
     count = int(sys.argv[1]) if len(sys.argv) > 1 else 1_000_000
     rounds = int(sys.argv[2]) if len(sys.argv) > 2 else 3
-    runs: dict[str, dict[str, list[float]]] = {"real": {}, "jsemu": {}}
+    runs: dict[str, dict[str, list[float]]] = {"real": {}, "jsemu": {}, "real cpu": {}, "jsemu cpu": {}}
     for _ in range(rounds):
         for kind in ("real", "jsemu"):  # alternating, so load on the machine hits both alike
             for key, seconds in measure(kind, count).items():
                 runs[kind].setdefault(key, []).append(seconds * 1e3)
+                runs[f"{kind} cpu"].setdefault(key, []).append(CPU[key] * 1e3)
     for kind, figures in runs.items():
         for key, ms in figures.items():
             each = " ".join(f"{v:.1f}" for v in ms)
-            print(f"{kind:6} {key:16} median {statistics.median(ms):8.1f} ms  (each: {each})")
+            print(f"{kind:9} {key:16} median {statistics.median(ms):8.1f} ms  (each: {each})")
 
 
 if __name__ == "__main__":

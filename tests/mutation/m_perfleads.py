@@ -8,6 +8,7 @@ from tests.mutation.mutations import Mutation
 
 _SCAN = "tests/store/test_subject_scan.py"
 _STATEFUL = "tests/store/test_store_stateful.py"
+_STRETCH = "tests/store/test_wal_stretch.py"
 
 MUTATIONS: list[Mutation] = [
     Mutation(
@@ -45,5 +46,32 @@ MUTATIONS: list[Mutation] = [
         "        if False:",
         (_SCAN,),
         "a scan stopped after a few matches counts removed or repeated subjects: 'few' is wrong",
+    ),
+    Mutation(
+        "perfleads_stretch_checksums_unchecked",
+        "store",
+        "jsemu/store/wal_stretch.py",
+        "    if sums != stored:",
+        "    if False:",
+        (_STRETCH,),
+        "a stretch of same-shaped frames is taken without its checksums: a flipped byte is replayed",
+    ),
+    Mutation(
+        "perfleads_stretch_layout_unchecked",
+        "store",
+        "jsemu/store/wal_stretch.py",
+        "    for off in (0, 1, 2, 3, 8, 9, 10, 11, 12, *range(13 + n, 21 + n)):",
+        "    for off in (0, 1, 2, 3, 8):",
+        (_STRETCH,),
+        "frames of one length but with headers, or another subject length, join a stretch of plain ones",
+    ),
+    Mutation(
+        "perfleads_stretch_past_a_bad_checksum",
+        "store",
+        "jsemu/store/wal_stretch.py",
+        "        end = pos + count * width\n        rows = view[pos:end]",
+        "        rows = view[pos:end]",
+        (_STRETCH,),
+        "a stretch cut at a bad checksum still returns the frames after it",
     ),
 ]
