@@ -74,4 +74,13 @@ MUTATIONS: list[Mutation] = [
         (_STRETCH,),
         "a stretch cut at a bad checksum still returns the frames after it",
     ),
+    Mutation(
+        "perfleads_one_subject_run_first_twice",
+        "store",
+        "jsemu/store/stream_store.py",
+        "                first += 1\n            if first < seq + n:",
+        "            if first < seq + n:",
+        ("tests/store/test_append_run.py", _STATEFUL),
+        "a replayed run on one new subject indexes its first message twice",
+    ),
 ]
