@@ -196,7 +196,7 @@ def decode(text: str, generic_as_v1: bool = False) -> Token:
         raise JwtError(f"{kind.capitalize()}Claims are not supported")
     if kind in _EXPECTED and version not in (1, 2):
         raise JwtError(f"library supports version 2 or less - received {version}")
-    if kind in _EXPECTED and version == 2:
+    if kind in _EXPECTED and kind not in _AUTHORIZATION and version == 2:
         _go_types(document, kind)  # then as its kind's claims (v1 ones are another struct)
     elif kind not in _EXPECTED and kind not in _AUTHORIZATION:
         _go_types(document, "generic")
