@@ -67,6 +67,19 @@ def _int(value: Any) -> int:
     return value
 
 
+def _int32(key: str) -> Callable[[Any], int]:
+    """``max_payload`` and ``max_control_line`` are int32 in Go: a larger number is refused
+    where it is read, before any check of how the options fit together."""
+
+    def convert(value: Any) -> int:
+        number = _int(value)
+        if number > (1 << 31) - 1:
+            raise ConfigError(f"{key} value is too big")
+        return number
+
+    return convert
+
+
 def _server_name(name: str) -> str:
     if " " in name:  # processConfigFileLine's check (only a space, not a tab)
         raise ConfigError("server name cannot contain spaces")
@@ -195,8 +208,8 @@ _TOP_LEVEL: dict[str, tuple[str, Callable[[Any], Any]]] = {
     "listen_host": ("host", _str),
     "net": ("host", _str),
     "server_name": ("server_name", lambda v: _server_name(_str(v))),
-    "max_payload": ("max_payload", _int),
-    "max_control_line": ("max_control_line", _int),
+    "max_payload": ("max_payload", _int32("max_payload")),
+    "max_control_line": ("max_control_line", _int32("max_control_line")),
     "max_pending": ("max_pending", _int),
     "max_connections": ("max_connections", _int),
     "max_conn": ("max_connections", _int),
