@@ -67,6 +67,9 @@ class JwtUser(User):
     #: The JWTs' ``name``s, which ``$SYS.REQ.USER.INFO`` shows.
     user_name: str = ""
     account_name: str = ""
+    #: The account signing key that issued the JWT ("" when the account's own key did): a claim
+    #: update that drops the key or changes its scope closes the client (``server/claim_live.py``).
+    signing_key: str = ""
 
 
 @dataclass(frozen=True)
@@ -480,6 +483,7 @@ class OperatorAuth(Auth):
             issued_at=iat,
             user_name=str(claims.get("name") or ""),
             account_name=account.name,
+            signing_key=str(issuer) if issuer != account.public_key else "",
         )
 
 

@@ -1,0 +1,234 @@
+"""Account claim updates applied to connected clients, side by side with nats-server 2.15.1
+(raw clients, so every frame each one gets is compared):
+
+1. ``conn`` lowered below the connected count: the oldest clients stay, each later one gets
+   ``-ERR 'maximum account active connections exceeded'`` and is closed;
+2. a signing key removed, and a scoped key's template changed: their users are closed without a
+   word; users of another key or of the account's own key stay;
+3. ``exp`` in the past: the connected clients stay; ``exp`` two seconds ahead: ``-ERR 'Account
+   Authentication Expired'`` then, on the server's clock;
+4. JetStream turned on (``$JS.API.INFO`` answers, a stream is created), off (not enabled for
+   account, a publish to the stream hears no responders) and on again (the stream is back);
+5. exports and imports changed on either side (a stream export removed, a service export made
+   private, the importer's imports removed and added): the importer's clients see or stop
+   seeing the messages and responses at once;
+6. an account pushed to the ``full`` resolver while running gets its imports.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import json
+import re
+import shutil
+import time
+from pathlib import Path
+from typing import Any
+
+import nats
+from support.rawclient import RawClient
+from support.servers import KINDS, RealServer
+
+from jsemu.protocol.jwt import PREFIX_ACCOUNT, KeyPair
+from jsemu.testing.operator import MintedUser, OperatorSetup
+
+JS = {"streams": 2, "mem_storage": -1, "disk_storage": -1}
+
+
+async def login(port: int, user: MintedUser) -> RawClient:
+    raw = await RawClient.connect(port)
+    sig = base64.urlsafe_b64encode(user.key.sign(raw.info["nonce"].encode())).rstrip(b"=").decode()
+    connect = {"jwt": user.jwt, "sig": sig, "verbose": False, "headers": True, "no_responders": True}
+    raw.send(b"CONNECT " + json.dumps(connect).encode() + b"\r\n")
+    assert await raw.round_trip() == []
+    return raw
+
+
+async def settle(raw: RawClient, data: bytes, wait: float = 0.4) -> list[bytes]:
+    """Send ``data``, give the server ``wait`` seconds, then PING: every frame before the PONG."""
+    frames = await raw.exchange(data) if data else []
+    await asyncio.sleep(wait)
+    return frames + await raw.round_trip()
+
+
+def shown(frames: list[bytes]) -> list[Any]:
+    """Frames to compare: a JSON reply cut to what does not vary (times, ids), the
+    ``Nats-Request-Info`` round-trip time left out."""
+    out: list[Any] = []
+    for frame in frames:
+        head, _, body = frame.partition(b"\r\n")
+        if body.startswith(b"{"):
+            reply = json.loads(body)
+            state = reply.get("state") or {}
+            limits = reply.get("limits") or {}
+            out.append([head.split()[1], reply.get("error"), state.get("messages"), limits.get("max_streams")])
+        else:
+            out.append(re.sub(rb'"rtt":\d+', b'"rtt":0', re.sub(rb"HMSG (\S+ \S+) \d+ \d+", rb"HMSG \1", frame)))
+    return out
+
+
+async def _clients_and_jetstream(kind: str, setup: OperatorSetup, conf: str, keys: dict[str, Any]) -> dict[str, Any]:
+    server = RealServer(conf_text=conf, jetstream=True, jsemu_process=kind == "jsemu")
+    seen: dict[str, Any] = {}
+    try:
+        admin = await nats.connect(
+            f"nats://127.0.0.1:{server.port}", user_credentials=str(setup.users["admin"].creds_path)
+        )
+
+        async def push(name: str, **claims: Any) -> Any:
+            account = setup.account(name, **claims)
+            subject = f"$SYS.REQ.ACCOUNT.{account.public_key}.CLAIMS.UPDATE"
+            reply = json.loads((await admin.request(subject, account.jwt.encode(), timeout=3)).data)
+            return reply["data"]["message"] if "data" in reply else reply["error"]["description"]
+
+        names = ["u1", "u2", "u3", "u4", "c0", "c1", "c2", "j", "n"]
+        c = {name: await login(server.port, setup.users[name]) for name in names}
+        seen["conn"] = await push("CONN", conn=1)
+        for name in ("c0", "c1", "c2"):
+            seen[name] = await c[name].round_trip()
+        scope = {**keys["scope"], "template": {**keys["scope"]["template"], "pub": {"allow": ["b.>"]}}}
+        seen["keys"] = await push("APP", signing_keys=[keys["sk2"], scope])
+        for name in ("u1", "u2", "u3", "u4"):
+            seen[name] = await c[name].round_trip()
+        n = c["n"]
+        n.send(b"SUB _INBOX.n 1\r\n")
+        info = b"PUB $JS.API.INFO _INBOX.n 0\r\n\r\n"
+        stream = json.dumps({"name": "S", "subjects": ["s.>"], "storage": "file"}).encode()
+        create = b"PUB $JS.API.STREAM.CREATE.S _INBOX.n %d\r\n%s\r\n" % (len(stream), stream)
+        publish = b"PUB s.1 _INBOX.n 2\r\nhi\r\n"
+        stream_info = b"PUB $JS.API.STREAM.INFO.S _INBOX.n 0\r\n\r\n"
+        seen["js before"] = shown(await settle(n, info))
+        seen["js on"] = await push("NOJS", jetstream=JS)
+        seen["js on: info, create, publish"] = [shown(await settle(n, req)) for req in (info, create, publish)]
+        seen["js off"] = await push("NOJS")
+        seen["js off: info, publish, stream info"] = [
+            shown(await settle(n, req)) for req in (info, publish, stream_info)
+        ]
+        seen["js on again"] = await push("NOJS", jetstream=JS)
+        seen["js on again: stream info, publish"] = [shown(await settle(n, req)) for req in (stream_info, publish)]
+        seen["exp past"] = await push("EXPX", exp=int(time.time()) - 5)
+        seen["j after exp past"] = await c["j"].round_trip()
+        seen["exp soon"] = await push("EXPX", exp=int(time.time()) + 2)
+        seen["j at once"] = await c["j"].round_trip()
+        started = time.monotonic()
+        seen["j later"] = await c["j"].read_until_closed(8)
+        seen["j closed after more than a second"] = time.monotonic() - started > 1.0
+        await admin.close()
+    finally:
+        server.stop()
+    return seen
+
+
+async def test_claim_updates_reach_connected_clients(tmp_path: Path) -> None:
+    setup = OperatorSetup(tmp_path)
+    sk1, sk2, sk3 = (KeyPair.create(PREFIX_ACCOUNT) for _ in range(3))
+    template = {"pub": {"allow": ["a.>"]}, "sub": {}, "subs": -1, "data": -1, "payload": -1}
+    scope = {"kind": "user_scope", "key": sk3.public_key, "role": "r", "template": template}
+    setup.account("APP", signing_keys=[sk1.public_key, sk2.public_key, scope])
+    setup.account("CONN")
+    setup.account("EXPX")
+    setup.account("NOJS")
+    setup.user("admin", "SYS")
+    setup.user("u1", "APP", signer=sk1)
+    setup.user("u2", "APP", signer=sk2)
+    setup.user("u3", "APP")
+    setup.user("u4", "APP", signer=sk3)
+    for i in range(3):
+        setup.user(f"c{i}", "CONN")
+    setup.user("j", "EXPX")
+    setup.user("n", "NOJS")
+    conf = setup.config_text()
+    keys = {"sk2": sk2.public_key, "scope": scope}
+    got = {}
+    for kind in KINDS:
+        for name in ("APP", "CONN", "EXPX", "NOJS"):  # each run starts from the claims at start
+            setup.account(name, **({"signing_keys": [sk1.public_key, sk2.public_key, scope]} if name == "APP" else {}))
+        got[kind] = await _clients_and_jetstream(kind, setup, conf, keys)
+    assert got["jsemu"] == got["real"]
+    real = got["real"]
+    closed = b"<connection closed>"
+    assert real["c0"] == [] and real["c2"] == [b"-ERR 'maximum account active connections exceeded'\r\n", closed]
+    assert real["u1"] == real["u4"] == [closed] and real["u2"] == real["u3"] == []
+    assert real["j after exp past"] == [] and real["j later"] == [b"-ERR 'Account Authentication Expired'\r\n"]
+    assert real["js on again: stream info, publish"][0][0][2] == 1  # the stream's message kept
+
+
+async def _imports(
+    kind: str, setup: OperatorSetup, conf: str, exports: list[Any], imports: list[Any]
+) -> dict[str, Any]:
+    server = RealServer(conf_text=conf, jetstream=False, jsemu_process=kind == "jsemu")
+    url = f"nats://127.0.0.1:{server.port}"
+    seen: dict[str, Any] = {}
+    try:
+        admin = await nats.connect(url, user_credentials=str(setup.users["admin"].creds_path))
+        exporter = await nats.connect(url, user_credentials=str(setup.users["e"].creds_path))
+
+        async def answer(msg: Any) -> None:
+            await msg.respond(b"ok")
+
+        await exporter.subscribe("svc.>", cb=answer)
+        await exporter.flush()
+
+        async def push(name: str, **claims: Any) -> Any:
+            account = setup.account(name, **claims)
+            subject = f"$SYS.REQ.ACCOUNT.{account.public_key}.CLAIMS.UPDATE"
+            return json.loads((await admin.request(subject, account.jwt.encode(), timeout=3)).data)["data"]["message"]
+
+        async def probe(raw: RawClient, n: int) -> list[Any]:
+            await exporter.publish(f"feed.{n}", b"f")
+            await exporter.flush()
+            return shown(await settle(raw, b"PUB svc.x _INBOX.i 1\r\nr\r\n"))
+
+        i = await login(server.port, setup.users["i"])
+        assert await i.exchange(b"SUB feed.> 1\r\nSUB _INBOX.i 2\r\n") == []
+        steps: list[tuple[str, dict[str, Any]]] = [
+            ("EXP", {"exports": [exports[1]]}),
+            ("EXP", {"exports": [exports[0], {**exports[1], "token_req": True}]}),
+            ("EXP", {"exports": exports}),
+            ("IMP", {"imports": []}),
+            ("IMP", {"imports": imports}),
+            ("IMP", {"imports": [imports[1]]}),
+        ]
+        seen["start"] = await probe(i, 0)
+        for n, (name, claims) in enumerate(steps, 1):
+            seen[f"{n}: {name} {claims}"] = (await push(name, **claims), await probe(i, n))
+        seen["pushed"] = await push("NEW", imports=imports)
+        new = await login(server.port, setup.users["nw"])
+        assert await new.exchange(b"SUB feed.> 1\r\nSUB _INBOX.i 2\r\n") == []
+        seen["pushed account"] = await probe(new, 10)
+        await admin.close()
+        await exporter.close()
+    finally:
+        server.stop()
+    return seen
+
+
+async def test_import_and_export_updates_as_nats_server(tmp_path: Path) -> None:
+    setup = OperatorSetup(tmp_path)
+    setup.resolver = "full"
+    exports = [
+        {"name": "feed", "subject": "feed.>", "type": "stream"},
+        {"name": "svc", "subject": "svc.>", "type": "service"},
+    ]
+    exporter = setup.account("EXP", exports=exports)
+    imports = [
+        {"name": "feed", "subject": "feed.>", "account": exporter.public_key, "type": "stream"},
+        {"name": "svc", "subject": "svc.x", "account": exporter.public_key, "type": "service"},
+    ]
+    setup.account("IMP", imports=imports)
+    setup.user("admin", "SYS")
+    setup.user("e", "EXP")
+    setup.user("i", "IMP")
+    conf = setup.config_text()
+    setup.account("NEW", imports=imports)  # pushed while the server runs
+    setup.user("nw", "NEW")
+    got = {}
+    for kind in KINDS:
+        setup.account("EXP", exports=exports)
+        setup.account("IMP", imports=imports)
+        shutil.rmtree(tmp_path / "jwt", ignore_errors=True)  # each server starts from the preloads
+        got[kind] = await _imports(kind, setup, conf, exports, imports)
+    assert got["jsemu"] == got["real"]
+    assert got["real"]["1: EXP {'exports': [" + repr(exports[1]) + "]}"][1][0].startswith(b"HMSG")  # no feed.1
+    assert got["real"]["pushed account"][0] == b"MSG feed.10 1 1\r\nf\r\n"
