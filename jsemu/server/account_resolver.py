@@ -35,6 +35,7 @@ from ..protocol.jwt import JwtError, decode
 from ..protocol.jwt.keys import PREFIX_ACCOUNT
 from .account_requests import _Responder
 from .accounts import Account, AccountConfig
+from .claim_live import in_time
 from .operator_auth import JwtUser, OperatorAuth, account_from_jwt, is_key
 from .resolver_dir import DELETE_NONE, DirStore
 from .sublist import Subscription
@@ -175,8 +176,8 @@ class AccountResolver:
             account = account_from_jwt(text, auth.trusted)
         except JwtError:
             return  # kept in the directory; its users are refused, as nats-server's fetch fails
-        if account.public_key != key:
-            return
+        if account.public_key != key or not in_time(decode(text).claims, self.server.clock.now_ns() // 1_000_000_000):
+            return  # kept in the directory; the account keeps the claims it had
         auth.accounts[key] = account
         space = self.server.account_space
         if key not in space.by_name:

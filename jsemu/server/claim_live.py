@@ -4,10 +4,12 @@ nats-server's ``updateAccountClaimsWithRefresh`` runs for every account JWT that
 server has (a push to ``$SYS.REQ.ACCOUNT.<key>.CLAIMS.UPDATE`` with either resolver) or adds one
 (the ``full`` resolver). What it does, as 2.15.1 does it on the wire:
 
-* **Expiry** (``checkExpiration``): the account's timer is replaced. An ``exp`` still ahead
-  closes every client of the account with ``Account Authentication Expired`` on the server's
-  clock, ``exp`` minus the current whole second from now (Go's ``checkExpiration``); one already past only marks the account expired (new logins are refused,
-  connected clients stay); none clears it. Accounts loaded at start get their timer too.
+* **Expiry** (``checkExpiration``): the account's timer is replaced. An ``exp`` ahead closes
+  every client of the account with ``Account Authentication Expired`` on the server's clock,
+  ``exp`` minus the current whole second from now; none clears it. Accounts loaded at start get
+  their timer too. A JWT already expired (or not yet valid) never gets here: the memory
+  resolver refuses it (``account validation failed``), the ``full`` one stores it and answers
+  ``jwt updated`` but the account keeps the claims it had (:func:`in_time`).
 * **Exports and imports**: every account's imports are verified again against every account's
   exports (an export removed or made private, an import added or removed, on either side), and
   the import subscriptions are replaced, so connected clients see or stop seeing the messages
@@ -27,7 +29,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..protocol.texts import ERR_MAX_ACCOUNT_CONNECTIONS, ERR_USER_AUTHENTICATION_REVOKED
 from .accounts import Account
@@ -38,10 +40,17 @@ if TYPE_CHECKING:
     from .server import Server
     from .timers import Cancellable
 
-__all__ = ["ERR_ACCOUNT_AUTHENTICATION_EXPIRED", "ClaimLive"]
+__all__ = ["ERR_ACCOUNT_AUTHENTICATION_EXPIRED", "ClaimLive", "in_time"]
 
 #: What an account's clients are closed with when its JWT expires (``accountAuthExpired``).
 ERR_ACCOUNT_AUTHENTICATION_EXPIRED = "Account Authentication Expired"
+
+
+def in_time(claims: dict[str, Any], now_s: int) -> bool:
+    """An account JWT's ``exp`` and ``nbf`` hold at ``now_s`` (Go's ``verifyAccountClaims``: a
+    claim expired or not yet valid is a blocking time check, so the account keeps its claims)."""
+    exp, nbf = claims.get("exp"), claims.get("nbf")
+    return not ((isinstance(exp, int) and 0 < exp < now_s) or (isinstance(nbf, int) and nbf > now_s))
 
 
 class ClaimLive:

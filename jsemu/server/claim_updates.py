@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from ..protocol.gojson import dumps
 from ..protocol.jwt import JwtError, decode
 from .account_requests import _Responder
-from .claim_live import ClaimLive
+from .claim_live import ClaimLive, in_time
 from .operator_auth import OperatorAuth, account_from_jwt
 from .sublist import Subscription
 
@@ -70,11 +70,8 @@ class ClaimUpdates:
             account = account_from_jwt(text, auth.trusted)
         except JwtError:
             return self._answer(router, reply, key, error="account validation failed")
-        now = int(self.server.clock.now_ns() // 1_000_000_000)
-        claims = token.claims
-        exp, nbf = claims.get("exp"), claims.get("nbf")
-        if (isinstance(exp, int) and 0 < exp < now) or (isinstance(nbf, int) and nbf > now):
-            return self._answer(router, reply, key, error="account validation failed")  # Go's time checks block
+        if not in_time(token.claims, self.server.clock.now_ns() // 1_000_000_000):
+            return self._answer(router, reply, key, error="account validation failed")
         auth.accounts[key] = account
         self._apply(key)
         return self._answer(router, reply, key, message="jwt updated")

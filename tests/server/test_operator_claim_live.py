@@ -12,7 +12,9 @@
 5. exports and imports changed on either side (a stream export removed, a service export made
    private, the importer's imports removed and added): the importer's clients see or stop
    seeing the messages and responses at once;
-6. an account pushed to the ``full`` resolver while running gets its imports.
+6. an account pushed to the ``full`` resolver while running gets its imports;
+7. the ``full`` resolver takes an account JWT whose ``exp`` is past (the memory resolver refuses
+   it: ``account validation failed``): its connected clients stay, a new login is refused.
 """
 
 from __future__ import annotations
@@ -193,6 +195,14 @@ async def _imports(
         seen["start"] = await probe(i, 0)
         for n, (name, claims) in enumerate(steps, 1):
             seen[f"{n}: {name} {claims}"] = (await push(name, **claims), await probe(i, n))
+        x = await login(server.port, setup.users["x"])
+        seen["exp past (full resolver)"] = await push("OLD", exp=int(time.time()) - 5)
+        seen["x after exp past"] = await x.round_trip()
+        late = await RawClient.connect(server.port)
+        sig = base64.urlsafe_b64encode(setup.users["x"].key.sign(late.info["nonce"].encode())).rstrip(b"=").decode()
+        seen["x logs in again"] = await late.exchange(
+            b"CONNECT %s\r\n" % json.dumps({"jwt": setup.users["x"].jwt, "sig": sig}).encode()
+        )
         seen["pushed"] = await push("NEW", imports=imports)
         new = await login(server.port, setup.users["nw"])
         assert await new.exchange(b"SUB feed.> 1\r\nSUB _INBOX.i 2\r\n") == []
@@ -220,6 +230,8 @@ async def test_import_and_export_updates_as_nats_server(tmp_path: Path) -> None:
     setup.user("admin", "SYS")
     setup.user("e", "EXP")
     setup.user("i", "IMP")
+    setup.account("OLD")
+    setup.user("x", "OLD")
     conf = setup.config_text()
     setup.account("NEW", imports=imports)  # pushed while the server runs
     setup.user("nw", "NEW")
@@ -227,8 +239,10 @@ async def test_import_and_export_updates_as_nats_server(tmp_path: Path) -> None:
     for kind in KINDS:
         setup.account("EXP", exports=exports)
         setup.account("IMP", imports=imports)
+        setup.account("OLD")
         shutil.rmtree(tmp_path / "jwt", ignore_errors=True)  # each server starts from the preloads
         got[kind] = await _imports(kind, setup, conf, exports, imports)
     assert got["jsemu"] == got["real"]
     assert got["real"]["1: EXP {'exports': [" + repr(exports[1]) + "]}"][1][0].startswith(b"HMSG")  # no feed.1
     assert got["real"]["pushed account"][0] == b"MSG feed.10 1 1\r\nf\r\n"
+    assert got["real"]["x after exp past"] == []  # only new logins are refused
