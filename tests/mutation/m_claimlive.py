@@ -39,6 +39,15 @@ MUTATIONS: list[Mutation] = [
         "a user of a signing key the update removed stays connected",
     ),
     Mutation(
+        "claimlive_rescoped_key_kept",
+        "server",
+        _LIVE,
+        "account.signing_keys[key_] != old.signing_keys.get(key_)",
+        "False",
+        (_CLIENTS,),
+        "a user of a scoped key whose template the update changed stays connected",
+    ),
+    Mutation(
         "claimlive_key_removal_says_why",
         "server",
         _LIVE,
@@ -93,13 +102,13 @@ MUTATIONS: list[Mutation] = [
         "an update that turns JetStream on or off leaves the account as it was",
     ),
     Mutation(
-        "claimlive_jetstream_off_forgets_streams",
+        "claimlive_jetstream_on_again_not_serving",
         "app",
         "jsemu/app.py",
-        "            self._parked_jetstreams[name] = (js, api)",
-        "            pass",
+        "        api.start()\n        js.resume()",
+        "        api.start()",
         (_CLIENTS,),
-        "JetStream turned on again starts empty instead of serving the streams it had",
+        "JetStream turned on again answers its API but its streams take no publishes",
     ),
     Mutation(
         "claimlive_memory_update_expired_taken",
