@@ -19,8 +19,12 @@ server has (a push to ``$SYS.REQ.ACCOUNT.<key>.CLAIMS.UPDATE`` with either resol
   where they are (a publish hears no responders) and the API answers ``JetStream not enabled
   for account``. Changed limits apply at once.
 * **Clients**, oldest first: beyond the account's ``conn`` limit each later one is closed with
-  ``maximum account active connections exceeded``; one the new ``revocations`` name with
-  ``User Authentication Revoked``. Then, when the signing keys changed, a client whose user JWT a
+  ``maximum account active connections exceeded``; the others get the new ``payload`` and
+  ``subs`` limits (one holding as many subscriptions as allowed, or more, is closed with
+  ``maximum subscriptions exceeded``; a larger PUB then ``Maximum Payload Violation``), a user
+  without permissions of its own the new ``default_permissions``, a bearer user of an account
+  that now sets ``disallow_bearer`` ``Authorization Violation``, and one the new ``revocations``
+  name ``User Authentication Revoked``. Then, when the signing keys changed, a client whose user JWT a
   key signed that is gone, or whose scope changed, is closed without a word (Go's
   ``closeConnection(AuthenticationViolation)``).
 """
@@ -31,9 +35,10 @@ import time
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from ..protocol.texts import ERR_MAX_ACCOUNT_CONNECTIONS, ERR_USER_AUTHENTICATION_REVOKED
+from ..protocol.texts import ERR_MAX_ACCOUNT_CONNECTIONS, ERR_MAX_SUBSCRIPTIONS, ERR_USER_AUTHENTICATION_REVOKED
 from .accounts import Account
-from .operator_auth import JwtAccount, JwtUser, OperatorAuth, wired_imports
+from .jwt_session import put_limits
+from .operator_auth import JwtAccount, JwtUser, OperatorAuth, jwt_permissions, wired_imports
 
 if TYPE_CHECKING:
     from .connection import ClientConnection
@@ -84,12 +89,21 @@ class ClaimLive:
         self._rewire_imports()
         self._jetstream(key, account)
         clients = self._clients(key)
+        defaults_changed = old is None or old.default_permissions != account.default_permissions
         count = 0
         for conn, user in clients:
             if 0 <= account.max_connections <= count:
                 conn.close_with_error(ERR_MAX_ACCOUNT_CONNECTIONS)
                 continue
             count += 1
+            if put_limits(conn, user, account):
+                conn.close_with_error(ERR_MAX_SUBSCRIPTIONS)
+                continue
+            if defaults_changed and user.default_permissions:
+                conn.set_permissions(jwt_permissions(account.default_permissions))
+            if user.bearer and account.disallow_bearer:
+                conn.auth_violation()
+                continue
             revoked = (account.revocations.get(user.name), account.revocations.get("*"))
             if any(at is not None and at >= user.issued_at for at in revoked):
                 conn.close_with_error(ERR_USER_AUTHENTICATION_REVOKED)

@@ -14,7 +14,12 @@
    seeing the messages and responses at once;
 6. an account pushed to the ``full`` resolver while running gets its imports, also when it is
    pushed before the account it imports from;
-7. the ``full`` resolver stores an account JWT whose ``exp`` is past and answers ``jwt updated``
+7. (memory resolver) lowered ``payload`` and ``subs`` (a client at the new ``subs`` closed with
+   ``maximum subscriptions exceeded``, a larger PUB then ``Maximum Payload Violation``), new
+   ``default_permissions`` for users without their own (a subscription they deny removed with its
+   ``-ERR``), ``disallow_bearer`` (bearer users closed with ``Authorization Violation``, and
+   refused at login);
+8. the ``full`` resolver stores an account JWT whose ``exp`` is past and answers ``jwt updated``
    (the memory resolver refuses it: ``account validation failed``), but the account keeps its
    claims: connected clients stay and its users still log in.
 """
@@ -268,3 +273,83 @@ async def test_import_and_export_updates_as_nats_server(tmp_path: Path) -> None:
     assert got["real"]["pushed account"][0] == b"MSG feed.10 1 1\r\nf\r\n"
     assert got["real"]["x after exp past"] == [] and got["real"]["x logs in again"] == [b"+OK\r\n"]
     assert got["real"]["the import holds"]
+
+
+_LIMITS = {
+    "subs": -1,
+    "data": -1,
+    "payload": -1,
+    "imports": -1,
+    "exports": -1,
+    "wildcards": True,
+    "conn": -1,
+    "leaf": -1,
+}
+
+
+async def _limits(kind: str, setup: OperatorSetup, conf: str) -> dict[str, Any]:
+    server = RealServer(conf_text=conf, jetstream=False, jsemu_process=kind == "jsemu")
+    seen: dict[str, Any] = {}
+    try:
+        admin = await nats.connect(
+            f"nats://127.0.0.1:{server.port}", user_credentials=str(setup.users["admin"].creds_path)
+        )
+
+        async def push(name: str, **claims: Any) -> Any:
+            account = setup.account(name, **claims)
+            subject = f"$SYS.REQ.ACCOUNT.{account.public_key}.CLAIMS.UPDATE"
+            return json.loads((await admin.request(subject, account.jwt.encode(), timeout=3)).data)["data"]["message"]
+
+        async def bearer() -> list[bytes]:
+            raw = await RawClient.connect(server.port)
+            raw.send(b"CONNECT %s\r\n" % json.dumps({"jwt": setup.users["b"].jwt, "verbose": True}).encode())
+            return await raw.round_trip()
+
+        c = {name: await login(server.port, setup.users[name]) for name in ("p", "s", "d", "own", "b2")}
+        b = await RawClient.connect(server.port)
+        b.send(b"CONNECT %s\r\n" % json.dumps({"jwt": setup.users["b"].jwt}).encode())
+        seen["bearer"] = await b.round_trip()
+        seen["subs"] = await c["s"].exchange(b"SUB a 1\r\nSUB b 2\r\nSUB c 3\r\n")
+        seen["d subs"] = await c["d"].exchange(b"SUB y.1 1\r\nSUB z.1 2\r\n")
+        seen["limits"] = await push("LIM", payload=10, subs=2)
+        seen["p"] = await settle(c["p"], b"", 0.2)
+        seen["s"] = await settle(c["s"], b"", 0.3)
+        seen["p publishes 20 bytes"] = await settle(c["p"], b"PUB x 20\r\n01234567890123456789\r\n", 0.2)
+        defaults = {"default_permissions": {"pub": {"deny": ["x.>"]}, "sub": {"deny": ["y.>"]}}}
+        seen["defaults"] = await push("DP", extra=defaults)
+        for name in ("d", "own"):
+            seen[name] = await settle(c[name], b"PUB x.1 0\r\n\r\nPUB own.1 0\r\n\r\n", 0.2)
+        seen["bearer disallowed"] = await push("BR", extra={"limits": {**_LIMITS, "disallow_bearer": True}})
+        seen["b"] = await settle(b, b"", 0.2)
+        seen["b2"] = await settle(c["b2"], b"", 0.2)
+        seen["bearer logs in again"] = await bearer()
+        await admin.close()
+    finally:
+        server.stop()
+    return seen
+
+
+async def test_limits_permissions_and_bearer_updates(tmp_path: Path) -> None:
+    """Lowered ``payload`` and ``subs``, new ``default_permissions`` (a user with permissions of
+    its own keeps them) and ``disallow_bearer`` applied to connected clients (memory resolver)."""
+    setup = OperatorSetup(tmp_path)
+    setup.user("admin", "SYS")
+    for name in ("LIM", "DP", "BR"):
+        setup.account(name)
+    setup.user("p", "LIM")
+    setup.user("s", "LIM")
+    setup.user("d", "DP")
+    setup.user("own", "DP", pub={"allow": [">"]})
+    setup.user("b", "BR", bearer_token=True)
+    setup.user("b2", "BR")
+    conf = setup.config_text()
+    got = {}
+    for kind in KINDS:
+        for name in ("LIM", "DP", "BR"):
+            setup.account(name)
+        got[kind] = await _limits(kind, setup, conf)
+    for key in got["real"]:
+        assert got["jsemu"][key] == got["real"][key], key
+    real = got["real"]
+    assert real["s"] == [b"-ERR 'maximum subscriptions exceeded'\r\n", b"<connection closed>"]
+    assert real["b"] == [b"-ERR 'Authorization Violation'\r\n", b"<connection closed>"] and real["b2"] == []
