@@ -9,6 +9,7 @@ _LIVE = "jsemu/server/claim_live.py"
 _T = "tests/server/test_operator_claim_live.py"
 _CLIENTS = f"{_T}::test_claim_updates_reach_connected_clients"
 _IMPORTS = f"{_T}::test_import_and_export_updates_as_nats_server"
+_LIMITS = f"{_T}::test_limits_permissions_and_bearer_updates"
 
 MUTATIONS: list[Mutation] = [
     Mutation(
@@ -118,5 +119,59 @@ MUTATIONS: list[Mutation] = [
         "        if False:",
         (_CLIENTS,),
         "the memory resolver takes an account JWT that has expired (nats-server: account validation failed)",
+    ),
+    Mutation(
+        "claimlive_subs_at_limit_kept",
+        "server",
+        _LIVE,
+        "            if put_limits(conn, user, account):",
+        "            if put_limits(conn, user, account) and False:",
+        (_LIMITS,),
+        "a client holding more subscriptions than the account's new subs limit stays",
+    ),
+    Mutation(
+        "claimlive_subs_limit_exclusive",
+        "server",
+        "jsemu/server/jwt_session.py",
+        "    return conn.max_subs >= 0 and len(conn.subs) >= conn.max_subs",
+        "    return conn.max_subs >= 0 and len(conn.subs) > conn.max_subs + 1",
+        (_LIMITS,),
+        "only a client over the new subs limit by two is closed (nats-server: at the limit)",
+    ),
+    Mutation(
+        "claimlive_default_permissions_kept",
+        "server",
+        _LIVE,
+        "            if defaults_changed and user.default_permissions:",
+        "            if False:",
+        (_LIMITS,),
+        "new default_permissions do not reach users without permissions of their own",
+    ),
+    Mutation(
+        "claimlive_default_permissions_override_own",
+        "server",
+        _LIVE,
+        "            if defaults_changed and user.default_permissions:",
+        "            if defaults_changed:",
+        (_LIMITS,),
+        "new default_permissions replace the permissions a user JWT gives itself",
+    ),
+    Mutation(
+        "claimlive_bearer_kept",
+        "server",
+        _LIVE,
+        "            if user.bearer and account.disallow_bearer:",
+        "            if False:",
+        (_LIMITS,),
+        "a bearer user of an account that now disallows bearer tokens stays connected",
+    ),
+    Mutation(
+        "claimlive_bearer_login_allowed",
+        "server",
+        "jsemu/server/operator_auth.py",
+        "        if bearer and account.disallow_bearer:",
+        "        if False:",
+        (_LIMITS,),
+        "a bearer user JWT logs in to an account that disallows bearer tokens",
     ),
 ]
