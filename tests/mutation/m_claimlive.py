@@ -174,4 +174,13 @@ MUTATIONS: list[Mutation] = [
         (_LIMITS,),
         "a bearer user JWT logs in to an account that disallows bearer tokens",
     ),
+    Mutation(
+        "claimlive_start_expiry_not_armed",
+        "server",
+        _LIVE,
+        "            self.known[key] = account\n            self._arm_expiry(key, account)",
+        "            self.known[key] = account",
+        (_LIMITS,),
+        "an account whose JWT loaded at start expires while the server runs keeps its clients",
+    ),
 ]

@@ -18,7 +18,7 @@
    ``maximum subscriptions exceeded``, a larger PUB then ``Maximum Payload Violation``), new
    ``default_permissions`` for users without their own (a subscription they deny removed with its
    ``-ERR``), ``disallow_bearer`` (bearer users closed with ``Authorization Violation``, and
-   refused at login);
+   refused at login); an account whose JWT (loaded at start) expires while the server runs.
 8. the ``full`` resolver stores an account JWT whose ``exp`` is past and answers ``jwt updated``
    (the memory resolver refuses it: ``account validation failed``), but the account keeps its
    claims: connected clients stay and its users still log in.
@@ -305,7 +305,7 @@ async def _limits(kind: str, setup: OperatorSetup, conf: str) -> dict[str, Any]:
             raw.send(b"CONNECT %s\r\n" % json.dumps({"jwt": setup.users["b"].jwt, "verbose": True}).encode())
             return await raw.round_trip()
 
-        c = {name: await login(server.port, setup.users[name]) for name in ("p", "s", "d", "own", "b2")}
+        c = {name: await login(server.port, setup.users[name]) for name in ("p", "s", "d", "own", "b2", "soon")}
         b = await RawClient.connect(server.port)
         b.send(b"CONNECT %s\r\n" % json.dumps({"jwt": setup.users["b"].jwt}).encode())
         seen["bearer"] = await b.round_trip()
@@ -323,6 +323,8 @@ async def _limits(kind: str, setup: OperatorSetup, conf: str) -> dict[str, Any]:
         seen["b"] = await settle(b, b"", 0.2)
         seen["b2"] = await settle(c["b2"], b"", 0.2)
         seen["bearer logs in again"] = await bearer()
+        frames = await c["soon"].read_until_closed(8)
+        seen["an account expiring after start"] = [f for f in frames if f != b"PING\r\n"]  # keepalive timing
         await admin.close()
     finally:
         server.stop()
@@ -342,14 +344,17 @@ async def test_limits_permissions_and_bearer_updates(tmp_path: Path) -> None:
     setup.user("own", "DP", pub={"allow": [">"]})
     setup.user("b", "BR", bearer_token=True)
     setup.user("b2", "BR")
-    conf = setup.config_text()
+    setup.account("SOON")
+    setup.user("soon", "SOON")
     got = {}
     for kind in KINDS:
         for name in ("LIM", "DP", "BR"):
             setup.account(name)
-        got[kind] = await _limits(kind, setup, conf)
+        setup.account("SOON", exp=int(time.time()) + 4)  # expires while the server runs
+        got[kind] = await _limits(kind, setup, setup.config_text())
     for key in got["real"]:
         assert got["jsemu"][key] == got["real"][key], key
     real = got["real"]
     assert real["s"] == [b"-ERR 'maximum subscriptions exceeded'\r\n", b"<connection closed>"]
     assert real["b"] == [b"-ERR 'Authorization Violation'\r\n", b"<connection closed>"] and real["b2"] == []
+    assert real["an account expiring after start"] == [b"-ERR 'Account Authentication Expired'\r\n"]
