@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Any
 from ..protocol.gojson import dumps
 from ..protocol.jwt import JwtError, decode
 from ..protocol.jwt.keys import PREFIX_ACCOUNT
+from ..protocol.texts import ERR_ACCOUNT_AUTHENTICATION_EXPIRED
 from .account_requests import _Responder
 from .accounts import Account, AccountConfig
 from .claim_live import in_time
@@ -52,8 +53,6 @@ _LOOKUP = b"$SYS.REQ.ACCOUNT.*.CLAIMS.LOOKUP"
 _LIST = b"$SYS.REQ.CLAIMS.LIST"
 _DELETE = b"$SYS.REQ.CLAIMS.DELETE"
 _PACK = b"$SYS.REQ.CLAIMS.PACK"
-#: What the clients of a deleted account are closed with (nats-server's ``expiredTimeout``).
-ERR_ACCOUNT_AUTHENTICATION_EXPIRED = "Account Authentication Expired"
 
 
 def load_directory(auth: OperatorAuth, store: DirStore, preload: dict[str, str]) -> None:

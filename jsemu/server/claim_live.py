@@ -35,7 +35,12 @@ import time
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from ..protocol.texts import ERR_MAX_ACCOUNT_CONNECTIONS, ERR_MAX_SUBSCRIPTIONS, ERR_USER_AUTHENTICATION_REVOKED
+from ..protocol.texts import (
+    ERR_ACCOUNT_AUTHENTICATION_EXPIRED,
+    ERR_MAX_ACCOUNT_CONNECTIONS,
+    ERR_MAX_SUBSCRIPTIONS,
+    ERR_USER_AUTHENTICATION_REVOKED,
+)
 from .accounts import Account
 from .jwt_session import put_limits
 from .operator_auth import JwtAccount, JwtUser, OperatorAuth, jwt_permissions, wired_imports
@@ -45,10 +50,7 @@ if TYPE_CHECKING:
     from .server import Server
     from .timers import Cancellable
 
-__all__ = ["ERR_ACCOUNT_AUTHENTICATION_EXPIRED", "ClaimLive", "in_time"]
-
-#: What an account's clients are closed with when its JWT expires (``accountAuthExpired``).
-ERR_ACCOUNT_AUTHENTICATION_EXPIRED = "Account Authentication Expired"
+__all__ = ["ClaimLive", "in_time"]
 
 
 def in_time(claims: dict[str, Any], now_s: int) -> bool:
