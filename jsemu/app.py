@@ -62,6 +62,10 @@ class Server(CoreServer):
         #: start when this server is elected (``server/meta_leader.py``), not with the server.
         self.meta_leader: MetaLeader | None = None
         self._jetstream_restored = False
+        #: The ``$JS.API.>`` answer of each account without JetStream, by account name.
+        self.not_enabled_apis: dict[str, NotEnabledApi] = {}
+        #: JetStream services a claim update turned off, kept to be turned on again.
+        self._parked_jetstreams: dict[str, tuple[JetStream, JetStreamApi]] = {}
         by_election = self.cluster is not None
         if self.options.jetstream:
             no_room = accounts_fit(self.options)
@@ -81,7 +85,8 @@ class Server(CoreServer):
                         self.services.append(js)
                 else:  # $G too, once accounts are configured
                     imports = space.service_imports(router)
-                    self.services.append(NotEnabledApi(router, imports, self.system_jetstream))
+                    self.not_enabled_apis[name] = NotEnabledApi(router, imports, self.system_jetstream)
+                    self.services.append(self.not_enabled_apis[name])
             self.jetstream = self.account_jetstreams.get(GLOBAL_ACCOUNT)
             self.jetstream_api = self.jetstream_apis.get(GLOBAL_ACCOUNT)
         #: What tests can do to this server that a real one can't (``$JSEMU.API`` too).
@@ -109,7 +114,8 @@ class Server(CoreServer):
         if not self.options.jetstream or self.cluster is not None:
             return
         if not account.config.jetstream:
-            NotEnabledApi(account, [], self.system_jetstream).start()
+            self.not_enabled_apis[account.name] = NotEnabledApi(account, [], self.system_jetstream)
+            self.not_enabled_apis[account.name].start()
             return
         js = JetStream(self, self.clock, account)
         js.timers = self.timers
@@ -118,6 +124,39 @@ class Server(CoreServer):
         self.jetstream_apis[account.name] = JetStreamApi(js, self.system_jetstream)
         self.jetstream_apis[account.name].start()
         js.start()
+
+    def account_jetstream_changed(self, account: Account) -> None:
+        """A claim update turned the account's JetStream off (its streams stop where they are,
+        its API answers "not enabled") or on (those streams serve again, or they are restored
+        from ``store_dir``), as nats-server's ``configJetStream``; a standalone server's."""
+        if not self.options.jetstream or self.cluster is not None:
+            return
+        name = account.name
+        if not account.config.jetstream:
+            js = self.account_jetstreams.pop(name, None)
+            api = self.jetstream_apis.pop(name, None)
+            if js is None or api is None:
+                return
+            api.stop()
+            js.shut_down()
+            self._parked_jetstreams[name] = (js, api)
+            self.not_enabled_apis[name] = NotEnabledApi(account, [], self.system_jetstream)
+            self.not_enabled_apis[name].start()
+            return
+        off = self.not_enabled_apis.pop(name, None)
+        if off is not None:
+            off.stop()
+        parked = self._parked_jetstreams.pop(name, None)
+        if parked is None:
+            self.account_added(account)
+            return
+        js, api = parked
+        js.limits = account.config.limits
+        self.account_jetstreams[name] = js
+        self.jetstream_apis[name] = api
+        api.shut_down = False
+        api.start()
+        js.resume()
 
     def _start_elected_jetstream(self) -> None:
         """This server became the cluster's metadata leader: the services a standalone server

@@ -13,6 +13,7 @@ from typing import Final, NamedTuple
 
 __all__ = [
     "API_ERRORS",
+    "ERR_ACCOUNT_AUTHENTICATION_EXPIRED",
     "ERR_AUTHENTICATION_TIMEOUT",
     "ERR_AUTHORIZATION_VIOLATION",
     "ERR_INVALID_CLIENT_PROTOCOL",
@@ -94,6 +95,8 @@ ERR_MAX_CONNECTIONS: Final = "maximum connections exceeded"
 #: Operator mode: the account JWT's ``conn`` limit, and a user JWT's ``exp`` passing while connected.
 ERR_MAX_ACCOUNT_CONNECTIONS: Final = "maximum account active connections exceeded"
 ERR_USER_AUTHENTICATION_EXPIRED: Final = "User Authentication Expired"
+#: An account JWT expired (or the account was deleted from the resolver): its clients are closed.
+ERR_ACCOUNT_AUTHENTICATION_EXPIRED: Final = "Account Authentication Expired"
 #: Operator mode: an account claim update revoked a connected user.
 ERR_USER_AUTHENTICATION_REVOKED: Final = "User Authentication Revoked"
 ERR_MAX_SUBSCRIPTIONS: Final = "maximum subscriptions exceeded"

@@ -36,8 +36,10 @@ from typing import TYPE_CHECKING, Any
 from ..protocol.gojson import dumps
 from ..protocol.jwt import JwtError, decode
 from ..protocol.jwt.keys import PREFIX_ACCOUNT
+from ..protocol.texts import ERR_ACCOUNT_AUTHENTICATION_EXPIRED
 from .account_requests import _Responder
 from .accounts import Account, AccountConfig
+from .claim_live import in_time
 from .operator_auth import JwtUser, OperatorAuth, account_from_jwt, is_key
 from .resolver_dir import DELETE_NONE, DirStore
 from .resolver_peers import ResolverPeers
@@ -55,8 +57,6 @@ _LOOKUP = b"$SYS.REQ.ACCOUNT.*.CLAIMS.LOOKUP"
 _LIST = b"$SYS.REQ.CLAIMS.LIST"
 _DELETE = b"$SYS.REQ.CLAIMS.DELETE"
 _PACK = b"$SYS.REQ.CLAIMS.PACK"
-#: What the clients of a deleted account are closed with (nats-server's ``expiredTimeout``).
-ERR_ACCOUNT_AUTHENTICATION_EXPIRED = "Account Authentication Expired"
 
 
 def load_directory(auth: OperatorAuth, store: DirStore, preload: dict[str, str]) -> None:
@@ -205,8 +205,8 @@ class AccountResolver:
             account = account_from_jwt(text, auth.trusted)
         except JwtError:
             return  # kept in the directory; its users are refused, as nats-server's fetch fails
-        if account.public_key != key:
-            return
+        if account.public_key != key or not in_time(decode(text).claims, self.server.clock.now_ns() // 1_000_000_000):
+            return  # kept in the directory; the account keeps the claims it had
         auth.accounts[key] = account
         space = self.server.account_space
         if key not in space.by_name:

@@ -93,7 +93,9 @@ class AccountSpace:
         #: Whether accounts are configured: JetStream is then only for the accounts that
         #: enable it, and not for ``$G`` (nats-server's ``enableJetStream``).
         self.configured = bool(configs)
-        self.wiring = wire_imports(self.by_name, _imports(configs))
+        #: The imports :attr:`wiring` subscribed, by importing account.
+        self.wired = _imports(configs)
+        self.wiring = wire_imports(self.by_name, self.wired)
 
     def reload(self, configs: list[AccountConfig]) -> None:
         """Put a reloaded ``accounts`` block in force (see the module's docstring)."""
@@ -116,6 +118,16 @@ class AccountSpace:
         if new_imports != old_imports:
             unwire_imports(self.wiring)
             self.wiring = wire_imports(self.by_name, new_imports)
+            self.wired = new_imports
+
+    def rewire_imports(self) -> None:
+        """The accounts' ``imports`` changed at run time (an account claim update): the import
+        subscriptions are replaced when they differ from those wired."""
+        wanted = _imports([a.config for a in self.accounts()])
+        if wanted != self.wired:
+            unwire_imports(self.wiring)
+            self.wiring = wire_imports(self.by_name, wanted)
+            self.wired = wanted
 
     def router_for(self, account: str) -> Router:
         """The router of the account a user belongs to (``$G`` when not configured)."""

@@ -41,7 +41,7 @@ from ..protocol.jwt.keys import PREFIX_SERVER, PREFIX_USER, KeyPair
 from ..protocol.jwt.xkeys import CurveKey, XKeyError, available
 from .auth import Auth, User
 from .auth_callout_settings import CalloutSettings
-from .operator_auth import JwtUser, OperatorAuth, build_permissions
+from .operator_auth import JwtUser, OperatorAuth, jwt_permissions
 from .permissions import Permissions, SubjectRules
 from .routing import GLOBAL_ACCOUNT
 from .sublist import Subscription
@@ -249,7 +249,7 @@ class AuthCallout:
             return None
         nats = claims.get("nats") if isinstance(claims.get("nats"), dict) else {}
         try:
-            perms = build_permissions(nats or {})
+            perms = jwt_permissions(nats or {})
         except ValueError:
             log.warning("Error validating user JWT: invalid subject")
             return None
@@ -285,9 +285,9 @@ class AuthCallout:
             log.warning("User JWT is a scoped user: not supported by jsemu's auth callout")
             return None
         try:
-            perms = build_permissions(nats)
+            perms = jwt_permissions(nats)
             if perms is None and target.default_permissions:
-                perms = build_permissions(target.default_permissions)
+                perms = jwt_permissions(target.default_permissions)
         except ValueError:
             log.warning("Error validating user JWT: invalid subject")
             return None

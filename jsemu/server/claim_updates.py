@@ -6,10 +6,8 @@ is decoded (``jwt update resulted in error - <why>``: ``expected 3 chunks``, ``n
 its subject must be the key in the subject (``subject does not match jwt content``), an account
 the server does not hold is left alone (``jwt update skipped``), and one not signed by a trusted
 operator key is refused (``account validation failed``); otherwise it replaces the account's claims
-(``jwt updated``, code 200). Replacing them applies them to what runs: users the new
-``revocations`` name are closed with ``User Authentication Revoked``, and the account's JetStream
-limits change (:meth:`Server.account_limits_changed`, which the app passes on to JetStream). An
-account whose JetStream is turned on or off by an update keeps what it had at start (see the guide).
+(``jwt updated``, code 200). Replacing them applies them to what runs (``server/claim_live.py``:
+expiry, imports and exports, JetStream, the connection limit, revocations, signing keys).
 """
 
 from __future__ import annotations
@@ -18,10 +16,9 @@ from typing import TYPE_CHECKING, Any
 
 from ..protocol.gojson import dumps
 from ..protocol.jwt import JwtError, decode
-from ..protocol.texts import ERR_USER_AUTHENTICATION_REVOKED
 from .account_requests import _Responder
-from .accounts import Account, AccountConfig
-from .operator_auth import JwtUser, OperatorAuth, account_from_jwt
+from .claim_live import ClaimLive, in_time
+from .operator_auth import OperatorAuth, account_from_jwt
 from .sublist import Subscription
 
 if TYPE_CHECKING:
@@ -38,12 +35,14 @@ class ClaimUpdates:
 
     def __init__(self, server: Server) -> None:
         self.server = server
+        self.live = ClaimLive(server)
 
     def start(self) -> None:
         auth = self.server.options.auth
         router = self.server.account_space.by_name.get(self.server.options.system_account)
         if not isinstance(auth, OperatorAuth) or router is None:
             return
+        self.live.start()
         if auth.resolver_store is not None:  # the directory resolver answers the updates and calls _apply
             self.server.account_resolver.on_change.append(self._apply)
             return
@@ -71,28 +70,15 @@ class ClaimUpdates:
             account = account_from_jwt(text, auth.trusted)
         except JwtError:
             return self._answer(router, reply, key, error="account validation failed")
+        if not in_time(token.claims, self.server.clock.now_ns() // 1_000_000_000):
+            return self._answer(router, reply, key, error="account validation failed")
         auth.accounts[key] = account
         self._apply(key)
         return self._answer(router, reply, key, message="jwt updated")
 
     def _apply(self, key: str) -> None:
-        """The new claims in force for what already runs (see the module's docstring)."""
-        server = self.server
-        auth = server.options.auth
-        assert isinstance(auth, OperatorAuth)
-        account = auth.accounts[key]
-        router = server.account_space.by_name.get(key)
-        if isinstance(router, Account) and router.config.jetstream:
-            router.config = AccountConfig(key, jetstream=True, limits=account.js_limits)
-            server.account_limits_changed(key, account.js_limits)
-        for conn in list(server.connections.values()):
-            user = conn.user
-            if not isinstance(user, JwtUser) or user.account != key or conn.closed:
-                continue
-            revoked = (account.revocations.get(user.name), account.revocations.get("*"))
-            if any(at is not None and at >= user.issued_at for at in revoked):
-                conn.close_with_error(ERR_USER_AUTHENTICATION_REVOKED)
-        server.flush()
+        """The new claims in force for what already runs (``server/claim_live.py``)."""
+        self.live.apply(key)
 
     def _answer(self, router: Router, reply: bytes | None, key: str, message: str = "", error: str = "") -> None:
         if not reply:

@@ -13,12 +13,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..protocol.texts import ERR_MAX_ACCOUNT_CONNECTIONS, ERR_USER_AUTHENTICATION_EXPIRED
-from .operator_auth import JwtUser, OperatorAuth
+from .operator_auth import JwtAccount, JwtUser, OperatorAuth
 
 if TYPE_CHECKING:
     from .connection import ClientConnection
 
-__all__ = ["admit", "lowest"]
+__all__ = ["admit", "lowest", "put_limits"]
 
 
 def lowest(server_limit: int, *limits: int) -> int:
@@ -28,6 +28,16 @@ def lowest(server_limit: int, *limits: int) -> int:
     if server_limit > 0:
         set_.append(server_limit)
     return min(set_) if set_ else -1
+
+
+def put_limits(conn: ClientConnection, user: JwtUser, account: JwtAccount) -> bool:
+    """The tightest of the user's, the account's and the server's ``payload`` and ``subs`` on
+    ``conn`` (``applyAccountLimits``); whether it holds as many subscriptions as allowed or more."""
+    payload = lowest(conn.server.options.max_payload, user.max_payload, account.max_payload)
+    if payload >= 0:
+        conn.parser.max_payload = payload
+    conn.max_subs = lowest(conn.server.options.max_subscriptions, user.max_subs, account.max_subs)
+    return conn.max_subs >= 0 and len(conn.subs) >= conn.max_subs
 
 
 def admit(conn: ClientConnection, user: JwtUser) -> str | None:
@@ -44,10 +54,7 @@ def admit(conn: ClientConnection, user: JwtUser) -> str | None:
         )
         if others >= account.max_connections:
             return ERR_MAX_ACCOUNT_CONNECTIONS
-    payload = lowest(conn.server.options.max_payload, user.max_payload, account.max_payload)
-    if payload >= 0:
-        conn.parser.max_payload = payload
-    conn.max_subs = lowest(conn.server.options.max_subscriptions, user.max_subs, account.max_subs)
+    put_limits(conn, user, account)
     if user.expires:  # a negative exp passed the login's check and expires at once (Go's setExpiration)
         server = conn.server
 

@@ -69,6 +69,12 @@ class JwtUser(User):
     #: The JWTs' ``name``s, which ``$SYS.REQ.USER.INFO`` shows.
     user_name: str = ""
     account_name: str = ""
+    #: The account signing key that issued the JWT ("" when the account's own key did): a claim
+    #: update that drops the key or changes its scope closes the client (``server/claim_live.py``).
+    signing_key: str = ""
+    #: The JWT gives no permissions of its own, so the account's ``default_permissions`` apply
+    #: (and a claim update's new defaults replace them on the connection).
+    default_permissions: bool = False
 
 
 @dataclass(frozen=True)
@@ -88,6 +94,8 @@ class JwtAccount:
     js_limits: JetStreamLimits = UNLIMITED
     default_permissions: dict[str, Any] = field(default_factory=dict)
     expires: int = 0
+    #: ``limits.disallow_bearer``: bearer user JWTs are refused (and closed by a claim update).
+    disallow_bearer: bool = False
     exports: tuple[tuple[Export, bool], ...] = ()
     imports: tuple[tuple[Import, str], ...] = ()
     #: The JWT's ``name`` as written (``{{account-name()}}``) and ``tags`` (``{{account-tag()}}``).
@@ -151,6 +159,7 @@ def account_from_jwt(text: str, trusted: set[str], now: float | None = None) -> 
         js_limits=js if jetstream else UNLIMITED,
         default_permissions=defaults if isinstance(defaults, dict) else {},
         expires=_int(claims.get("exp"), 0),
+        disallow_bearer=limits.get("disallow_bearer") is True,
         exports=_exports(nats),
         imports=imports,
         name_tag=str(claims.get("name") or ""),
@@ -289,8 +298,10 @@ def _permissions(spec: dict[str, Any]) -> Permissions | None:
     return perms
 
 
-#: The permissions of a user JWT's ``nats`` (the auth callout's users too).
-build_permissions = _permissions
+def jwt_permissions(spec: dict[str, Any]) -> Permissions | None:
+    """An account's ``default_permissions`` or a user JWT's (the auth callout's users too) as
+    the connection enforces them."""
+    return _permissions(spec)
 
 
 def _has_no_permissions(nats: dict[str, Any]) -> bool:
@@ -413,6 +424,8 @@ class OperatorAuth(Auth):
                 except TemplateError:
                     return None
         bearer = nats.get("bearer_token") is True
+        if bearer and account.disallow_bearer:
+            return None
         if not bearer and not verify_signature(user, nonce, connect.get("sig") or ""):
             return None
         revoked = [account.revocations.get(user), account.revocations.get("*")]
@@ -425,7 +438,8 @@ class OperatorAuth(Auth):
             return None
         try:
             perms = _permissions(nats)
-            if perms is None and account.default_permissions:
+            defaults = perms is None
+            if defaults and account.default_permissions:
                 perms = _permissions(account.default_permissions)
         except ValueError:  # a subject that is not one: a blocking validation issue of the JWT
             return None
@@ -442,6 +456,8 @@ class OperatorAuth(Auth):
             issued_at=iat,
             user_name=str(claims.get("name") or ""),
             account_name=account.name,
+            signing_key=str(issuer) if issuer != account.public_key else "",
+            default_permissions=defaults,
         )
 
 

@@ -450,6 +450,9 @@ class Server(Router):
     def account_limits_changed(self, account: str, limits: JetStreamLimits) -> None:
         """An account claim update changed an account's JetStream limits (the app tells JetStream)."""
 
+    def account_jetstream_changed(self, account: Account) -> None:
+        """A claim update turned the account's JetStream on or off (the app starts or stops it)."""
+
     def account_added(self, account: Account) -> None:
         """The account resolver added an account while running (the app gives it JetStream)."""
 

@@ -1,5 +1,6 @@
 """Planted bugs in small fixes made while merging: the control plane's clock is the server's, not
 ``$G``'s JetStream's; int32 options refused where they are read."""
+
 from __future__ import annotations
 
 from tests.mutation.mutations import Mutation

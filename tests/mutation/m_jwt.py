@@ -119,7 +119,7 @@ MUTATIONS: list[Mutation] = [
     Mutation(
         "jwt_claim_update_revocations_ignored",
         "server",
-        "jsemu/server/claim_updates.py",
+        "jsemu/server/claim_live.py",
         "                conn.close_with_error(ERR_USER_AUTHENTICATION_REVOKED)",
         "                pass",
         ("tests/server/test_operator_claim_updates.py",),
@@ -128,8 +128,8 @@ MUTATIONS: list[Mutation] = [
     Mutation(
         "jwt_claim_update_limits_ignored",
         "server",
-        "jsemu/server/claim_updates.py",
-        "            server.account_limits_changed(key, account.js_limits)",
+        "jsemu/server/claim_live.py",
+        "            self.server.account_limits_changed(key, account.js_limits)",
         "            pass",
         ("tests/server/test_operator_claim_updates.py",),
         "an account update's JetStream limits are not put in force",

@@ -122,7 +122,13 @@ class NotEnabledApi:
         self._sub = Subscription(api, b"$JS.API.>", None, b"$JS.API")
 
     def start(self) -> None:
+        self._sub.closed = False
         self.account.sublist.insert(self._sub)
+
+    def stop(self) -> None:
+        """JetStream turned on for the account (a claim update): its own API answers now."""
+        self._sub.closed = True
+        self.account.sublist.remove(self._sub)
 
     def _on_api(self, subject: bytes, reply: bytes | None, hdr: int, msg: bytes) -> bool | None:
         if self.is_system:
