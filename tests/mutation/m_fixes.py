@@ -27,3 +27,14 @@ MUTATIONS += [
         "max_payload over int32 refused by the max_pending check, not where it is read",
     ),
 ]
+MUTATIONS += [
+    Mutation(
+        "jwt_cidr_list_takes_an_object",
+        "protocol",
+        "jsemu/protocol/jwt/go_claims.py",
+        '    if _json_kind(value) == "array" and all(_json_kind(v) == "string" for v in value):\n',
+        '    if isinstance(value, list) and all(_json_kind(v) == "string" for v in value):\n',
+        ("tests/server/test_operator_fuzz.py::test_generated_user_claims",),
+        "a user JWT's src given as an object passes as an empty CIDR list (Go refuses the login)",
+    ),
+]

@@ -115,6 +115,7 @@ def _log_in(port: int, user: MintedUser) -> _Client:
 @example(fields={"type": [""]}, top={})  # found by the generator: a claim type that is no Go string
 @example(fields={}, top={"exp": -1})  # found by the generator: Go's jwt counts only a positive exp
 @example(fields={"times_location": "0"}, top={})  # found by the generator: a zone Go cannot load
+@example(fields={"src": {}}, top={})  # found by the generator: an object is no CIDR list
 def test_generated_user_claims(
     world: tuple[OperatorSetup, dict[str, RealServer]], fields: dict[str, Any], top: dict[str, Any]
 ) -> None:

@@ -198,7 +198,7 @@ def _signing_keys(value: Any) -> str | None:
     ``UserScope`` with no type name; other kinds refused, other values ignored."""
     if value is None:
         return None
-    if not isinstance(value, list):
+    if _json_kind(value) != "array":  # an object (a GoDoc) is no array either
         return f"json: cannot unmarshal {_json_kind(value)} into Go value of type []interface {{}}"
     for item in value:
         if not isinstance(item, GoDoc):
@@ -218,7 +218,7 @@ def _cidr_list(value: Any) -> str | None:
     """``CIDRList.UnmarshalJSON``: an array of strings, else a string (its error if neither)."""
     if value is None or isinstance(value, str) and not isinstance(value, _Number):
         return None
-    if isinstance(value, list) and all(isinstance(v, str) and not isinstance(v, _Number) for v in value):
+    if _json_kind(value) == "array" and all(_json_kind(v) == "string" for v in value):
         return None
     return f"json: cannot unmarshal {_json_kind(value)} into Go value of type string"
 
