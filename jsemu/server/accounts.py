@@ -93,7 +93,7 @@ class AccountSpace:
         #: Whether accounts are configured: JetStream is then only for the accounts that
         #: enable it, and not for ``$G`` (nats-server's ``enableJetStream``).
         self.configured = bool(configs)
-        self.wiring = wire_imports(self.by_name, _imports(configs))
+        self.wiring = wire_imports(self.by_name, _imports(configs), self._now_ns)
 
     def reload(self, configs: list[AccountConfig]) -> None:
         """Put a reloaded ``accounts`` block in force (see the module's docstring)."""
@@ -115,7 +115,11 @@ class AccountSpace:
         new_imports = _imports(configs)
         if new_imports != old_imports:
             unwire_imports(self.wiring)
-            self.wiring = wire_imports(self.by_name, new_imports)
+            self.wiring = wire_imports(self.by_name, new_imports, self._now_ns)
+
+    def _now_ns(self) -> int:
+        """The server's clock (the app may replace it after start), for response thresholds."""
+        return self.server.clock.now_ns()
 
     def router_for(self, account: str) -> Router:
         """The router of the account a user belongs to (``$G`` when not configured)."""

@@ -30,10 +30,12 @@ from typing import TYPE_CHECKING, Any
 
 from ..protocol.jwt import JwtError, Token, decode
 from ..protocol.jwt.keys import PREFIX_ACCOUNT, PREFIX_OPERATOR, PREFIX_USER, KeyError_, decode_public
+from ..protocol.jwt.validation import account_issues
 from ..subjects import is_valid_subject, subject_is_subset_match
 from .auth import Auth, User
 from .imports import Export, Import
 from .js_limits import UNLIMITED, JetStreamLimits
+from .jwt_exports import activation_revoked, export_details, import_from_claim, revocations_of, with_response
 from .nkeys import verify_signature
 from .permissions import Permissions, SubjectRules
 from .responses import ResponsePermission
@@ -88,6 +90,8 @@ class JwtAccount:
     expires: int = 0
     exports: tuple[tuple[Export, bool], ...] = ()
     imports: tuple[tuple[Import, str], ...] = ()
+    #: Each export's ``revocations`` of activation tokens, by the export's subject.
+    export_revocations: dict[str, dict[str, int]] = field(default_factory=dict)
 
 
 def _int(value: Any, default: int = -1) -> int:
@@ -124,6 +128,10 @@ def account_from_jwt(text: str, trusted: set[str], now: float | None = None) -> 
         memory_max_stream_bytes=_int(limits.get("mem_max_stream_bytes"), 0),
         storage_max_stream_bytes=_int(limits.get("disk_max_stream_bytes"), 0),
     )
+    issues = account_issues(nats)
+    if issues:
+        # nats-server's verifyAccountClaims: a blocking validation issue; the account is not loaded.
+        raise JwtError(issues[0])
     imports = _imports(nats)
     if any(token and not _activation_fits(token, subject, imp) for imp, token in imports):
         # nats-server: a blocking validation issue of the account JWT; the account is not loaded.
@@ -146,6 +154,11 @@ def account_from_jwt(text: str, trusted: set[str], now: float | None = None) -> 
         expires=_int(claims.get("exp"), 0),
         exports=_exports(nats),
         imports=imports,
+        export_revocations={
+            e["subject"]: revocations_of(e)
+            for e in nats.get("exports") or []
+            if isinstance(e, dict) and isinstance(e.get("subject"), str) and revocations_of(e)
+        },
     )
 
 
@@ -157,7 +170,8 @@ def _exports(nats: dict[str, Any]) -> tuple[tuple[Export, bool], ...]:
             continue
         subject = entry.get("subject")
         if isinstance(subject, str) and is_valid_subject(subject):
-            out.append((Export(entry["type"], subject), entry.get("token_req") is True))
+            export = Export(entry["type"], subject, **export_details(entry))
+            out.append((export, entry.get("token_req") is True))
     return tuple(out)
 
 
@@ -168,13 +182,10 @@ def _imports(nats: dict[str, Any]) -> tuple[tuple[Import, str], ...]:
         if not isinstance(entry, dict) or entry.get("type") not in ("service", "stream"):
             continue
         subject, account = entry.get("subject"), entry.get("account")
-        local = entry.get("local_subject") or entry.get("to") or ""
-        if not isinstance(subject, str) or not isinstance(account, str) or not isinstance(local, str):
+        if not isinstance(subject, str) or not isinstance(account, str) or not is_valid_subject(subject):
             continue
-        if not is_valid_subject(subject) or (local and entry["type"] == "stream"):
-            continue  # a stream's local subject (or v1 prefix) is not built: see the guide
         token = entry.get("token")
-        out.append((Import(entry["type"], account, subject, to=local), token if isinstance(token, str) else ""))
+        out.append((import_from_claim(entry, subject, account), token if isinstance(token, str) else ""))
     return tuple(out)
 
 
@@ -199,6 +210,10 @@ def wired_imports(accounts: dict[str, JwtAccount], now: float) -> dict[str, tupl
                 continue
             if all(match) and not _activation_ok(token, exporter, importer.public_key, imp, now):
                 continue
+            if all(match) and activation_revoked(imp, exporter.exports, exporter.export_revocations, token):
+                continue
+            if imp.kind == "service":
+                imp = with_response(imp, exporter.exports)
             kept.append(imp)
         if kept:
             out[importer.public_key] = tuple(kept)

@@ -1,0 +1,209 @@
+"""Exports and imports of account JWTs beyond the basics, side by side with nats-server 2.15.1:
+a stream import's ``local_subject`` (literal, ``>``, ``$N`` references, ``*`` tokens) and its
+deprecated ``to`` (a prefix), a service import's ``to`` (the exporter's subject), export
+``revocations`` of activation tokens (by importer and ``*``, for tokens issued up to then),
+service ``response_type`` (Singleton, Stream, Chunked; an empty message ends a stream of
+responses), and the account JWT validation that makes a whole account unusable (more imports or
+exports than its limits allow, wildcard exports not allowed, a bad ``local_subject``)."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from pathlib import Path
+from typing import Any
+
+import nats
+from support.servers import KINDS, RealServer
+
+from jsemu.protocol.jwt import PREFIX_ACCOUNT, KeyPair
+from jsemu.protocol.jwt.mint import activation_jwt
+from jsemu.testing.operator import OperatorSetup
+
+#: When the exports' revocations were made: tokens issued up to then are refused.
+REVOKED_AT = int(time.time()) - 1000
+
+#: The stream imports' local subjects (and prefixes) a subscriber of the importer listens on.
+LISTEN = ["la.>", "lb.>", "lc.>", "pd.>", "le", "lf.>", "feed.>", "rev.>", "star.>"]
+
+#: A service export's response threshold (ns): a response later than twice this is dropped.
+THR = 200_000_000
+
+#: What the exporter publishes.
+PUBLISH = ["feed.a.1", "feed.z.b", "feed.p.q.c", "feed.d", "feed.e", "feed.f.g", "feed.g"]
+PUBLISH += ["rev.a", "rev.b", "rev.c", "star.a", "star.b"]
+
+#: Requests the importer sends (with a reply subject ``rep.<subject>``).
+REQUESTS = ["one.x", "many.x", "chunk.x", "eof.x", "thr.x", "old.y", "srev.a", "srev.b", "srev.c"]
+
+
+def _limits(**changes: Any) -> dict[str, Any]:
+    limits: dict[str, Any] = {"subs": -1, "data": -1, "payload": -1, "imports": -1, "exports": -1}
+    limits.update({"wildcards": True, "conn": -1, "leaf": -1})
+    limits.update(changes)
+    return {k: v for k, v in limits.items() if v is not None}
+
+
+def _setup(tmp_path: Path) -> OperatorSetup:
+    setup = OperatorSetup(tmp_path)
+    imp = KeyPair.create(PREFIX_ACCOUNT)
+    exp_key = KeyPair.create(PREFIX_ACCOUNT)
+    revoked = {imp.public_key: REVOKED_AT}
+    exporter = setup.account(
+        "EXP",
+        key=exp_key,
+        exports=[
+            {"name": "feed", "subject": "feed.>", "type": "stream"},
+            {"name": "rev", "subject": "rev.>", "type": "stream", "token_req": True, "revocations": revoked},
+            {
+                "name": "star",
+                "subject": "star.>",
+                "type": "stream",
+                "token_req": True,
+                "revocations": {"*": REVOKED_AT},
+            },
+            {"name": "srev", "subject": "srev.>", "type": "service", "token_req": True, "revocations": revoked},
+            {"name": "one", "subject": "one.>", "type": "service"},
+            {"name": "many", "subject": "many.>", "type": "service", "response_type": "Stream"},
+            {"name": "chunk", "subject": "chunk.>", "type": "service", "response_type": "Chunked"},
+            {"name": "eof", "subject": "eof.>", "type": "service", "response_type": "Stream"},
+            {
+                "name": "thr",
+                "subject": "thr.>",
+                "type": "service",
+                "response_type": "Stream",
+                "response_threshold": THR,
+            },
+        ],
+    )
+    key = exporter.public_key
+
+    def stream(subject: str, **more: Any) -> dict[str, Any]:
+        return {"name": subject, "subject": subject, "account": key, "type": "stream", **more}
+
+    def service(subject: str, **more: Any) -> dict[str, Any]:
+        return {"name": subject, "subject": subject, "account": key, "type": "service", **more}
+
+    def token(subject: str, iat: int, kind: str) -> str:
+        return activation_jwt(imp.public_key, exp_key, subject, kind, iat=iat)
+
+    imports = [
+        stream("feed.a.>", local_subject="la.>"),
+        stream("feed.*.b", local_subject="lb.$1"),
+        stream("feed.*.*.c", local_subject="lc.$2.$1"),
+        stream("feed.d", to="pd"),
+        stream("feed.e", local_subject="le"),
+        stream("feed.f.*", local_subject="lf.*"),
+        stream("feed.g"),
+    ]
+    for name, at in {"a": REVOKED_AT - 5, "b": REVOKED_AT + 5, "c": REVOKED_AT}.items():
+        imports.append(stream(f"rev.{name}", token=token(f"rev.{name}", at, "stream")))
+        imports.append(service(f"srev.{name}", token=token(f"srev.{name}", at, "service")))
+    for name, at in {"a": REVOKED_AT - 5, "b": REVOKED_AT + 5}.items():
+        imports.append(stream(f"star.{name}", token=token(f"star.{name}", at, "stream")))
+    imports += [service("one.x"), service("many.x"), service("chunk.x"), service("eof.x"), service("thr.x")]
+    imports.append(service("old.y", to="one.y"))
+    setup.account("IMP", key=imp, imports=imports)
+    # Accounts whose JWT does not validate: not loaded, their users refused.
+    bad: dict[str, dict[str, Any]] = {
+        "badref": {"imports": [stream("feed.x", local_subject="lx.$2")]},
+        "badfwc": {"imports": [stream("feed.>", local_subject="lx")]},
+        "tolocal": {"imports": [stream("feed.y", to="p", local_subject="ly")]},
+        "impcount": {"imports": [stream("feed.a.>"), stream("feed.e")], "extra": {"limits": _limits(imports=1)}},
+        "impfits": {"imports": [stream("feed.a.>"), stream("feed.e")], "extra": {"limits": _limits(imports=2)}},
+        "impnokey": {"imports": [stream("feed.e")], "extra": {"limits": _limits(imports=None)}},
+        "expcount": {
+            "exports": [{"subject": "s.a", "type": "stream"}, {"subject": "s.b", "type": "stream"}],
+            "extra": {"limits": _limits(exports=1)},
+        },
+        "nowild": {
+            "exports": [{"subject": "w.>", "type": "stream"}],
+            "extra": {"limits": _limits(exports=5, wildcards=False)},
+        },
+        "nowildfree": {
+            "exports": [{"subject": "w.>", "type": "stream"}],
+            "extra": {"limits": _limits(wildcards=False)},
+        },
+        "badrt": {"exports": [{"subject": "s.x", "type": "service", "response_type": "Bogus"}]},
+        "streamrt": {"exports": [{"subject": "s.x", "type": "stream", "response_type": "Stream"}]},
+        "negthr": {"exports": [{"subject": "s.x", "type": "service", "response_threshold": -1}]},
+        "leafzero": {"extra": {"limits": _limits(leaf=0)}},
+    }
+    for name, claims in bad.items():
+        setup.account(name.upper(), **claims)
+        setup.user(name, name.upper())
+    setup.user("e", "EXP")
+    setup.user("i", "IMP")
+    return setup
+
+
+async def _run(kind: str, setup: OperatorSetup) -> dict[str, Any]:
+    server = RealServer(conf_text=setup.config_text(), jetstream=False, jsemu_process=kind == "jsemu")
+    url = f"nats://127.0.0.1:{server.port}"
+    seen: dict[str, Any] = {}
+    try:
+        e = await nats.connect(url, user_credentials=str(setup.users["e"].creds_path))
+        i = await nats.connect(url, user_credentials=str(setup.users["i"].creds_path))
+        later: list[asyncio.Task[None]] = []
+
+        async def late(reply: str) -> None:
+            await asyncio.sleep(0.6)
+            await e.publish(reply, b"late")
+
+        async def answer(msg: Any) -> None:
+            bodies = [b"1", b"", b"2"] if msg.subject.startswith("eof.") else [b"1", b"2", b"3"]
+            for body in bodies:
+                await e.publish(msg.reply, body)
+            later.append(asyncio.ensure_future(late(msg.reply)))
+
+        for subject in ("one.>", "many.>", "chunk.>", "eof.>", "thr.>", "srev.>"):
+            await e.subscribe(subject, cb=answer)
+        got: list[str] = []
+        replies: dict[str, list[bytes]] = {}
+
+        async def take(msg: Any) -> None:
+            got.append(msg.subject)
+
+        async def reply(msg: Any) -> None:
+            replies.setdefault(msg.subject[4:], []).append(msg.data)
+
+        for subject in LISTEN:
+            await i.subscribe(subject, cb=take)
+        await i.subscribe("rep.>", cb=reply)
+        await e.flush()
+        await i.flush()
+        await asyncio.sleep(0.1)
+        for name in sorted(u for u in setup.users if u not in ("e", "i")):
+            try:
+                bad = await nats.connect(
+                    url, user_credentials=str(setup.users[name].creds_path), allow_reconnect=False, connect_timeout=2
+                )
+                seen[name] = "connected"
+                await bad.close()
+            except Exception as exc:  # noqa: BLE001 - the server's refusal, compared
+                seen[name] = str(exc)
+        for subject in PUBLISH:
+            await e.publish(subject, b"")
+        await e.flush()
+        for subject in REQUESTS:
+            await i.publish(subject, b"", reply="rep." + subject)
+        await i.flush()
+        await asyncio.sleep(0.3)
+        seen["stream"] = sorted(got)
+        seen["replies"] = {k: list(v) for k, v in sorted(replies.items())}
+        await asyncio.sleep(0.8)
+        seen["replies_later"] = {k: list(v) for k, v in sorted(replies.items())}
+        for task in later:
+            await task
+        await e.close()
+        await i.close()
+    finally:
+        server.stop()
+    return seen
+
+
+async def test_exports_imports_as_nats_server(tmp_path: Path) -> None:
+    setup = _setup(tmp_path)
+    got = {kind: await _run(kind, setup) for kind in KINDS}
+    print(got["real"])
+    assert got["jsemu"] == got["real"]
