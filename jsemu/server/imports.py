@@ -64,6 +64,10 @@ class Export:
     #: A service's ``response_type`` (``""``: Singleton) and response threshold (ns; 0: default).
     response: str = ""
     threshold_ns: int = 0
+    #: An account JWT's: importers need an activation token, revoked up to these times
+    #: (importer key or ``*``, unix seconds).
+    token_req: bool = False
+    revocations: tuple[tuple[str, int], ...] = ()
 
 
 @dataclass(frozen=True)

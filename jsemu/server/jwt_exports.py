@@ -24,9 +24,20 @@ from typing import Any
 
 from ..protocol.jwt import JwtError, decode
 from ..subjects import subject_is_subset_match
+from ..timefmt import format_ns
 from .imports import Export, Import
 
-__all__ = ["activation_revoked", "export_details", "import_from_claim", "revocations_of", "with_response"]
+__all__ = [
+    "activation_revoked",
+    "export_details",
+    "import_from_claim",
+    "local_subject_shown",
+    "shown_export",
+    "with_response",
+]
+
+#: Go's names of the response types (``ResponseType.String``).
+_RESPONSE_NAMES = {"Stream": "Streamed", "Chunked": "Chunked"}
 
 
 def _tokenize(local: str) -> str:
@@ -57,23 +68,22 @@ def import_from_claim(entry: dict[str, Any], subject: str, account: str) -> Impo
 
 
 def export_details(entry: dict[str, Any]) -> dict[str, Any]:
-    """The ``Export`` fields of a service export's ``response_type`` and ``response_threshold``."""
-    if entry.get("type") != "service":
-        return {}
-    response = entry.get("response_type")
-    threshold = entry.get("response_threshold")
-    return {
-        "response": response if response in ("Stream", "Chunked") else "",
-        "threshold_ns": threshold if isinstance(threshold, int) and threshold > 0 else 0,
-    }
-
-
-def revocations_of(entry: dict[str, Any]) -> dict[str, int]:
-    """An export's ``revocations``: importer key (or ``*``) -> unix seconds."""
+    """The ``Export`` fields of an export's ``token_req`` and ``revocations``, and of a service
+    export's ``response_type`` and ``response_threshold``."""
     found = entry.get("revocations")
-    if not isinstance(found, dict):
-        return {}
-    return {k: v for k, v in found.items() if isinstance(v, int) and not isinstance(v, bool)}
+    revocations = found if isinstance(found, dict) else {}
+    out: dict[str, Any] = {
+        "token_req": entry.get("token_req") is True,
+        "revocations": tuple(
+            (k, v) for k, v in sorted(revocations.items()) if isinstance(v, int) and not isinstance(v, bool)
+        ),
+    }
+    if entry.get("type") == "service":
+        response = entry.get("response_type")
+        threshold = entry.get("response_threshold")
+        out["response"] = response if response in ("Stream", "Chunked") else ""
+        out["threshold_ns"] = threshold if isinstance(threshold, int) and threshold > 0 else 0
+    return out
 
 
 def _matching(imp: Import, exports: Sequence[tuple[Export, bool]]) -> Export | None:
@@ -92,13 +102,11 @@ def with_response(imp: Import, exports: Sequence[tuple[Export, bool]]) -> Import
     return dataclasses.replace(imp, response=export.response, threshold_ns=export.threshold_ns)
 
 
-def activation_revoked(
-    imp: Import, exports: Sequence[tuple[Export, bool]], revocations: dict[str, dict[str, int]], token: str
-) -> bool:
-    """Whether the export ``imp`` uses revoked its activation ``token`` (``revocations``: by the
-    export's subject): the importer's key or ``*`` at or after the token's ``iat``."""
+def activation_revoked(imp: Import, exports: Sequence[tuple[Export, bool]], token: str) -> bool:
+    """Whether the export ``imp`` uses revoked its activation ``token``: the importer's key or
+    ``*`` at or after the token's ``iat``."""
     export = _matching(imp, exports)
-    revoked = revocations.get(export.subject, {}) if export is not None else {}
+    revoked = dict(export.revocations) if export is not None else {}
     if not revoked:
         return False
     try:
@@ -112,3 +120,22 @@ def activation_revoked(
         if at is not None and at >= issued:
             return True
     return False
+
+
+def shown_export(export: Export) -> dict[str, Any]:
+    """An export as nats-server's account INFO shows it (``ExtExport``): the response type by
+    Go's name for it, ``token_req`` and the revocations as times."""
+    shown: dict[str, Any] = {"subject": export.subject, "type": export.kind}
+    if export.token_req:
+        shown["token_req"] = True
+    if export.kind == "service":
+        shown["response_type"] = _RESPONSE_NAMES.get(export.response, "Singleton")
+    if export.revocations:
+        shown["revoked_activations"] = {key: format_ns(at * 1_000_000_000) for key, at in export.revocations}
+    return shown
+
+
+def local_subject_shown(local: str) -> str:
+    """A stream import's local subject as nats-server shows it: ``$N`` references as ``*``
+    (Go's ``transformUntokenize``)."""
+    return ".".join("*" if t[:1] == "$" and t[1:].isdigit() else t for t in local.split("."))

@@ -35,7 +35,7 @@ from ..subjects import is_valid_subject, subject_is_subset_match
 from .auth import Auth, User
 from .imports import Export, Import
 from .js_limits import UNLIMITED, JetStreamLimits
-from .jwt_exports import activation_revoked, export_details, import_from_claim, revocations_of, with_response
+from .jwt_exports import activation_revoked, export_details, import_from_claim, with_response
 from .nkeys import verify_signature
 from .permissions import Permissions, SubjectRules
 from .responses import ResponsePermission
@@ -90,8 +90,6 @@ class JwtAccount:
     expires: int = 0
     exports: tuple[tuple[Export, bool], ...] = ()
     imports: tuple[tuple[Import, str], ...] = ()
-    #: Each export's ``revocations`` of activation tokens, by the export's subject.
-    export_revocations: dict[str, dict[str, int]] = field(default_factory=dict)
 
 
 def _int(value: Any, default: int = -1) -> int:
@@ -154,11 +152,6 @@ def account_from_jwt(text: str, trusted: set[str], now: float | None = None) -> 
         expires=_int(claims.get("exp"), 0),
         exports=_exports(nats),
         imports=imports,
-        export_revocations={
-            e["subject"]: revocations_of(e)
-            for e in nats.get("exports") or []
-            if isinstance(e, dict) and isinstance(e.get("subject"), str) and revocations_of(e)
-        },
     )
 
 
@@ -210,7 +203,7 @@ def wired_imports(accounts: dict[str, JwtAccount], now: float) -> dict[str, tupl
                 continue
             if all(match) and not _activation_ok(token, exporter, importer.public_key, imp, now):
                 continue
-            if all(match) and activation_revoked(imp, exporter.exports, exporter.export_revocations, token):
+            if all(match) and activation_revoked(imp, exporter.exports, token):
                 continue
             if imp.kind == "service":
                 imp = with_response(imp, exporter.exports)
