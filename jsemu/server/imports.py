@@ -84,15 +84,20 @@ class Import:
     #: (ns; 0: nats-server's default).
     response: str = ""
     threshold_ns: int = 0
+    #: When the activation token the import holds by expires (unix seconds; 0: never): the
+    #: import stops forwarding then, as nats-server removes it (its clients stay connected).
+    expires: int = 0
 
 
 class StreamForwarder:
     """In the exporting account: routes each message again in the importing account."""
 
-    __slots__ = ("busy", "importer", "mapping", "prefix", "to")
+    __slots__ = ("busy", "expires_ns", "importer", "mapping", "now_ns", "prefix", "to")
 
-    def __init__(self, importer: Router, imp: Import) -> None:
+    def __init__(self, importer: Router, imp: Import, now_ns: Callable[[], int] = time.time_ns) -> None:
         self.importer = importer
+        self.now_ns = now_ns
+        self.expires_ns = imp.expires * 1_000_000_000
         self.to = imp.to.encode()
         self.prefix = imp.prefix.encode() + b"." if imp.prefix else b""
         #: ``to`` of a wildcard import: its ``$N`` references (and ``>``) filled from the
@@ -104,6 +109,8 @@ class StreamForwarder:
     def deliver(self, sub: Subscription, subject: bytes, reply: bytes | None, hdr: int, msg: bytes) -> bool:
         if self.busy:
             return True
+        if self.expires_ns and self.now_ns() >= self.expires_ns:
+            return False
         self.busy = True
         try:
             self.importer.route(None, self._target(subject), reply, hdr, msg)
@@ -117,6 +124,8 @@ class StreamForwarder:
         """A traced message: an ``se`` event per subscription of the importer that takes it
         (nats-server's shadow subscriptions), then delivered untraced (no ``allow_trace``),
         or not at all for a trace-only message."""
+        if self.expires_ns and self.now_ns() >= self.expires_ns:
+            return False
         target = self._target(subject)
         found = self.importer.sublist.match(target)
         takers = len(found.psubs) + len(found.qsubs)  # one shadow subscription each, in Go
@@ -215,7 +224,7 @@ class ServiceForwarder:
         return 0
 
     def deliver(self, sub: Subscription, subject: bytes, reply: bytes | None, hdr: int, msg: bytes) -> bool:
-        if self.busy:
+        if self.busy or (self.imp.expires and self.responses.now_ns() >= self.imp.expires * 1_000_000_000):
             return False
         self.busy = True
         try:
@@ -264,11 +273,11 @@ class ServiceForwarder:
 
 
 def wire_imports(
-    routers: dict[str, Router], imports: Mapping[str, Sequence[Import]], now_ns: Callable[[], int] = time.monotonic_ns
+    routers: dict[str, Router], imports: Mapping[str, Sequence[Import]], now_ns: Callable[[], int] = time.time_ns
 ) -> Wiring:
     """Subscribe the forwarders of every account's imports (``imports``: by importing account);
-    the subscriptions made, for :func:`unwire_imports`. ``now_ns``: the server's clock, which
-    response thresholds count on."""
+    the subscriptions made, for :func:`unwire_imports`. ``now_ns``: the server's clock (unix ns),
+    which response thresholds and activation expiry count on."""
     wiring: Wiring = []
     for name, entries in imports.items():
         importer = routers[name]
@@ -276,7 +285,7 @@ def wire_imports(
         for imp in entries:
             exporter = routers[imp.account]
             if imp.kind == "stream":
-                sub = Subscription(StreamForwarder(importer, imp), imp.subject.encode(), None, b"$IMPORT")
+                sub = Subscription(StreamForwarder(importer, imp, now_ns), imp.subject.encode(), None, b"$IMPORT")
                 exporter.sublist.insert(sub)
                 wiring.append((exporter, sub))
                 continue

@@ -11,7 +11,8 @@ as nats-server's ``updateAccountClaimsWithRefresh`` turns them into account expo
 * A service export's ``response_type`` (``Stream``, ``Chunked``) and ``response_threshold`` ride
   on each import of it, so that the forwarder keeps the reply mapping (``imports.Responses``).
 * An export's ``revocations`` (importer key or ``*`` -> unix time) refuse an activation token
-  issued at or before that time (Go's ``isRevoked``): the import does not hold.
+  issued at or before that time (Go's ``isRevoked``): the import does not hold. A token's ``exp``
+  rides on the import, which stops forwarding then (nats-server's ``activationExpired``).
 
 An entry that does not validate never gets here: ``protocol.jwt.validation`` refuses the account.
 """
@@ -33,6 +34,7 @@ __all__ = [
     "import_from_claim",
     "local_subject_shown",
     "shown_export",
+    "with_expiry",
     "with_response",
 ]
 
@@ -100,6 +102,17 @@ def with_response(imp: Import, exports: Sequence[tuple[Export, bool]]) -> Import
     if export is None or (not export.response and not export.threshold_ns):
         return imp
     return dataclasses.replace(imp, response=export.response, threshold_ns=export.threshold_ns)
+
+
+def with_expiry(imp: Import, token: str) -> Import:
+    """An import that holds by an activation ``token`` with an ``exp``: it stops then."""
+    try:
+        exp = decode(token).claims.get("exp")
+    except JwtError:
+        return imp
+    if not isinstance(exp, int) or isinstance(exp, bool) or exp <= 0:
+        return imp
+    return dataclasses.replace(imp, expires=exp)
 
 
 def activation_revoked(imp: Import, exports: Sequence[tuple[Export, bool]], token: str) -> bool:

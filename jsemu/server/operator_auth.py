@@ -35,7 +35,7 @@ from ..subjects import is_valid_subject, subject_is_subset_match
 from .auth import Auth, User
 from .imports import Export, Import
 from .js_limits import UNLIMITED, JetStreamLimits
-from .jwt_exports import activation_revoked, export_details, import_from_claim, with_response
+from .jwt_exports import activation_revoked, export_details, import_from_claim, with_expiry, with_response
 from .nkeys import verify_signature
 from .permissions import Permissions, SubjectRules
 from .responses import ResponsePermission
@@ -205,6 +205,8 @@ def wired_imports(accounts: dict[str, JwtAccount], now: float) -> dict[str, tupl
                 continue
             if all(match) and activation_revoked(imp, exporter.exports, token):
                 continue
+            if all(match):
+                imp = with_expiry(imp, token)
             if imp.kind == "service":
                 imp = with_response(imp, exporter.exports)
             kept.append(imp)

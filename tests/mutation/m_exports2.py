@@ -159,3 +159,34 @@ MUTATIONS += [
         "account INFO leaves out an export's revoked activations",
     ),
 ]
+MUTATIONS += [
+    Mutation(
+        "exports2_expired_activation_service_kept",
+        "server",
+        _IMPORTS,
+        "        if self.busy or (self.imp.expires and self.responses.now_ns() >= self.imp.expires * 1_000_000_000):",
+        "        if self.busy:",
+        ("tests/server/test_operator_exports.py::test_activation_expiry_drops_the_import",),
+        "a service import keeps forwarding after its activation token expired",
+    ),
+    Mutation(
+        "exports2_expired_activation_stream_kept",
+        "server",
+        _EXPORTS,
+        "    return dataclasses.replace(imp, expires=exp)",
+        "    return imp",
+        ("tests/server/test_operator_exports.py::test_activation_expiry_drops_the_import",),
+        "imports do not learn when their activation token expires",
+    ),
+]
+MUTATIONS += [
+    Mutation(
+        "exports2_expired_activation_stream_forwards",
+        "server",
+        _IMPORTS,
+        "        if self.expires_ns and self.now_ns() >= self.expires_ns:\n            return False\n        self.busy = True",
+        "        self.busy = True",
+        ("tests/server/test_operator_exports.py::test_activation_expiry_drops_the_import",),
+        "a stream import keeps forwarding after its activation token expired",
+    ),
+]

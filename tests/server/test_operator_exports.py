@@ -18,6 +18,7 @@ from typing import Any
 import nats
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from nats.errors import NoRespondersError
 from support.servers import KINDS, RealServer
 
 from jsemu.protocol.jwt import PREFIX_ACCOUNT, KeyPair
@@ -364,3 +365,62 @@ def test_generated_exports_and_imports(tmp_path_factory: Any, pairs: Any) -> Non
     if os.environ.get("SHOW"):
         print(got["real"])
     assert got["jsemu"] == got["real"]
+
+
+async def _expiring(kind: str, tmp_path: Path) -> list[Any]:
+    """A service and a stream import held by activation tokens that expire five seconds after
+    start: used before, gone after (the clients stay connected)."""
+    setup = OperatorSetup(tmp_path / kind)
+    imp, exp_key = KeyPair.create(PREFIX_ACCOUNT), KeyPair.create(PREFIX_ACCOUNT)
+    exports = [{"subject": "p.>", "type": "service", "token_req": True}]
+    exports.append({"subject": "s.>", "type": "stream", "token_req": True})
+    setup.account("EXP", key=exp_key, exports=exports)
+    expires = int(time.time()) + 5  # a margin for a slow start on a loaded machine
+    imports = [
+        {"subject": f"{letter}.x", "account": exp_key.public_key, "type": kind_, "token": token}
+        for letter, kind_ in (("p", "service"), ("s", "stream"))
+        for token in [activation_jwt(imp.public_key, exp_key, f"{letter}.x", kind_, exp=expires)]
+    ]
+    setup.account("IMP", key=imp, imports=imports)
+    setup.user("e", "EXP")
+    setup.user("i", "IMP")
+    server = RealServer(conf_text=setup.config_text(), jetstream=False, jsemu_process=kind == "jsemu")
+    url = f"nats://127.0.0.1:{server.port}"
+    seen: list[Any] = []
+    try:
+        e = await nats.connect(url, user_credentials=str(setup.users["e"].creds_path))
+        i = await nats.connect(url, user_credentials=str(setup.users["i"].creds_path))
+
+        async def answer(msg: Any) -> None:
+            await msg.respond(b"ok")
+
+        got: list[str] = []
+
+        async def take(msg: Any) -> None:
+            got.append(msg.subject)
+
+        await e.subscribe("p.>", cb=answer)
+        await i.subscribe("s.>", cb=take)
+        await e.flush()
+        await i.flush()
+        for _ in range(2):
+            try:
+                seen.append((await i.request("p.x", b"", timeout=1)).data)
+            except NoRespondersError:
+                seen.append("no responders")
+            await e.publish("s.x", b"")
+            await e.flush()
+            await asyncio.sleep(0.2)
+            seen += [list(got), i.is_connected]
+            got.clear()
+            await asyncio.sleep(max(0.0, expires - time.time() + 1.2))
+        await e.close()
+        await i.close()
+    finally:
+        server.stop()
+    return seen
+
+
+async def test_activation_expiry_drops_the_import(tmp_path: Path) -> None:
+    got = {kind: await _expiring(kind, tmp_path) for kind in KINDS}
+    assert got["jsemu"] == got["real"] == [b"ok", ["s.x"], True, "no responders", [], True]
