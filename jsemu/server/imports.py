@@ -87,6 +87,9 @@ class Import:
     #: When the activation token the import holds by expires (unix seconds; 0: never): the
     #: import stops forwarding then, as nats-server removes it (its clients stay connected).
     expires: int = 0
+    #: A service import's exporter subject with ``$N`` references to the wildcards of ``to``
+    #: (a JWT ``local_subject`` that reorders them); empty: the wildcards in order.
+    mapped: str = ""
 
 
 class StreamForwarder:
@@ -201,7 +204,9 @@ class ServiceForwarder:
         #: ``to`` with wildcards: each wildcard's tokens land in the exported subject's same
         #: wildcard (``$JS.A.API.>`` -> ``$JS.API.>``, ``local.*.y`` -> ``svc.*.x``).
         self.mapping: SubjectTransform | None = None
-        if imp.to and not subject_is_literal(imp.to):
+        if imp.mapped:
+            self.mapping = SubjectTransform(imp.to, imp.mapped)
+        elif imp.to and not subject_is_literal(imp.to):
             dest, n = [], 0
             for token in imp.subject.split("."):
                 if token == "*":

@@ -6,7 +6,8 @@ as nats-server's ``updateAccountClaimsWithRefresh`` turns them into account expo
   Go's ``transformTokenize``) and a trailing ``>``: ``feed.*.*.c`` on ``lc.$2.$1`` puts
   ``feed.p.q.c`` on ``lc.q.p``. The deprecated ``to`` of a stream import is a prefix
   (``pd.feed.d``).
-* A service import's ``local_subject`` is the subject the importer requests on; its deprecated
+* A service import's ``local_subject`` is the subject the importer requests on (``$N`` references
+  subscribed as ``*``: ``l.$2.$1`` for ``a.*.*`` takes ``l.x.y`` to ``a.y.x``); its deprecated
   ``to`` is the other way round: the *exporter's* subject, the import's ``subject`` the local one.
 * A service export's ``response_type`` (``Stream``, ``Chunked``) and ``response_threshold`` ride
   on each import of it, so that the forwarder keeps the reply mapping (``imports.Responses``).
@@ -62,11 +63,22 @@ def import_from_claim(entry: dict[str, Any], subject: str, account: str) -> Impo
         if local:
             return Import("stream", account, subject, to=_tokenize(local))
         return Import("stream", account, subject, prefix=to.rstrip("."))
+    if local and "$" in local:
+        return _service_references(account, subject, _tokenize(local))
     if local:
         return Import("service", account, subject, to=local)
     if to:
         return Import("service", account, to, to=subject)
     return Import("service", account, subject)
+
+
+def _service_references(account: str, subject: str, local: str) -> Import:
+    """A service import whose ``local_subject`` has ``$N`` references: the importer subscribes
+    with each as ``*``, and a request goes to the exported subject with its wildcards filled in
+    from them (Go's reversed transform: the subject's i-th ``*`` takes the i-th reference)."""
+    references = iter([t for t in local.split(".") if t[:1] == "$" and t[1:].isdigit()])
+    mapped = ".".join(next(references, "*") if t == "*" else t for t in subject.split("."))
+    return Import("service", account, subject, to=local_subject_shown(local), mapped=mapped)
 
 
 def export_details(entry: dict[str, Any]) -> dict[str, Any]:

@@ -190,3 +190,14 @@ MUTATIONS += [
         "a stream import keeps forwarding after its activation token expired",
     ),
 ]
+MUTATIONS += [
+    Mutation(
+        "exports2_service_local_refs_in_order",
+        "server",
+        _EXPORTS,
+        '    mapped = ".".join(next(references, "*") if t == "*" else t for t in subject.split("."))',
+        '    mapped = ""',
+        (_DIFF,),
+        "a service import's local_subject that reorders the wildcards ($2.$1) fills them in order",
+    ),
+]

@@ -39,7 +39,7 @@ PUBLISH = ["feed.a.1", "feed.z.b", "feed.p.q.c", "feed.d", "feed.e", "feed.f.g",
 PUBLISH += ["rev.a", "rev.b", "rev.c", "star.a", "star.b"]
 
 #: Requests the importer sends (with a reply subject ``rep.<subject>``).
-REQUESTS = ["one.x", "many.x", "chunk.x", "eof.x", "thr.x", "old.y", "srev.a", "srev.b", "srev.c"]
+REQUESTS = ["lr.x.y", "ls.q", "one.x", "many.x", "chunk.x", "eof.x", "thr.x", "old.y", "srev.a", "srev.b", "srev.c"]
 
 
 def _limits(**changes: Any) -> dict[str, Any]:
@@ -72,6 +72,7 @@ def _setup(tmp_path: Path) -> OperatorSetup:
             {"name": "many", "subject": "many.>", "type": "service", "response_type": "Stream"},
             {"name": "chunk", "subject": "chunk.>", "type": "service", "response_type": "Chunked"},
             {"name": "eof", "subject": "eof.>", "type": "service", "response_type": "Stream"},
+            {"name": "rs", "subject": "rs.>", "type": "service"},
             {
                 "name": "thr",
                 "subject": "thr.>",
@@ -108,6 +109,8 @@ def _setup(tmp_path: Path) -> OperatorSetup:
         imports.append(stream(f"star.{name}", token=token(f"star.{name}", at, "stream")))
     imports += [service("one.x"), service("many.x"), service("chunk.x"), service("eof.x"), service("thr.x")]
     imports.append(service("old.y", to="one.y"))
+    imports.append(service("rs.*.*", local_subject="lr.$2.$1"))
+    imports.append(service("rs.*", local_subject="ls.$1"))
     setup.account("IMP", key=imp, imports=imports)
     # Accounts whose JWT does not validate: not loaded, their users refused.
     bad: dict[str, dict[str, Any]] = {
@@ -166,6 +169,11 @@ async def _run(kind: str, setup: OperatorSetup) -> dict[str, Any]:
         async def late(reply: str) -> None:
             await asyncio.sleep(0.6)
             await e.publish(reply, b"late")
+
+        async def echo(msg: Any) -> None:
+            await e.publish(msg.reply, msg.subject.encode())
+
+        await e.subscribe("rs.>", cb=echo)
 
         async def answer(msg: Any) -> None:
             bodies = [b"1", b"", b"2"] if msg.subject.startswith("eof.") else [b"1", b"2", b"3"]
@@ -244,7 +252,7 @@ _exports = st.lists(
             "subject": st.sampled_from(_EXPORT_SUBJECTS),
             "type": st.sampled_from(["stream", "service"]),
             "private": st.booleans(),
-            "revoke": st.booleans(),
+            "revoke": st.sampled_from([None, "importer", "*"]),
             "response": st.sampled_from(["", "Stream"]),
         }
     ),
@@ -258,6 +266,7 @@ _imports = st.lists(
             "subject": st.sampled_from(_IMPORT_SUBJECTS),
             "type": st.sampled_from(["stream", "service"]),
             "local": st.sampled_from(_LOCALS),
+            "to": st.sampled_from([None, None, None, "a.b", "pre"]),
             "token": st.sampled_from(["none", "good", "good", "old", "expired", "other_subject"]),
         }
     ),
@@ -286,7 +295,7 @@ def _generated(tmp_path: Path, pairs: list[tuple[list[dict[str, Any]], list[dict
         for e in exports:
             claim: dict[str, Any] = {"subject": e["subject"], "type": e["type"], "token_req": e["private"]}
             if e["revoke"]:
-                claim["revocations"] = {imp_key.public_key: REVOKED_AT}
+                claim["revocations"] = {imp_key.public_key if e["revoke"] == "importer" else "*": REVOKED_AT}
             if e["type"] == "service" and e["response"]:
                 claim["response_type"] = e["response"]
             claims.append(claim)
@@ -296,6 +305,8 @@ def _generated(tmp_path: Path, pairs: list[tuple[list[dict[str, Any]], list[dict
             entry: dict[str, Any] = {"subject": i["subject"], "account": exp_key.public_key, "type": i["type"]}
             if i["local"]:
                 entry["local_subject"] = i["local"]
+            if i["to"]:
+                entry["to"] = i["to"]
             if i["token"] != "none":
                 entry["token"] = _token(i["token"], imp_key.public_key, exp_key, i["subject"], i["type"])
             entries.append(entry)
@@ -357,7 +368,9 @@ async def _observe(kind: str, setup: OperatorSetup, count: int) -> dict[str, Any
     return seen
 
 
-@settings(max_examples=5, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(
+    max_examples=int(os.environ.get("EXPORTS_EXAMPLES", "5")), deadline=None, suppress_health_check=list(HealthCheck)
+)
 @given(pairs=st.lists(st.tuples(_exports, _imports), min_size=3, max_size=3))
 def test_generated_exports_and_imports(tmp_path_factory: Any, pairs: Any) -> None:
     setup = _generated(tmp_path_factory.mktemp("gen"), pairs)
