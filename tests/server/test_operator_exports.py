@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import nats
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from nats.errors import NoRespondersError
 from support.servers import KINDS, RealServer
@@ -372,6 +372,14 @@ async def _observe(kind: str, setup: OperatorSetup, count: int) -> dict[str, Any
     max_examples=int(os.environ.get("EXPORTS_EXAMPLES", "5")), deadline=None, suppress_health_check=list(HealthCheck)
 )
 @given(pairs=st.lists(st.tuples(_exports, _imports), min_size=3, max_size=3))
+@example(  # found by the generator: a service import's local subject with a $1 reference
+    pairs=[
+        (
+            [{"subject": "a.*", "type": "service", "private": False, "revoke": None, "response": ""}],
+            [{"subject": "a.*", "type": "service", "local": "l.$1", "to": None, "token": "none"}],
+        )
+    ]
+)
 def test_generated_exports_and_imports(tmp_path_factory: Any, pairs: Any) -> None:
     setup = _generated(tmp_path_factory.mktemp("gen"), pairs)
     got = {kind: asyncio.run(_observe(kind, setup, len(pairs))) for kind in KINDS}
