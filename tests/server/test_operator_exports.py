@@ -369,7 +369,7 @@ async def _observe(kind: str, setup: OperatorSetup, count: int) -> dict[str, Any
 
 
 @settings(
-    max_examples=int(os.environ.get("EXPORTS_EXAMPLES", "5")), deadline=None, suppress_health_check=list(HealthCheck)
+    max_examples=int(os.environ.get("EXPORTS_EXAMPLES", "4")), deadline=None, suppress_health_check=list(HealthCheck)
 )
 @given(pairs=st.lists(st.tuples(_exports, _imports), min_size=3, max_size=3))
 @example(  # found by the generator: a service import's local subject with a $1 reference
@@ -382,7 +382,11 @@ async def _observe(kind: str, setup: OperatorSetup, count: int) -> dict[str, Any
 )
 def test_generated_exports_and_imports(tmp_path_factory: Any, pairs: Any) -> None:
     setup = _generated(tmp_path_factory.mktemp("gen"), pairs)
-    got = {kind: asyncio.run(_observe(kind, setup, len(pairs))) for kind in KINDS}
+
+    async def both() -> list[dict[str, Any]]:
+        return await asyncio.gather(*(_observe(kind, setup, len(pairs)) for kind in KINDS))
+
+    got = dict(zip(KINDS, asyncio.run(both()), strict=True))
     if os.environ.get("SHOW"):
         print(got["real"])
     assert got["jsemu"] == got["real"]
@@ -443,5 +447,6 @@ async def _expiring(kind: str, tmp_path: Path) -> list[Any]:
 
 
 async def test_activation_expiry_drops_the_import(tmp_path: Path) -> None:
-    got = {kind: await _expiring(kind, tmp_path) for kind in KINDS}
+    # Both servers at once: the wait for the expiry overlaps.
+    got = dict(zip(KINDS, await asyncio.gather(*(_expiring(kind, tmp_path) for kind in KINDS)), strict=True))
     assert got["jsemu"] == got["real"] == [b"ok", ["s.x"], True, "no responders", [], True]
