@@ -201,3 +201,14 @@ MUTATIONS += [
         "a service import's local_subject that reorders the wildcards ($2.$1) fills them in order",
     ),
 ]
+MUTATIONS += [
+    Mutation(
+        "exports2_preload_issues_not_logged",
+        "config",
+        "jsemu/config/operator.py",
+        "        if issues := preload_issues(str(text)):  # nats-server's checkResolvePreloads",
+        "        if issues := []:  # nats-server's checkResolvePreloads",
+        ("tests/config/test_operator_config.py::test_preloaded_account_with_validation_issues_is_logged",),
+        "a preloaded account JWT that does not validate is not logged at start",
+    ),
+]

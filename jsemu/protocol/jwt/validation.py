@@ -15,7 +15,9 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["account_issues", "has_wildcards", "is_contained_in"]
+from .codec import JwtError, decode
+
+__all__ = ["account_issues", "has_wildcards", "is_contained_in", "preload_issues"]
 
 _NO_LIMIT = -1
 _RESPONSE_TYPES = ("", "Singleton", "Stream", "Chunked")
@@ -162,6 +164,16 @@ def _local_as_subject(local: str) -> str:
     return ".".join("*" if len(t) > 1 and t[0] == "$" and _go_atoi(t[1:]) else t for t in local.split("."))
 
 
+def preload_issues(text: str) -> list[str]:
+    """The blocking issues nats-server logs for a preloaded account JWT (none if it does not
+    decode as an account's: that is refused elsewhere)."""
+    try:
+        token = decode(text)
+    except JwtError:
+        return []
+    return account_issues(token.nats) if token.kind == "account" else []
+
+
 def account_issues(nats: dict[str, Any]) -> list[str]:
     """The blocking issues of an account JWT's ``nats`` part (empty: it validates)."""
     imports = nats.get("imports") if isinstance(nats.get("imports"), list) else []
@@ -172,6 +184,8 @@ def account_issues(nats: dict[str, Any]) -> list[str]:
     assert isinstance(limits, dict)
     # A limit left out is Go's zero value: no imports (or exports) allowed.
     max_imports, max_exports = _int(limits.get("imports")), _int(limits.get("exports"))
+    if any(_int(v) or v is True for v in limits.values()) and 0 <= max_imports < len(imports):
+        out.append("the account contains more imports than allowed by the operator")  # Go checks it twice
     if max_imports != _NO_LIMIT and len(imports) > max_imports:
         out.append("the account contains more imports than allowed by the operator")
     if max_exports != _NO_LIMIT:
