@@ -68,6 +68,9 @@ class Export:
     #: (importer key or ``*``, unix seconds).
     token_req: bool = False
     revocations: tuple[tuple[str, int], ...] = ()
+    #: ``account_token_position``: the (1-based) token of the subject that must be the
+    #: importer's own account key (then no activation token is needed); 0: none.
+    token_position: int = 0
 
 
 @dataclass(frozen=True)

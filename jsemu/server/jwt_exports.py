@@ -11,6 +11,8 @@ as nats-server's ``updateAccountClaimsWithRefresh`` turns them into account expo
   ``to`` is the other way round: the *exporter's* subject, the import's ``subject`` the local one.
 * A service export's ``response_type`` (``Stream``, ``Chunked``) and ``response_threshold`` ride
   on each import of it, so that the forwarder keeps the reply mapping (``imports.Responses``).
+* An export's ``account_token_position`` lets an account import only the subjects with its own key
+  at that token, and needs no activation token then (``tp.*.x`` at 2: ``tp.<importer>.x``).
 * An export's ``revocations`` (importer key or ``*`` -> unix time) refuse an activation token
   issued at or before that time (Go's ``isRevoked``): the import does not hold. A token's ``exp``
   rides on the import, which stops forwarding then (nats-server's ``activationExpired``).
@@ -34,6 +36,7 @@ __all__ = [
     "export_details",
     "import_from_claim",
     "local_subject_shown",
+    "position_allows",
     "shown_export",
     "with_expiry",
     "with_response",
@@ -86,7 +89,9 @@ def export_details(entry: dict[str, Any]) -> dict[str, Any]:
     export's ``response_type`` and ``response_threshold``."""
     found = entry.get("revocations")
     revocations = found if isinstance(found, dict) else {}
+    position = entry.get("account_token_position")
     out: dict[str, Any] = {
+        "token_position": position if isinstance(position, int) and not isinstance(position, bool) else 0,
         "token_req": entry.get("token_req") is True,
         "revocations": tuple(
             (k, v) for k, v in sorted(revocations.items()) if isinstance(v, int) and not isinstance(v, bool)
@@ -114,6 +119,19 @@ def with_response(imp: Import, exports: Sequence[tuple[Export, bool]]) -> Import
     if export is None or (not export.response and not export.threshold_ns):
         return imp
     return dataclasses.replace(imp, response=export.response, threshold_ns=export.threshold_ns)
+
+
+def position_allows(imp: Import, exports: Sequence[tuple[Export, bool]], importer: str) -> bool | None:
+    """Whether the export ``imp`` uses lets ``importer`` in by its ``account_token_position``
+    (the importer's key at that token of the import's subject; an import of the export's very
+    subject never), or ``None`` when the export has none (Go's ``checkAuth``)."""
+    export = _matching(imp, exports)
+    if export is None or export.token_position <= 0:
+        return None
+    if export.subject == imp.subject:
+        return False  # nats-server's exact match passes no tokens
+    tokens = imp.subject.split(".")
+    return export.token_position <= len(tokens) and tokens[export.token_position - 1] == importer
 
 
 def with_expiry(imp: Import, token: str) -> Import:

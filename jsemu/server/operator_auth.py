@@ -35,7 +35,14 @@ from ..subjects import is_valid_subject, subject_is_subset_match
 from .auth import Auth, User
 from .imports import Export, Import
 from .js_limits import UNLIMITED, JetStreamLimits
-from .jwt_exports import activation_revoked, export_details, import_from_claim, with_expiry, with_response
+from .jwt_exports import (
+    activation_revoked,
+    export_details,
+    import_from_claim,
+    position_allows,
+    with_expiry,
+    with_response,
+)
 from .nkeys import verify_signature
 from .permissions import Permissions, SubjectRules
 from .responses import ResponsePermission
@@ -201,10 +208,14 @@ def wired_imports(accounts: dict[str, JwtAccount], now: float) -> dict[str, tupl
             ]
             if not match:
                 continue
-            if all(match) and not _activation_ok(token, exporter, importer.public_key, imp, now):
+            positioned = position_allows(imp, exporter.exports, importer.public_key)
+            if positioned is False:
                 continue
-            if all(match) and activation_revoked(imp, exporter.exports, token):
-                continue
+            if positioned is None:  # no account token position: a private export wants a token
+                if all(match) and not _activation_ok(token, exporter, importer.public_key, imp, now):
+                    continue
+                if all(match) and activation_revoked(imp, exporter.exports, token):
+                    continue
             if all(match):
                 imp = with_expiry(imp, token)
             if imp.kind == "service":

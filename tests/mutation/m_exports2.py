@@ -212,3 +212,32 @@ MUTATIONS += [
         "a preloaded account JWT that does not validate is not logged at start",
     ),
 ]
+MUTATIONS += [
+    Mutation(
+        "exports2_token_position_ignored",
+        "server",
+        _EXPORTS,
+        "    return export.token_position <= len(tokens) and tokens[export.token_position - 1] == importer",
+        "    return True",
+        (_DIFF,),
+        "an export's account_token_position lets any account import any subject",
+    ),
+    Mutation(
+        "exports2_token_position_needs_token",
+        "server",
+        "jsemu/server/operator_auth.py",
+        "            if positioned is None:  # no account token position: a private export wants a token",
+        "            if True:",
+        (_DIFF,),
+        "a private export with an account_token_position still asks for an activation token",
+    ),
+    Mutation(
+        "exports2_token_position_unvalidated",
+        "protocol",
+        _CHECKS,
+        '        out += _position_issues(_int(export.get("account_token_position")), subject)',
+        "        pass",
+        (_DIFF,),
+        "an account_token_position that names no * of the export's subject is accepted",
+    ),
+]

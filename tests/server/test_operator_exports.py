@@ -29,7 +29,7 @@ from jsemu.testing.operator import OperatorSetup
 REVOKED_AT = int(time.time()) - 1000
 
 #: The stream imports' local subjects (and prefixes) a subscriber of the importer listens on.
-LISTEN = ["la.>", "lb.>", "lc.>", "pd.>", "le", "lf.>", "feed.>", "rev.>", "star.>"]
+LISTEN = ["tps.>", "la.>", "lb.>", "lc.>", "pd.>", "le", "lf.>", "feed.>", "rev.>", "star.>"]
 
 #: A service export's response threshold (ns): a response later than twice this is dropped.
 THR = 200_000_000
@@ -73,6 +73,8 @@ def _setup(tmp_path: Path) -> OperatorSetup:
             {"name": "chunk", "subject": "chunk.>", "type": "service", "response_type": "Chunked"},
             {"name": "eof", "subject": "eof.>", "type": "service", "response_type": "Stream"},
             {"name": "rs", "subject": "rs.>", "type": "service"},
+            {"name": "tp", "subject": "tp.*.x", "type": "service", "account_token_position": 2},
+            {"name": "tps", "subject": "tps.*", "type": "stream", "token_req": True, "account_token_position": 2},
             {
                 "name": "thr",
                 "subject": "thr.>",
@@ -111,6 +113,11 @@ def _setup(tmp_path: Path) -> OperatorSetup:
     imports.append(service("old.y", to="one.y"))
     imports.append(service("rs.*.*", local_subject="lr.$2.$1"))
     imports.append(service("rs.*", local_subject="ls.$1"))
+    # Exports with an account token position: only the importer's own key there (no token needed).
+    for owner in (imp.public_key, exp_key.public_key):
+        imports.append(service(f"tp.{owner}.x", local_subject=f"tp.{owner[:4]}"))
+        imports.append(stream(f"tps.{owner}", local_subject=f"tps.{owner[:4]}"))
+    imports.append(service("tp.*.x"))
     setup.account("IMP", key=imp, imports=imports)
     # Accounts whose JWT does not validate: not loaded, their users refused.
     bad: dict[str, dict[str, Any]] = {
@@ -135,6 +142,8 @@ def _setup(tmp_path: Path) -> OperatorSetup:
         },
         "badrt": {"exports": [{"subject": "s.x", "type": "service", "response_type": "Bogus"}]},
         "streamrt": {"exports": [{"subject": "s.x", "type": "stream", "response_type": "Stream"}]},
+        "badpos": {"exports": [{"subject": "s.x", "type": "service", "account_token_position": 1}]},
+        "badposstar": {"exports": [{"subject": "s.*.x", "type": "service", "account_token_position": 3}]},
         "negthr": {"exports": [{"subject": "s.x", "type": "service", "response_threshold": -1}]},
         "leafzero": {"extra": {"limits": _limits(leaf=0)}},
     }
@@ -174,6 +183,7 @@ async def _run(kind: str, setup: OperatorSetup) -> dict[str, Any]:
             await e.publish(msg.reply, msg.subject.encode())
 
         await e.subscribe("rs.>", cb=echo)
+        await e.subscribe("tp.>", cb=echo)
 
         async def answer(msg: Any) -> None:
             bodies = [b"1", b"", b"2"] if msg.subject.startswith("eof.") else [b"1", b"2", b"3"]
@@ -211,10 +221,11 @@ async def _run(kind: str, setup: OperatorSetup) -> dict[str, Any]:
                 await bad.close()
             except Exception as exc:  # noqa: BLE001 - the server's refusal, compared
                 seen[name] = str(exc)
-        for subject in PUBLISH:
+        owners = [setup.accounts[name].public_key for name in ("IMP", "EXP")]
+        for subject in PUBLISH + [f"tps.{owner}" for owner in owners]:
             await e.publish(subject, b"")
         await e.flush()
-        for subject in REQUESTS:
+        for subject in REQUESTS + [f"tp.{owner[:4]}" for owner in owners] + ["tp.q.x"]:
             await i.publish(subject, b"", reply="rep." + subject)
         await i.flush()
         await asyncio.sleep(0.3)

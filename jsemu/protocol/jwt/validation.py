@@ -121,12 +121,27 @@ def _export_issues(exports: list[Any]) -> list[str]:
         if threshold > 0 and kind != "service":
             out.append("response threshold only valid for services")
         out += _subject_issues(subject)
+        out += _position_issues(_int(export.get("account_token_position")), subject)
     for kind, names in subjects.items():
         for i, inner in enumerate(names):
             for j, outer in enumerate(names):
                 if i != j and is_contained_in(inner, outer):
                     out.append(f"{kind} export subject {outer!r} already exports {inner!r}")
     return out
+
+
+def _position_issues(position: int, subject: str) -> list[str]:
+    """``Export.Validate`` of an ``account_token_position``: a ``*`` of a wildcard subject."""
+    if position <= 0:
+        return []
+    if not has_wildcards(subject):
+        return [f"Account Token Position can only be used with wildcard subjects: {subject}"]
+    tokens = subject.split(".")
+    if position > len(tokens):
+        return [f"Account Token Position {position} exceeds length of subject '{subject}'"]
+    if tokens[position - 1] != "*":
+        return [f"Account Token Position {position} matches '{tokens[position - 1]}' but must match a * in: {subject}"]
+    return []
 
 
 def _import_issues(imports: list[Any]) -> list[str]:
