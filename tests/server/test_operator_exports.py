@@ -127,6 +127,7 @@ def _setup(tmp_path: Path) -> OperatorSetup:
         "tolocal": {"imports": [stream("feed.y", to="p", local_subject="ly")]},
         "impcount": {"imports": [stream("feed.a.>"), stream("feed.e")], "extra": {"limits": _limits(imports=1)}},
         "impfits": {"imports": [stream("feed.a.>"), stream("feed.e")], "extra": {"limits": _limits(imports=2)}},
+        "impempty": {"imports": [stream("feed.e")], "extra": {"limits": {}}},
         "impnokey": {"imports": [stream("feed.e")], "extra": {"limits": _limits(imports=None)}},
         "expcount": {
             "exports": [{"subject": "s.a", "type": "stream"}, {"subject": "s.b", "type": "stream"}],
