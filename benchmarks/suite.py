@@ -66,6 +66,7 @@ from benchmarks.connections import CONNECTIONS, GETS, PUBS, many_connections
 from benchmarks.connections import prepare as prepare_connections
 from benchmarks.consumers import consumers
 from benchmarks.fanout import fanout
+from benchmarks.first_lookup import first_lookup_rows
 from benchmarks.restart_rows import restart_rows
 from benchmarks.routes import routed
 from benchmarks.websocket import websocket
@@ -611,6 +612,7 @@ SECTIONS = (
     "routes",
     "restart",
     "websocket",
+    "firstlookup",
 )
 
 
@@ -643,6 +645,8 @@ def run(only: list[str], sizes: Sizes) -> dict[str, Row]:
                     restart_rows(kind, sizes, rows)
                 elif section == "websocket":
                     websocket(kind, sizes, rows, Row)
+                elif section == "firstlookup":
+                    first_lookup_rows(kind, sizes, rows)
             except (OSError, RuntimeError) as exc:  # TimeoutError is an OSError
                 print(f"  {kind} {section} failed: {exc!r}", file=sys.stderr)
     return rows

@@ -17,6 +17,7 @@ from .control import ControlApi, ControlPlane
 from .jetstream.api.dispatch import JetStreamApi
 from .jetstream.api.not_enabled import NotEnabledApi
 from .jetstream.api.system import SystemJetStream
+from .jetstream.clock_timers import ClockTimers
 from .jetstream.limits.storage import accounts_fit
 from .jetstream.monitoring import JetStreamMonitoring
 from .jetstream.service import JetStream
@@ -26,7 +27,6 @@ from .server.meta_leader import MetaLeader
 from .server.options import ServerOptions
 from .server.routing import GLOBAL_ACCOUNT
 from .server.server import Server as CoreServer
-from .server.timers import LoopTimers
 from .store import Clock, ControlledClock
 from .threaded import ThreadedServer
 
@@ -46,7 +46,9 @@ class Server(CoreServer):
     def __init__(self, options: ServerOptions | None = None, *, clock: Clock | None = None, **kwargs: Any) -> None:
         super().__init__(options, **kwargs)
         self.clock = clock if clock is not None else ControlledClock()
-        self.timers = LoopTimers(self.clock, lambda: self.loop)
+        #: One set of timers on that clock for the whole server (connection deadlines, the
+        #: resolver's, every account's JetStream): the control plane runs them after each step.
+        self.timers: ClockTimers = ClockTimers(self.clock, lambda: self._loop)
         space = self.account_space
         #: The JetStream service of ``$G`` (None when JetStream is off, or when accounts are
         #: configured: then only they have one); ``clock`` drives its timestamps.
@@ -70,10 +72,7 @@ class Server(CoreServer):
             for name, router in space.by_name.items():
                 if space.jetstream_enabled(router):
                     js = JetStream(self, self.clock, router)
-                    if self.account_jetstreams:
-                        js.timers = next(iter(self.account_jetstreams.values())).timers
-                    else:
-                        self.timers = js.timers  # the control plane runs them after each clock step
+                    js.timers = self.timers
                     self.account_jetstreams[name] = js
                     js.all_jetstreams = self.account_jetstreams
                     self.jetstream_apis[name] = JetStreamApi(js, self.system_jetstream)
@@ -113,10 +112,7 @@ class Server(CoreServer):
             NotEnabledApi(account, [], self.system_jetstream).start()
             return
         js = JetStream(self, self.clock, account)
-        if self.account_jetstreams:
-            js.timers = next(iter(self.account_jetstreams.values())).timers
-        else:
-            self.timers = js.timers
+        js.timers = self.timers
         self.account_jetstreams[account.name] = js
         js.all_jetstreams = self.account_jetstreams
         self.jetstream_apis[account.name] = JetStreamApi(js, self.system_jetstream)
@@ -167,8 +163,7 @@ class Server(CoreServer):
 
     async def stop(self) -> None:
         await self._signal_pull_consumers()
-        for js in list(self.account_jetstreams.values())[:1]:
-            js.timers.close()  # no consumer timer fires after the server stopped (one set for all)
+        self.timers.close()  # no timer fires after the server stopped (one set for all)
         for js in self.account_jetstreams.values():
             js.consumer_store.flush()  # consumer changes not written yet (< 100 ms old)
             js.checkpoint_logs()

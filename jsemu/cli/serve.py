@@ -36,7 +36,7 @@ from ..config.startup_errors import StartupError, listen_error, monitor_error
 from ..server.advertise import AdvertiseError
 from ..server.interfaces import interface_ips
 from ..server.options import ServerOptions
-from ..server.reload import ReloadRefused, apply_options, diff_options
+from ..server.reload import NO_CONFIG_FILE, ReloadRefused, apply_options, diff_options
 from ..version import NATS_VERSION
 from .log import log_line, log_to_stderr, open_log, reopen_log, set_format
 from .options import refused_flags
@@ -48,7 +48,7 @@ __all__ = ["reload_config", "report_startup_error", "run_process", "send_signal"
 def reload_config(server: Server, config: str | None, read: Callable[[], ServerOptions]) -> str | None:
     """SIGHUP (``Server.Reload``): the file again, the flags on top; the error or None."""
     if not config:
-        return "can only reload config when a file is provided using -c or --config"
+        return NO_CONFIG_FILE
     try:
         new = read()
         lines = diff_options(server.options, new)
@@ -70,12 +70,19 @@ def _on_signal(
     elif sig == signal.SIGUSR2:
         server.enter_lame_duck()
     elif sig == signal.SIGHUP:
-        error = reload_config(server, config, read)
-        if error is None:
-            digest = config_digest(config) if config else "sha256:"
-            log_line("INF", f"Reloaded server configuration ({digest})")
-        else:
+        error = _reload_logged(server, config, read)
+        if error is not None:
             log_line("ERR", f"Failed to reload server configuration: {error}")
+
+
+def _reload_logged(server: Server, config: str | None, read: Callable[[], ServerOptions]) -> str | None:
+    """``reload_config`` and, done, nats-server's line with the file's digest (SIGHUP and
+    ``$SYS.REQ.SERVER.<id>.RELOAD``; only SIGHUP logs a failure)."""
+    error = reload_config(server, config, read)
+    if error is None:
+        digest = config_digest(config) if config else "sha256:"
+        log_line("INF", f"Reloaded server configuration ({digest})")
+    return error
 
 
 def _quit(signum: int, frame: object) -> None:
@@ -172,8 +179,11 @@ async def serve(
             log_line("INF", f"  Node {node.name} monitoring on {options.host}:{server.monitors[i].port}")
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
+    reread = read or (lambda: options)
+    if config:  # without a file, the system account's RELOAD answers the server's own error
+        server.reload_config = lambda: _reload_logged(server, config, reread)
     for sig in SIGNAL_NAMES:
-        loop.add_signal_handler(sig, _on_signal, sig, server, stop, config, read or (lambda: options))
+        loop.add_signal_handler(sig, _on_signal, sig, server, stop, config, reread)
     signal.signal(signal.SIGQUIT, _quit)
     log_line("INF", "Server is ready")
     if ports_file is not None:

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from ..protocol.go_duration import parse_duration
-from ..server.resolver_dir import DELETE_HARD, DELETE_NONE, DELETE_RENAME, ResolverSettings
+from ..server.resolver_dir import DEFAULT_FETCH_TIMEOUT_NS, DELETE_HARD, DELETE_NONE, DELETE_RENAME, ResolverSettings
 from .parser import ConfigError
 
 __all__ = ["resolver_settings"]
@@ -50,7 +50,7 @@ def resolver_settings(value: Any, error: Callable[[str], ConfigError]) -> Resolv
     allow_delete = value.get("allow_delete") is True
     limit = value.get("limit", 0)
     limit = limit if isinstance(limit, int) and not isinstance(limit, bool) else 0
-    timeout = durations.get("timeout", 2 * 10**9)
+    timeout = durations.get("timeout", DEFAULT_FETCH_TIMEOUT_NS)
     if "timeout" in durations and timeout <= 0:
         raise error(f"Fetch timeout {value['timeout']} is too smal")
     if kind == "CACHE":
@@ -60,7 +60,14 @@ def resolver_settings(value: Any, error: Callable[[str], ConfigError]) -> Resolv
             raise error("CACHE does not accept allow_delete")
         if "hard_delete" in value:
             raise error("CACHE does not accept hard_delete")
-        return ResolverSettings(False, path, DELETE_HARD, limit if limit > 0 else _CACHE_LIMIT, timeout_ns=timeout)
+        return ResolverSettings(
+            False,
+            path,
+            DELETE_HARD,
+            limit if limit > 0 else _CACHE_LIMIT,
+            timeout_ns=timeout,
+            ttl_ns=durations.get("ttl", 0),
+        )
     if durations.get("ttl"):
         raise error("FULL does not accept ttl")
     if "hard_delete" in value and not allow_delete:

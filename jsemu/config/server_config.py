@@ -34,6 +34,7 @@ from ..subjects import (
     subject_is_subset_match,
     subjects_collide,
 )
+from .auth_callout import CalloutConfigError, parse_auth_callout
 from .cluster import ClusterConfigError, cluster_block
 from .go_types import go_type
 from .js_limits import JsLimitsError, parse_account_jetstream
@@ -230,7 +231,6 @@ _NOT_YET = {
     "https_port": "TLS is not supported by jsemu yet",
     "permissions": "permissions are not supported by jsemu yet",
     "default_permissions": "permissions are not supported by jsemu yet",
-    "auth_callout": "auth callout is not supported by jsemu yet",
     **{
         key: "not supported by jsemu"
         for key in [
@@ -266,7 +266,18 @@ _LOGGING = frozenset({"debug", "trace", "trace_verbose", "logtime", "logtime_utc
 _BLOCK_KEYS: dict[str, frozenset[str]] = {
     "jetstream": frozenset({"enabled", "store_dir", "store", "storedir", "domain", *_STORAGE}),
     "authorization": frozenset(
-        {"user", "username", "password", "pass", "token", "timeout", "users", "default_permissions"}
+        {
+            "user",
+            "username",
+            "password",
+            "pass",
+            "token",
+            "timeout",
+            "users",
+            "default_permissions",
+            "auth_callout",
+            "auth_hook",
+        }
     ),
     "user": frozenset({"user", "username", "password", "pass", "nkey", "permissions"}),
     "account": frozenset({"users", "jetstream", "exports", "imports", "msg_trace", "trace_dest", "mappings"}),
@@ -602,7 +613,13 @@ def _auth(block: dict[str, Any], pos: Positions, no_auth_user: str) -> Auth | No
             raise _at(pos, path, "Can not have a token and a users array")
         if auth.user is not None:
             raise _at(pos, path, "Can not have a single user/pass and a users array")
-    if not (auth.token or auth.user or auth.users or auth.nkeys or no_auth_user):
+    for key in ("auth_callout", "auth_hook"):
+        if key in block:
+            try:
+                auth.callout = parse_auth_callout(block[key])
+            except CalloutConfigError as exc:
+                raise _at(pos, (*path, key, exc.key) if exc.key else (*path, key), exc.message) from None
+    if not (auth.token or auth.user or auth.users or auth.nkeys or no_auth_user or auth.callout):
         return None
     return auth
 
@@ -717,11 +734,18 @@ def apply_config(
         options.accounts = _accounts(conf["accounts"], pos, auth)
         if auth.users or auth.nkeys or auth.token or auth.user is not None or auth.no_auth_user:
             options.auth = auth
+    callout = options.auth.callout if options.auth is not None else None
+    if callout is not None:
+        known = {config.name for config in options.accounts}
+        for name in callout.allowed_accounts:
+            if name not in known:
+                raise ConfigError(f'auth_callout allowed account "{name}" not found in configured accounts')
     apply_operator(conf, options, pos)
     _system_account(conf, options, pos)
     if options.websocket is not None:
         try:
-            check_websocket_auth(options.websocket, options.auth)
+            trusted = any(key in conf for key in ("operator", "operators", "root", "roots", "trusted", "trusted_keys"))
+            check_websocket_auth(options.websocket, options.auth, trusted)
         except WebSocketConfigError as exc:
             raise ConfigError(exc.message) from None
     if "cluster" in conf:

@@ -40,15 +40,10 @@ WEBSOCKET_KEYS = (
     "user_cookie",
     "pass_cookie",
     "token_cookie",
+    "jwt_cookie",
 )
 
-_NOT_YET = {
-    key: "not supported by jsemu yet"
-    for key in (
-        "jwt_cookie",
-        "ping_interval",
-    )
-}
+_NOT_YET = {key: "not supported by jsemu yet" for key in ("ping_interval",)}
 _ORIGIN_KEYS = frozenset({"allowed_origins", "allowed_origin", "allow_origins", "allow_origin", "origins", "origin"})
 #: Response headers a configuration may not set (``validateWebsocketOptions``).
 _RESERVED_HEADERS = frozenset({"host", "content-length", "connection", "upgrade", "nats-no-masking"})
@@ -152,8 +147,9 @@ def _simple_auth(ws: WebSocketOptions, key: str, block: Any) -> None:
             raise WebSocketConfigError((key, name), f'unknown field "{name}"')
 
 
-def check_websocket_auth(ws: WebSocketOptions, server_auth: Auth | None) -> None:
-    """``validateWebsocketOptions``'s authentication checks, once the server's users are known."""
+def check_websocket_auth(ws: WebSocketOptions, server_auth: Auth | None, trusted: bool = False) -> None:
+    """``validateWebsocketOptions``'s authentication checks, once the server's users are known
+    (``trusted``: operators or trusted keys are configured)."""
     users = server_auth is not None and bool(server_auth.users or server_auth.nkeys)
     if ws.no_auth_user:
         if not users:
@@ -173,6 +169,12 @@ def check_websocket_auth(ws: WebSocketOptions, server_auth: Auth | None) -> None
         )
     if users and ws.token:
         raise WebSocketConfigError(None, "websocket authentication token not compatible with presence of users/nkeys")
+    if ws.jwt_cookie and not trusted:
+        raise WebSocketConfigError(
+            None,
+            "trusted operators or trusted keys configuration is required for JWT authentication "
+            f"via cookie {_quote(ws.jwt_cookie)}",
+        )
 
 
 def parse_websocket(block: Any) -> WebSocketOptions | None:
@@ -214,7 +216,7 @@ def parse_websocket(block: Any) -> WebSocketOptions | None:
             _simple_auth(ws, key, value)
         elif low == "no_auth_user":
             ws.no_auth_user = _want(key, value, str)
-        elif low in ("user_cookie", "pass_cookie", "token_cookie"):
+        elif low in ("user_cookie", "pass_cookie", "token_cookie", "jwt_cookie"):
             setattr(ws, low, _want(key, value, str))
         elif low in _NOT_YET:
             raise WebSocketConfigError(key, f'"{key}": {_NOT_YET[low]}')

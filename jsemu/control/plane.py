@@ -34,6 +34,7 @@ from .remote import ControlError, remote, remote_methods
 if TYPE_CHECKING:
     import random
 
+    from ..jetstream.clock_timers import ClockTimers
     from ..jetstream.cluster.replicas import ReplicaSet
     from ..jetstream.links.mirror import MirrorLink
     from ..jetstream.links.upstream import UpstreamLink
@@ -42,6 +43,7 @@ if TYPE_CHECKING:
     from ..server.faults import FaultInjector
     from ..server.node import Node
     from ..server.queue_policy import QueuePolicies
+    from ..store import Clock
 
 __all__ = ["ControlError", "ControlPlane", "ControlledServer", "DirectGetAnswer", "remote_methods"]
 
@@ -68,6 +70,12 @@ class ControlledServer(Protocol):
 
     @property
     def jetstream(self) -> JetStream | None: ...
+
+    @property
+    def clock(self) -> Clock: ...
+
+    @property
+    def timers(self) -> ClockTimers: ...
 
     @property
     def account_jetstreams(self) -> dict[str, JetStream]: ...
@@ -355,7 +363,7 @@ class ControlPlane(ConsumerControls):
     # --- clock ------------------------------------------------------------------------
 
     def _clock(self) -> ControlledClock | ManualClock:
-        clock = self.js.clock
+        clock = self.server.clock
         if not isinstance(clock, ControlledClock | ManualClock):
             raise ControlError(f"the server's clock ({type(clock).__name__}) can not be controlled")
         return clock
@@ -363,7 +371,7 @@ class ControlPlane(ConsumerControls):
     @remote
     def now(self) -> int:
         """The server's clock, in Unix nanoseconds."""
-        return self.js.clock.now_ns()
+        return self.server.clock.now_ns()
 
     @remote
     def lame_duck(self) -> bool:
@@ -404,7 +412,7 @@ class ControlPlane(ConsumerControls):
     def _clock_moved(self) -> None:
         """Run the consumer timers that are due now (ack wait, request expiry, inactivity)
         and send what they produce, so a test sees the effect of a clock step at once."""
-        self.js.timers.run_due()
+        self.server.timers.run_due()
         self.server.flush()
 
     @remote

@@ -218,7 +218,7 @@ class HandshakeSettings:
     headers: tuple[tuple[str, str], ...] = ()
     tls: bool = False
     #: Cookie name -> the CONNECT option its value stands in for (``user``, ``pass``,
-    #: ``auth_token``): ``user_cookie``, ``pass_cookie``, ``token_cookie``.
+    #: ``auth_token``, ``jwt``): ``user_cookie``, ``pass_cookie``, ``token_cookie``, ``jwt_cookie``.
     cookies: tuple[tuple[str, str], ...] = ()
 
 
@@ -322,7 +322,9 @@ def _cookie_options(request: UpgradeRequest, names: tuple[tuple[str, str], ...])
     value unquoted; the last of a name wins, as nats-server's loop) for the configured names."""
     if not names:
         return {}
-    wanted = dict(names)
+    wanted: dict[str, str] = {}
+    for name, option in names:
+        wanted.setdefault(name, option)
     found: dict[str, str] = {}
     for header in request.values("cookie"):
         for pair in header.split(";"):

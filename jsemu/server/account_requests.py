@@ -103,17 +103,24 @@ class _Skip(Exception):
 class _Responder:
     """An internal subscriber that hands each request to ``answer(router, subject, reply, body)``.
     ``local_only``: its interest is not sent to routes (nats-server's service import
-    subscriptions and its ``sysSubscribeInternal`` ones: only the local server answers)."""
+    subscriptions and its ``sysSubscribeInternal`` ones: only the local server answers).
+    ``owner``: a producer whose own messages it does not get (the routers' no-echo rule reads
+    ``conn``), as nats-server's system client does not echo."""
 
-    __slots__ = ("answer", "local_only", "router")
+    __slots__ = ("answer", "conn", "local_only", "router")
     echo = True
 
     def __init__(
-        self, router: Router, answer: Callable[[Router, bytes, bytes | None, bytes], None], local_only: bool
+        self,
+        router: Router,
+        answer: Callable[[Router, bytes, bytes | None, bytes], None],
+        local_only: bool,
+        owner: object = None,
     ) -> None:
         self.router = router
         self.answer = answer
         self.local_only = local_only
+        self.conn = owner
 
     def deliver(self, sub: Subscription, subject: bytes, reply: bytes | None, hdr: int, msg: bytes) -> bool:
         self.answer(self.router, subject, reply, msg[hdr:] if hdr > 0 else msg)

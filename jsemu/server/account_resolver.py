@@ -2,7 +2,10 @@
 pushed, looked up, listed and deleted through the system account, as nats-server 2.15.1's
 ``DirAccResolver`` and ``CacheDirAccResolver`` (``server/accounts.go``) answer them.
 
-The system account's internal subscriptions (none is sent to routes):
+The system account's internal subscriptions (their interest crosses routes: in a cluster every
+server answers, one of the ``responder`` queue group a PACK; what the server itself sends them is
+not delivered to them, see :mod:`.resolver_peers`, which also holds the lookups of unknown
+accounts, the PACK sync on ``interval`` and the expiry of JWTs):
 
 * ``$SYS.REQ.CLAIMS.UPDATE`` (any account) and ``$SYS.REQ.ACCOUNT.<key>.CLAIMS.UPDATE`` /
   ``$SYS.ACCOUNT.<key>.CLAIMS.UPDATE``: the body is an account JWT. It must decode (signature by
@@ -37,6 +40,7 @@ from .account_requests import _Responder
 from .accounts import Account, AccountConfig
 from .operator_auth import JwtUser, OperatorAuth, account_from_jwt, is_key
 from .resolver_dir import DELETE_NONE, DirStore
+from .resolver_peers import ResolverPeers
 from .sublist import Subscription
 
 if TYPE_CHECKING:
@@ -93,6 +97,8 @@ class AccountResolver:
         self.server = server
         #: Called with the account key after a stored JWT changed an account the server has.
         self.on_change: list[Callable[[str], None]] = []
+        #: The requests to the rest of the cluster (lookups, PACK), once started.
+        self.peers: ResolverPeers | None = None
 
     @property
     def _auth(self) -> OperatorAuth:
@@ -115,8 +121,32 @@ class AccountResolver:
         ]
         if full:
             handlers += [(_LOOKUP, self._lookup, None), (_PACK, self._pack, b"responder")]
+        peers = self.peers = ResolverPeers(self.server, auth.resolver_store, self._changed)
         for subject, handler, queue in handlers:
-            router.sublist.insert(Subscription(_Responder(router, handler, True), subject, queue, b"$SYS"))
+            router.sublist.insert(Subscription(_Responder(router, handler, False, peers), subject, queue, b"$SYS"))
+        peers.start(router)
+
+    def stop(self) -> None:
+        if self.peers is not None:
+            self.peers.stop()
+
+    def missing_account(self, connect: dict[str, Any]) -> str | None:
+        """The account of a CONNECT's user JWT when the server has no JWT for it and should
+        look it up in the cluster first (``lookupAccount`` -> ``fetch``); None otherwise."""
+        if self.peers is None:
+            return None
+        text = connect.get("jwt")
+        if not isinstance(text, str) or not text:
+            return None
+        try:
+            token = decode(text)
+        except JwtError:
+            return None
+        key = token.nats.get("issuer_account") or token.claims.get("iss")
+        if not isinstance(key, str) or not is_key(key, PREFIX_ACCOUNT) or key in self._auth.accounts:
+            return None
+        store = self._auth.resolver_store
+        return None if store is None or store.has(key) else key  # a JWT held is not fetched again
 
     # --- answers ------------------------------------------------------------------------
 

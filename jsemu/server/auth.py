@@ -17,6 +17,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from .auth_callout_settings import CalloutSettings
 from .nkeys import verify_signature
 from .permissions import Permissions
 from .routing import GLOBAL_ACCOUNT
@@ -57,6 +58,8 @@ class Auth:
     no_auth_user: str = ""
     #: Seconds to send CONNECT; ``None``: nats-server's default (2 s, or the TLS timeout + 1 s).
     timeout: float | None = None
+    #: ``auth_callout``: logins decided by an external service (``server/auth_callout.py``).
+    callout: CalloutSettings | None = None
     #: (hash, password) pairs bcrypt has accepted: bcrypt costs ~50 ms a check, and a
     #: test suite reconnects often. Only accepted pairs are kept.
     _verified: set[tuple[str, str]] = field(default_factory=set, repr=False)

@@ -29,6 +29,7 @@ import random
 import ssl
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from ..protocol import gojson
@@ -59,10 +60,12 @@ from ..protocol.texts import (
     ERR_STALE_CONNECTION,
     ERR_SUBSCRIBE_DENIED,
     ERR_SUBSCRIBE_QUEUE_DENIED,
+    ERR_USER_AUTHENTICATION_EXPIRED,
 )
 from ..subjects import is_valid_literal_subject
 from .advertise import join_host_port
 from .auth import DEFAULT_AUTH_TIMEOUT, Auth, User
+from .auth_callout import CalloutUser, in_callout_account, with_callout_deny
 from .client_info import ClientInfo
 from .closed import READ_ERROR, WRITE_ERROR
 from .jwt_session import admit
@@ -79,6 +82,8 @@ from .websocket_transport import WebSocketTransport
 from .write_deadline import cut_slow_writer, watch_writes
 
 if TYPE_CHECKING:
+    from .auth_callout import AuthCallout
+    from .auth_callout_settings import CalloutSettings
     from .node import Node
     from .routing import Router
     from .server import Server
@@ -134,6 +139,7 @@ class ClientConnection(asyncio.Protocol):
         "auth_source",
         "auth_timer",
         "awaiting_auth",
+        "callout_wait",
         "cid",
         "client_ip",
         "client_port",
@@ -147,6 +153,7 @@ class ClientConnection(asyncio.Protocol):
         "handed",
         "handshaking",
         "headers",
+        "held",
         "in_bytes",
         "in_msgs",
         "info_base",
@@ -221,12 +228,17 @@ class ClientConnection(asyncio.Protocol):
         #: closes a client that sends no CONNECT in time; the user it logged in as.
         self.awaiting_auth = server.options.auth is not None
         self.auth_timer: Cancellable | None = None
+        #: Its CONNECT waits for the auth callout's answer: nothing more is read meanwhile.
+        self.callout_wait = False
         #: A TLS handshake is under way: output waits (server/tls.py).
         self.handshaking = False
         #: What to write before closing once the handshake hands over its transport, when the
         #: connection was closed by bytes that came with the handshake's end.
         self.farewell: bytes | None = None
         self.user: User | None = None
+        #: The account resolver's lookup of this user's account (``server/resolver_peers.py``):
+        #: 0 none yet, 1 the CONNECT waits for it (reading paused), 2 done.
+        self.held = 0
         #: Its ``$SYS.ACCOUNT.<acc>.CONNECT`` event went out (the disconnect one follows).
         self.announced = False
         #: The nonce an nkey user signs (in INFO when nkey users are configured).
@@ -326,7 +338,7 @@ class ClientConnection(asyncio.Protocol):
         ops = parser.feed_list(data)
         while ops:
             self._handle(ops)
-            if self.closed or not parser.resume:
+            if self.closed or not parser.resume or self.held == 1 or self.callout_wait:
                 break
             ops = parser.feed_list(b"")  # the rest of a read that held a CONNECT
         server.flush()
@@ -524,20 +536,81 @@ class ClientConnection(asyncio.Protocol):
         if not self.rtt:  # the server's first RTT: from its INFO to the client's CONNECT
             self.rtt = max(time.time_ns() - self.start_ns, 1) / 1e9
         self._set_first_ping_timer()
+        if not self.held and self._hold_for_account(opts):
+            return
+        self._continue_connect()
+
+    def _continue_connect(self) -> None:
+        """The CONNECT's login and checks (after any lookup of its account)."""
+        opts = self.opts
         auth = self.current_auth()
         if auth is not None:
             self._cancel_auth_timer()
             kind = "WEBSOCKET" if isinstance(self.transport, WebSocketTransport) else "STANDARD"
             user = auth.authenticate(opts, self.nonce, self.client_ip, kind, self.server.clock.now_ns())
+            callout = self.server.auth_callout
+            settings = callout.settings_for(auth, user, opts) if callout is not None else None
+            if settings is not None:
+                assert callout is not None
+                self._await_callout(callout, settings, auth, user)
+                return
             if user is None:
                 self.close_with_error(ERR_AUTHORIZATION_VIOLATION)
                 return
+            if callout is not None and in_callout_account(auth, user):
+                user = replace(user, permissions=with_callout_deny(user.permissions))
             self._log_in(user)
             if isinstance(user, JwtUser):
                 refusal = admit(self, user)
                 if refusal is not None:
                     self.close_with_error(refusal)
                     return
+        self._connected()
+
+    def _await_callout(self, callout: AuthCallout, settings: CalloutSettings, auth: Auth, user: User | None) -> None:
+        """Hand the login to the auth callout (``server/auth_callout.py``) and read nothing
+        more until it answers, as nats-server's read loop waits."""
+        self.callout_wait = True
+        if self.transport is not None:
+            self.transport.pause_reading()
+        timeout = auth.timeout if auth.timeout is not None else DEFAULT_AUTH_TIMEOUT
+        callout.start(self, settings, timeout, self._callout_done, user)
+
+    def _callout_done(self, user: User | None) -> None:
+        self.callout_wait = False
+        if self.closed:
+            return
+        if user is None:
+            self.close_with_error(ERR_AUTHORIZATION_VIOLATION)
+            self.server.flush()
+            return
+        self._log_in(user)
+        if isinstance(user, JwtUser):
+            refusal = admit(self, user)
+            if refusal is not None:
+                self.close_with_error(refusal)
+                self.server.flush()
+                return
+        expires = user.expires if isinstance(user, CalloutUser) else 0
+        if expires:
+            server = self.server
+
+            def expired() -> None:
+                self.close_with_error(ERR_USER_AUTHENTICATION_EXPIRED)
+                server.flush()
+
+            self.expiry_timer = server.timers.at(expires * 1_000_000_000, expired)
+        self._connected()
+        if self.closed:
+            self.server.flush()
+            return
+        if self.transport is not None:
+            self.transport.resume_reading()
+        self.data_received(b"")  # what came after the CONNECT
+
+    def _connected(self) -> None:
+        """The rest of a CONNECT once its user is known."""
+        opts = self.opts
         if opts.get("account") or opts.get("new_account"):
             self.close_with_error(ERR_AUTHORIZATION_VIOLATION)
             return
@@ -554,6 +627,37 @@ class ClientConnection(asyncio.Protocol):
         if system is not None and self.user is not None and not self.announced:
             self.announced = True
             system.client_connected(self)
+
+    def _hold_for_account(self, opts: dict[str, Any]) -> bool:
+        """Operator mode: a user of an account the resolver does not have waits (reading
+        paused, the rest of its read kept in the parser) until the cluster was asked for it."""
+        resolver = self.server.account_resolver
+        if resolver.peers is None or self.current_auth() is None:
+            return False
+        key = resolver.missing_account(opts)
+        if key is None or self.transport is None:
+            return False
+        self.held = 1
+        self._cancel_auth_timer()  # as nats-server, which clears it before authenticating
+        self.transport.pause_reading()
+        resolver.peers.fetch(key, self._account_fetched)
+        return True
+
+    def _account_fetched(self) -> None:
+        """The lookup is over: the CONNECT goes on, then whatever came after it."""
+        self.held = 2
+        if self.closed or self.transport is None:
+            return
+        self._continue_connect()
+        parser = self.parser
+        while not self.closed and not self.callout_wait and parser.resume:  # the callout resumes it
+            ops = parser.feed_list(b"")
+            if not ops:
+                break
+            self._handle(ops)
+        self.server.flush()
+        if not self.closed and not self.callout_wait:
+            self.transport.resume_reading()
 
     def _pub_run(self, run: PubRun, fast: bool) -> bool:
         """Hand a run of plain publishes to the ``fast_batch`` of its subjects, if no reply

@@ -36,12 +36,12 @@ import tempfile
 import time
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Protocol
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import parse_qs
 
 from ..protocol.go_duration import format_duration
 from ..timefmt import format_ns
 from ..version import NATS_VERSION, PROTO_VERSION, __version__
-from . import server_views
+from . import monitor_paths, server_views
 from .connz_query import check_sort, raw_auth_user, select_entries, sort_entries
 from .monitor_index import index_page
 from .monitor_query import QueryError, query_bool, query_int, query_uint
@@ -192,17 +192,27 @@ class Monitor:
             head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), timeout=10)
             parts = head.split(b"\r\n", 1)[0].decode("latin-1").split()
             app = self.server.http_app
-            if app is not None and len(parts) == 3 and app.serves(urlsplit(parts[1]).path):
+            if app is not None and len(parts) == 3 and app.serves(parts[1].partition("?")[0]):
                 await app.handle(self, head, reader, writer)
                 await writer.drain()
                 return
+            if len(parts) == 3 and monitor_paths.bad_escape(parts[1]):
+                writer.write(monitor_paths.BAD_REQUEST)
+                await writer.drain()
+                return
+            extra = b""
+            location = monitor_paths.redirect(parts[1]) if len(parts) == 3 else None
             if len(parts) != 3:
                 status, ctype, body = "400 Bad Request", "text/plain; charset=utf-8", b"400 Bad Request\n"
+            elif location is not None:  # Go's mux: an unclean path is redirected to its clean form
+                status, ctype, body = "307 Temporary Redirect", "text/html; charset=utf-8", b""
+                body, extra = monitor_paths.redirect_body(location), monitor_paths.location_header(location)
             else:
                 status, ctype, body = self.respond(parts[1])
             writer.write(
-                f"HTTP/1.1 {status}\r\nContent-Type: {ctype}\r\nContent-Length: {len(body)}\r\n"
-                "Connection: close\r\n\r\n".encode()
+                f"HTTP/1.1 {status}\r\nContent-Type: {ctype}\r\n".encode()
+                + extra
+                + f"Content-Length: {len(body)}\r\nConnection: close\r\n\r\n".encode()
                 + body
             )
             await writer.drain()
@@ -213,9 +223,8 @@ class Monitor:
 
     def respond(self, target: str) -> tuple[str, str, bytes]:
         """(status line, content type, body) for a request target like ``/jsz?streams=true``."""
-        url = urlsplit(target)
-        query = {k: v[0] for k, v in parse_qs(url.query).items()}  # Go's Query().Get: the first
-        path = url.path.rstrip("/") or "/"
+        path, raw_query = monitor_paths.endpoint(target)  # exact: "/varz/" is 404 (Go's mux)
+        query = {k: v[0] for k, v in parse_qs(raw_query).items()}  # Go's Query().Get: the first
         handlers = {
             "/varz": self.varz,
             "/jsz": self.jsz,
@@ -228,6 +237,9 @@ class Monitor:
             self.requests[path] = self.requests.get(path, 0) + 1
             app = self.server.http_app
             return "200 OK", "text/html; charset=utf-8", index_page(app.index_links if app is not None else ())
+        if path == "/raftz":  # jsemu runs no Raft groups: nats-server's answer without any
+            self.requests[path] = self.requests.get(path, 0) + 1
+            return "404 Not Found", "text/plain; charset=utf-8", b"No Raft nodes registered"
         handler = handlers.get(path)
         if handler is None:
             return "404 Not Found", "text/plain; charset=utf-8", b"404 page not found\n"

@@ -52,6 +52,23 @@ def is_valid_user_key(key: str) -> bool:
     return decoded is not None and decoded[0] == PREFIX_USER and len(decoded[1]) == 32
 
 
+_ROLE_BYTES = {"A": 0, "X": 23 << 3}
+
+
+def is_valid_public_key(key: str, role: str) -> bool:
+    """Go's ``nkeys.IsValidPublicAccountKey`` (``role`` "A") and ``IsValidPublicCurveKey`` ("X")."""
+    if role == "X":  # the curve prefix is not a signing role: checked here only
+        try:
+            raw = base64.b32decode(key + "=" * (-len(key) % 8))
+        except (binascii.Error, ValueError):
+            return False
+        body = raw[:-2]
+        ok = len(raw) == 35 and binascii.crc_hqx(body, 0) == int.from_bytes(raw[-2:], "little")
+        return ok and body[0] == _ROLE_BYTES["X"]
+    decoded = decode_public_key(key)
+    return decoded is not None and decoded[0] == _ROLE_BYTES[role] and len(decoded[1]) == 32
+
+
 def _decode_signature(sig: str) -> bytes | None:
     """Go's ``base64.RawURLEncoding`` then ``base64.StdEncoding`` (both skip CR and LF)."""
     text = sig.replace("\r", "").replace("\n", "")

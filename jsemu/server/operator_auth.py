@@ -33,6 +33,7 @@ from ..protocol.jwt.keys import PREFIX_ACCOUNT, PREFIX_OPERATOR, PREFIX_USER, Ke
 from ..protocol.jwt.validation import account_issues
 from ..subjects import is_valid_subject, subject_is_subset_match
 from .auth import Auth, User
+from .auth_callout_settings import CalloutSettings
 from .imports import Export, Import
 from .js_limits import UNLIMITED, JetStreamLimits
 from .jwt_exports import (
@@ -46,6 +47,7 @@ from .jwt_exports import (
 from .nkeys import verify_signature
 from .permissions import Permissions, SubjectRules
 from .responses import ResponsePermission
+from .scope_template import TemplateError, TemplateValues, fill_template
 
 if TYPE_CHECKING:
     from .resolver_dir import DirStore
@@ -97,6 +99,11 @@ class JwtAccount:
     expires: int = 0
     exports: tuple[tuple[Export, bool], ...] = ()
     imports: tuple[tuple[Import, str], ...] = ()
+    #: The JWT's ``name`` as written (``{{account-name()}}``) and ``tags`` (``{{account-tag()}}``).
+    name_tag: str = ""
+    tags: tuple[str, ...] = ()
+    #: The account's ``authorization`` claims: its users log in through its auth callout.
+    callout: CalloutSettings | None = None
 
 
 def _int(value: Any, default: int = -1) -> int:
@@ -159,6 +166,23 @@ def account_from_jwt(text: str, trusted: set[str], now: float | None = None) -> 
         expires=_int(claims.get("exp"), 0),
         exports=_exports(nats),
         imports=imports,
+        name_tag=str(claims.get("name") or ""),
+        tags=tuple(t for t in nats.get("tags") or () if isinstance(t, str)),
+        callout=_callout(subject, nats.get("authorization")),
+    )
+
+
+def _callout(account: str, claims: Any) -> CalloutSettings | None:
+    """``ExternalAuthorization``: set when it names ``auth_users``."""
+    if not isinstance(claims, dict):
+        return None
+    users = [u for u in claims.get("auth_users") or [] if isinstance(u, str)]
+    if not users:
+        return None
+    allowed = [a for a in claims.get("allowed_accounts") or [] if isinstance(a, str)]
+    xkey = claims.get("xkey")
+    return CalloutSettings(
+        account, account, tuple(users), tuple(allowed), operator=True, xkey=xkey if isinstance(xkey, str) else ""
     )
 
 
@@ -286,38 +310,16 @@ def _permissions(spec: dict[str, Any]) -> Permissions | None:
     return perms
 
 
+#: The permissions of a user JWT's ``nats`` (the auth callout's users too).
+build_permissions = _permissions
+
+
 def _has_no_permissions(nats: dict[str, Any]) -> bool:
     """A user a scoped key signs may set nothing of its own (``ValidateScopedSigner``: the
     permissions and limits must be Go's zero value, so even -1 limits refuse it)."""
     if _permissions(nats) is not None or nats.get("bearer_token") or nats.get("allowed_connection_types"):
         return False
     return not any(nats.get(k) for k in ("subs", "data", "payload", "src", "times", "times_location"))
-
-
-def _apply_template(template: dict[str, Any], user: str, name: str, account: JwtAccount) -> dict[str, Any]:
-    """The scope's template with ``{{name()}}``, ``{{subject()}}``, ``{{account-name()}}`` and
-    ``{{account-subject()}}`` filled in (the tag functions are not: see the guide)."""
-    words = {
-        "{{name()}}": name,
-        "{{subject()}}": user,
-        "{{account-name()}}": account.name,
-        "{{account-subject()}}": account.public_key,
-    }
-
-    def fill(value: Any) -> Any:
-        if isinstance(value, str):
-            for word, replacement in words.items():
-                value = value.replace(word, replacement)
-            return value
-        if isinstance(value, list):
-            return [fill(v) for v in value]
-        if isinstance(value, dict):
-            return {k: fill(v) for k, v in value.items()}
-        return value
-
-    filled = fill(template)
-    assert isinstance(filled, dict)
-    return filled
 
 
 def _locale_loads(nats: dict[str, Any]) -> bool:
@@ -374,55 +376,6 @@ def _in_src(nats: dict[str, Any], client_ip: str) -> bool:
     return False
 
 
-_INT, _STR, _BOOL = "int64", "string", "bool"
-_RULES = {"allow": [_STR], "deny": [_STR]}
-#: The Go types of a user JWT's fields (``jwt.UserClaims``): a value Go's ``json.Unmarshal``
-#: cannot put there fails the decode, so the login, as on nats-server.
-_USER_CLAIMS: dict[str, Any] = {
-    "aud": _STR,
-    "exp": _INT,
-    "jti": _STR,
-    "iat": _INT,
-    "iss": _STR,
-    "name": _STR,
-    "nbf": _INT,
-    "sub": _STR,
-    "nats": {
-        "pub": _RULES,
-        "sub": _RULES,
-        "resp": {"max": _INT, "ttl": _INT},
-        "subs": _INT,
-        "data": _INT,
-        "payload": _INT,
-        "src": [_STR],
-        "times": [{"start": _STR, "end": _STR}],
-        "times_location": _STR,
-        "bearer_token": _BOOL,
-        "allowed_connection_types": [_STR],
-        "issuer_account": _STR,
-        "type": _STR,
-        "tags": [_STR],
-        "version": _INT,
-    },
-}
-
-
-def fits_go_types(value: Any, shape: Any) -> bool:
-    """Whether Go's ``json.Unmarshal`` takes ``value`` into a field of ``shape`` (null: yes)."""
-    if value is None:
-        return True
-    if shape == _INT:
-        return isinstance(value, int) and not isinstance(value, bool) and -(2**63) <= value < 2**63
-    if shape == _STR:
-        return isinstance(value, str)
-    if shape == _BOOL:
-        return isinstance(value, bool)
-    if isinstance(shape, list):
-        return isinstance(value, list) and all(fits_go_types(v, shape[0]) for v in value)
-    assert isinstance(shape, dict)
-    return isinstance(value, dict) and all(fits_go_types(v, shape[k]) for k, v in value.items() if k in shape)
-
-
 @dataclass
 class OperatorAuth(Auth):
     """Authentication in operator mode: trusted operators and the accounts the resolver holds."""
@@ -448,8 +401,6 @@ class OperatorAuth(Auth):
         except JwtError:
             return None
         claims, nats = token.claims, token.nats
-        if not fits_go_types(claims, _USER_CLAIMS) or _int(nats.get("version"), 0) > 2:
-            return None
         user = claims.get("sub")
         issuer = claims.get("iss")
         if token.kind != "user" or not isinstance(user, str) or not is_key(user, PREFIX_USER):
@@ -470,7 +421,18 @@ class OperatorAuth(Auth):
                 if not _has_no_permissions(nats):
                     return None
                 unlimited = {"subs": -1, "data": -1, "payload": -1}  # a scope's template starts there
-                nats = {**nats, **unlimited, **_apply_template(template, user, str(claims.get("name") or ""), account)}
+                values = TemplateValues(
+                    str(claims.get("name") or ""),
+                    user,
+                    account.name_tag,
+                    account.public_key,
+                    nats.get("tags"),
+                    list(account.tags),
+                )
+                try:
+                    nats = {**nats, **unlimited, **fill_template(template, values)}
+                except TemplateError:
+                    return None
         bearer = nats.get("bearer_token") is True
         if not bearer and not verify_signature(user, nonce, connect.get("sig") or ""):
             return None

@@ -22,7 +22,9 @@ wildcard that many clients share: every reply subject is new, the subscribers th
 hundred at most, so a stream of one-off reply subjects fanning out to thousands of
 clients never fills the per-subject cache with millions of targets.
 A subject whose plan is empty (anything unusual listens, or nobody) is routed like any
-message, one message at a time. Each connection owns its queue and its counters
+message, one message at a time. So is one that a connection takes through two of its
+subscriptions: nats-server delivers message by message (m1 to each, then m2 to each), which
+a plan's block of a whole run per target would not keep (``tests/server/test_delivery_order.py``). Each connection owns its queue and its counters
 (``ClientConnection.queue``); the server flushes every touched connection once per read.
 """
 
@@ -182,7 +184,10 @@ class Outbound:
                     break
                 found.append((sub, conn, b" " + sub.sid + b" "))
             else:
-                members = tuple(found)
+                # A connection with two matching subscriptions gets each message for both in turn
+                # (nats-server's order); a plan sends a run as a block per target: routed instead.
+                if len(found) < 2 or len({member[1] for member in found}) == len(found):
+                    members = tuple(found)
         self._members[result] = members
         return members
 

@@ -48,12 +48,14 @@ if TYPE_CHECKING:
     from .connection import ClientConnection
     from .server import Server
 
-__all__ = ["CLUSTER_LINE", "ROUTES_LINE", "ReloadRefused", "apply_options", "diff_options"]
+__all__ = ["CLUSTER_LINE", "NO_CONFIG_FILE", "ROUTES_LINE", "ReloadRefused", "apply_options", "diff_options"]
 
 log = logging.getLogger("jsemu.server")
 _INF = {"nats_level": "INF"}
 _ERR = {"nats_level": "ERR"}
 
+#: nats-server's ``Reload`` error for a server started without a configuration file.
+NO_CONFIG_FILE = "can only reload config when a file is provided using -c or --config"
 #: The line of a change of the routes list (the routes change just before it is logged).
 ROUTES_LINE = "cluster routes"
 #: The line of any other change of the ``cluster`` block (applied just before it is logged).

@@ -25,6 +25,7 @@ from .account_resolver import AccountResolver
 from .accounts import Account, AccountSpace
 from .ack_lane import AckLane
 from .advertise import AdvertiseError, join_host_port, parse_host_port
+from .auth_callout import AuthCallout, server_key
 from .claim_updates import ClaimUpdates
 from .closed import MAX_CLOSED_CLIENTS, ClosedClient, closed_reason
 from .cluster import Cluster
@@ -36,6 +37,7 @@ from .js_limits import JetStreamLimits
 from .lame_duck import LameDuck, shutdown_task
 from .monitor import HttpApp, JetStreamReport, Monitor
 from .node import Node
+from .operator_auth import OperatorAuth
 from .options import ServerOptions
 from .outbound import Outbound
 from .queue_policy import QueuePolicies
@@ -112,6 +114,11 @@ class Server(Router):
     ``jsemu.Server`` of the guides) adds them through ``services`` and ``jetstream_report``.
     """
 
+    #: ``$SYS.REQ.SERVER.<id>.RELOAD``: reload the configuration as SIGHUP does, the error text
+    #: or None. ``jsemu serve`` sets it (the file again, the flags on top); a server started
+    #: without a file answers nats-server's error for that (``NO_CONFIG_FILE``).
+    reload_config: Callable[[], str | None] | None = None
+
     def __init__(self, options: ServerOptions | None = None, **kwargs: Any) -> None:
         if options is None:
             options = ServerOptions(**kwargs)
@@ -120,7 +127,17 @@ class Server(Router):
         options.validate()
         self.options = options
         self.server_id = nkey_like("N")
+        #: ``auth_callout`` (``server/auth_callout.py``): the server signs its requests with its
+        #: own nkey, whose public key is then its id; None without.
+        self.auth_callout: AuthCallout | None = None
+        auth = options.auth
+        if auth is not None and (auth.callout is not None or isinstance(auth, OperatorAuth)):
+            key = server_key()
+            self.server_id = key.public_key
+            self.auth_callout = AuthCallout(self, key)
         self.xkey = nkey_like("X")
+        if self.auth_callout is not None and self.auth_callout.curve is not None:
+            self.xkey = self.auth_callout.curve.public_key  # the key requests are sealed with
         self.server_name = options.server_name or self.server_id  # nats-server: the id when no name is set
         #: The client listeners and the identities their clients see (``server/node.py``): this
         #: server's own, or with ``cluster_size`` N > 1 the simulated servers ``n1``..``nN``
@@ -330,6 +347,7 @@ class Server(Router):
             await listener.wait_closed()
 
     async def stop(self) -> None:
+        self.account_resolver.stop()
         if self.cluster is not None:
             await self.cluster.stop()
         if self._lame_duck is not None:

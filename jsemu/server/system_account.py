@@ -21,8 +21,8 @@ the filters (not silence, which a client would read as "no server"). ``PROFILEZ`
 nats-server's own errors for a missing or unknown profile name.
 
 By id only, three actions: ``KICK`` closes a client (``{"cid": N}``; ``Kicked`` in
-``/connz?state=closed``), ``LDM`` sends it the lame duck INFO, and ``RELOAD`` is refused with
-a 500 (jsemu reloads its configuration file on ``SIGHUP``, in ``jsemu serve``). A KICK or
+``/connz?state=closed``), ``LDM`` sends it the lame duck INFO, and ``RELOAD`` reloads the
+configuration file as SIGHUP does (``Server.reload_config``; its error, a 500, is not logged). A KICK or
 LDM body that is not a ``{"cid": N}`` gets no answer, as on nats-server.
 
 When a client logs in or leaves, the server publishes ``$SYS.ACCOUNT.<acc>.CONNECT`` /
@@ -48,6 +48,7 @@ from .account_requests import OPTIONS, connz
 from .closed import closed_reason
 from .event_filter import FILTER, decode_options, error_text, options_struct, selects_this_server
 from .monitor import Monitor
+from .reload import NO_CONFIG_FILE
 from .sublist import Subscription
 
 if TYPE_CHECKING:
@@ -216,8 +217,9 @@ class SystemAccount:
             return
         conn = self.server.connections.get(cid)
         problem = None
-        if endpoint == "RELOAD":
-            problem = "$SYS.REQ.SERVER.<id>.RELOAD is not implemented by jsemu: reload it with SIGHUP"
+        if endpoint == "RELOAD":  # nats-server's reloadConfig: Reload, as SIGHUP, its error if any
+            reload = self.server.reload_config
+            problem = NO_CONFIG_FILE if reload is None else reload()
         elif endpoint == "KICK":
             if conn is None or conn.closed:
                 problem = "no such client or leafnode id"

@@ -184,7 +184,8 @@ class WebSocketListener:
             tls=options.tls is not None,
             cookies=tuple(
                 (name, option)
-                for name, option in (
+                for name, option in (  # nats-server's order: of two options naming one cookie, the first
+                    (options.jwt_cookie, "jwt"),
                     (options.user_cookie, "user"),
                     (options.pass_cookie, "pass"),
                     (options.token_cookie, "auth_token"),

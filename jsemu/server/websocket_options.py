@@ -47,10 +47,11 @@ class WebSocketOptions:
     no_auth_user: str = ""
     #: Seconds to send CONNECT (0: the server's).
     auth_timeout: float = 0.0
-    #: Cookies whose values stand in for a CONNECT's ``user``, ``pass``, ``auth_token``.
+    #: Cookies whose values stand in for a CONNECT's ``user``, ``pass``, ``auth_token``, ``jwt``.
     user_cookie: str = ""
     pass_cookie: str = ""
     token_cookie: str = ""
+    jwt_cookie: str = ""
 
     @property
     def auth_override(self) -> bool:
@@ -77,6 +78,7 @@ class WebSocketOptions:
         out), ``port`` the one the listener has."""
         out: dict[str, Any] = {"host": self.host, "port": port, "advertise": self.advertise}
         out["no_auth_user"] = self.no_auth_user
+        out["jwt_cookie"] = self.jwt_cookie
         out["handshake_timeout"] = round(self.handshake_timeout * 1e9)
         out["auth_timeout"] = self.auth_timeout
         out["no_tls"] = self.no_tls

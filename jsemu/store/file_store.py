@@ -58,7 +58,7 @@ class FileStore(StreamStore):
 
     def _in_token_pending(self, start: int, filter: bytes, last_per_subject: bool) -> int:
         """``NumPending`` reads a filter without a whole-token wildcard as a literal subject."""
-        return _count_pending(self._wtree().match(filter), start, last_per_subject)
+        return _count_pending(self._match(filter), start, last_per_subject)
 
     def last_per_subject_counted(self, filters: list[bytes], seqs: list[int]) -> int:
         """One filter with a ``*``/``>`` inside a token counts nothing unless it is itself a

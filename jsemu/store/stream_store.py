@@ -72,6 +72,7 @@ from .records import (
     local_mutation,
     mutator,
 )
+from .subject_scan import joined, scan, scannable
 from .subject_tree import SubjectTree, is_literal, paused_gc
 
 __all__ = ["MemoryStore", "StreamStore"]
@@ -116,6 +117,14 @@ _MEMO_MAX_SUBJECTS = 4096
 # (in the match memo) to match at most _SCAN_SHORT subjects, their indexes are asked first.
 _FEW_SUBJECTS = 64
 _SCAN_SHORT = 16
+
+# While the subject tree is empty and at least _SCAN_FROM subjects wait for it, wildcard lookups
+# scan the joined subjects instead of building it (see subject_scan.py: ~10x cheaper than a build
+# for one lookup); once the scans have read _SCANS_PER_BUILD times the subjects there are, the
+# next lookup builds the tree, so repeated lookups cost at most about twice what building at once
+# would have (the rent-or-buy rule).
+_SCAN_FROM = 32768
+_SCANS_PER_BUILD = 8
 
 # _next_live/_prev_live look at this many neighbouring slots before searching the dmap.
 _PROBE = 32
@@ -233,6 +242,8 @@ class StreamStore:
 
     __slots__ = (
         "_base",
+        "_blob",
+        "_blob_at",
         "_body",
         "_bytes",
         "_clock",
@@ -251,6 +262,7 @@ class StreamStore:
         "_never",
         "_overhead",
         "_record_max",
+        "_scanned",
         "_self_expire",
         "_subj",
         "_timed",
@@ -294,6 +306,11 @@ class StreamStore:
         # New subjects join the tree when a wildcard lookup next needs it, not on the
         # publish path (see _wtree).
         self._tree_pending: list[_Subj] = []
+        # Scans in place of the tree (_match): the joined subjects, as of how many pending
+        # subjects, and how many subjects the scans have read since the tree was last empty.
+        self._blob: bytes | None = None
+        self._blob_at = 0
+        self._scanned = 0
         # Wildcard filter -> its subjects, while the set of subjects stays the same.
         self._match_memo: dict[bytes, list[tuple[bytes, _Subj]]] = {}
         self._verdicts: dict[bytes, dict[bytes, bool]] = {}
@@ -369,7 +386,49 @@ class StreamStore:
                     get = fss.get
                     self._tree.insert_many([(st.subject, st) for st in pending if get(st.subject) is st])
             pending.clear()
+            self._blob = None
         return self._tree
+
+    def _match(self, filter: bytes, limit: int = 0) -> Iterable[tuple[bytes, _Subj]]:
+        """``(subject, index)`` of each subject ``filter`` matches, from the subject tree, or
+        while the tree is empty and many subjects wait for it, from a scan of the joined
+        subjects (see _SCAN_FROM). With ``limit`` > 0, a scan may stop after that many (the
+        tree's lazy iterator costs nothing for the ones not taken)."""
+        pending = self._tree_pending
+        fss = self._fss
+        if (
+            len(pending) < _SCAN_FROM
+            or len(self._tree)
+            or self._scanned > _SCANS_PER_BUILD * len(fss)
+            or not scannable(filter)
+        ):
+            return self._wtree().match(filter)
+        # The tree is empty, so every live subject is pending: the blob holds the subjects
+        # indexed when it was joined, and those pending since are added to it. A subject
+        # removed since is skipped below; one removed and stored again is found once.
+        blob = self._blob
+        if blob is None:
+            blob = joined(fss, len(fss))
+        elif self._blob_at < len(pending):
+            more = pending[self._blob_at :]
+            tail = joined([st.subject for st in more], len(more))
+            blob = None if tail is None else blob + tail[1:]
+        if blob is None:  # a subject holding a newline: only the tree can tell
+            self._scanned = _SCANS_PER_BUILD * len(fss) + 1
+            return self._wtree().match(filter)
+        self._blob = blob
+        self._blob_at = len(pending)
+        subjects, read = scan(blob, filter, limit)
+        self._scanned += len(fss) * read // len(blob)
+        get = fss.get
+        found: dict[bytes, _Subj] = {}
+        for subject in subjects:
+            st = get(subject)
+            if st is not None:
+                found[subject] = st
+        if limit > 0 and len(found) < len(subjects):  # stale or repeated ones took places
+            return self._match(filter)
+        return found.items()
 
     def _is_live(self, seq: int) -> bool:
         return self._msgs > 0 and self._first <= seq <= self._last and self._subj[seq - self._base] is not None
@@ -451,6 +510,8 @@ class StreamStore:
         self._fss = {}
         self._tree = SubjectTree()
         self._tree_pending = []
+        self._blob = None
+        self._scanned = 0
         self._match_memo.clear()
         self._verdicts.clear()
         self._dmap.clear()
@@ -867,20 +928,36 @@ class StreamStore:
         shared: list[bytes] = []
         add = shared.append
         grown: dict[_Subj, list[int]] = {}
-        for subject in subjects:
+        if subjects.count(subjects[0]) == n:
+            # One subject (a one-subject stream's log, the usual tail of a killed server's): its
+            # index grows by one range, no pass per message (measured: replaying 1,000,000
+            # appends on one subject, 0.33 -> 0.08 s of CPU).
+            subject = subjects[0]
             st = get(subject)
+            first = seq
             if st is None:
                 fss[subject] = st = _Subj(subject, seq)
                 new_subjects.append(st)
-                add(subject)
-            else:
-                more = grown.get(st)
-                if more is None:
-                    grown[st] = [seq]
+                first += 1
+            if first < seq + n:
+                grown[st] = list(range(first, seq + n))
+            shared += repeat(st.subject, n)
+            seq += n
+        else:
+            for subject in subjects:
+                st = get(subject)
+                if st is None:
+                    fss[subject] = st = _Subj(subject, seq)
+                    new_subjects.append(st)
+                    add(subject)
                 else:
-                    more.append(seq)
-                add(st.subject)  # one shared bytes object per subject
-            seq += 1
+                    more = grown.get(st)
+                    if more is None:
+                        grown[st] = [seq]
+                    else:
+                        more.append(seq)
+                    add(st.subject)  # one shared bytes object per subject
+                seq += 1
         for st, more in grown.items():
             seqs = st.seqs
             if type(seqs) is array:
@@ -1161,7 +1238,7 @@ class StreamStore:
                 return 0
             return self._remove_batch(list(islice(self._live_from(self._first), self._msgs - keep)))
 
-        matches = [st for _, st in self._wtree().match(filt)]
+        matches = [st for _, st in self._match(filt)]
         total = sum(len(st.seqs) for st in matches)
         if total == 0:
             return 0
@@ -1412,7 +1489,7 @@ class StreamStore:
         memo = self._match_memo
         found = memo.get(filter)
         if found is None:
-            found = [(st.subject, st) for _, st in islice(self._wtree().match(filter), _FEW_SUBJECTS + 1)]
+            found = [(st.subject, st) for _, st in islice(self._match(filter, _FEW_SUBJECTS + 1), _FEW_SUBJECTS + 1)]
             if len(found) > _FEW_SUBJECTS:
                 return None
             if len(memo) >= _MEMO_MAX_FILTERS:
@@ -1446,7 +1523,7 @@ class StreamStore:
                 if found or start > self._last:
                     return found
         best = 0
-        for st in few if few is not None else (st for _, st in self._wtree().match(filter)):
+        for st in few if few is not None else (st for _, st in self._match(filter)):
             seqs = st.seqs
             if seqs[-1] < start:
                 continue
@@ -1488,7 +1565,7 @@ class StreamStore:
                 if found or start < self._first:
                     return found
         best = 0
-        for st in few if few is not None else (st for _, st in self._wtree().match(filter)):
+        for st in few if few is not None else (st for _, st in self._match(filter)):
             seqs = st.seqs
             if seqs[0] > start:
                 continue
@@ -1573,7 +1650,7 @@ class StreamStore:
             return sum(1 for st in self._fss.values() if st.seqs[-1] >= start)
         if _has_in_token_wildcard(filter):
             return self._in_token_pending(start, filter, last_per_subject)
-        return _count_pending(self._wtree().match(filter), start, last_per_subject)
+        return _count_pending(self._match(filter), start, last_per_subject)
 
     def _in_token_pending(self, start: int, filter: bytes, last_per_subject: bool) -> int:
         """``NumPending`` of a filter with a ``*``/``>`` inside a token: the memory store's
@@ -1606,7 +1683,7 @@ class StreamStore:
         start = max(start, self._first)
         if start > self._last:
             return 0
-        return sum(_count_pending(self._wtree().match(f), start, last_per_subject) for f in filters)
+        return sum(_count_pending(self._match(f), start, last_per_subject) for f in filters)
 
     def last_per_subject_counted(self, filters: list[bytes], seqs: list[int]) -> int:
         """How many of ``seqs`` (``multi_last_seqs(filters)``, where a new last-per-subject
@@ -1654,21 +1731,21 @@ class StreamStore:
         return sorted(seen)
 
     def _memo_match(self, filter: bytes) -> list[tuple[bytes, _Subj]]:
-        """``_wtree().match(filter)`` as a list, remembered until a subject comes or goes."""
+        """``_match(filter)`` as a list, remembered until a subject comes or goes."""
         memo = self._match_memo
         found = memo.get(filter)
         if found is None:
-            found = [(st.subject, st) for _, st in self._wtree().match(filter)]
+            found = [(st.subject, st) for _, st in self._match(filter)]
             if len(found) <= _MEMO_MAX_SUBJECTS:
                 if len(memo) >= _MEMO_MAX_FILTERS:
                     memo.clear()
                 memo[filter] = found
         return found
 
-    def _matching(self, filter: bytes) -> Iterator[tuple[bytes, _Subj]]:
+    def _matching(self, filter: bytes) -> Iterable[tuple[bytes, _Subj]]:
         if not filter or filter == _FWC:
             return iter(self._fss.items())
-        return self._wtree().match(filter)
+        return self._match(filter)
 
     def subjects_totals(self, filter: bytes) -> dict[bytes, int]:
         """Go ``SubjectsTotals``: message count per subject matching ``filter`` (``b""`` = all).

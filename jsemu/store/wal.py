@@ -35,11 +35,13 @@ import struct
 import zlib
 from collections.abc import Iterable
 from dataclasses import dataclass
+from itertools import repeat
 from pathlib import Path
 from typing import BinaryIO
 
 from .column_snapshot import COLUMNS_CODE, Columns, decode_columns
 from .records import AppendRun, Record, decode
+from .wal_stretch import MIN_STRETCH, append_stretch
 
 __all__ = ["FORMAT_VERSION", "MAGIC", "LogContents", "WriteAheadLog", "log_bytes", "read_log"]
 
@@ -54,6 +56,11 @@ _I64 = struct.Struct("<q")
 _TWO_U32 = struct.Struct("<II")
 #: A frame's header and the start of an ``Append`` payload: length, checksum, code, subject length.
 _APPEND_FRAME = struct.Struct("<IIBI")
+#: Same-shaped ``Append`` frames are decoded this many at a time at first (:mod:`.wal_stretch`),
+#: four times as many after each full stretch, up to _STRETCH_MAX: a log of mixed shapes pays
+#: little for the attempts, a uniform one is read in a few large stretches.
+_STRETCH_FIRST = 256
+_STRETCH_MAX = 65536
 
 
 def _records(data: bytes, start: int, runs: bool = False) -> tuple[list[Record], int, str, int]:
@@ -74,6 +81,8 @@ def _records(data: bytes, start: int, runs: bool = False) -> tuple[list[Record],
     datas: list[bytes] = []
     tss: list[int] = []
     columns_end = 0
+    try_at = start  # where a stretch of same-shaped appends is next tried
+    window = _STRETCH_FIRST
     while good < size:
         if good + 8 > size:
             why = "torn record header"
@@ -88,6 +97,18 @@ def _records(data: bytes, start: int, runs: bool = False) -> tuple[list[Record],
             why = "checksum mismatch"
             break
         if runs and data[begin] == 1 and length >= 21:  # ``records._decode_append``, inline
+            if good >= try_at:
+                stretch = append_stretch(data, view, good, window)
+                if stretch is not None:
+                    more, more_datas, more_tss, good = stretch
+                    subjects += more
+                    hdrs += repeat(b"", len(more))
+                    datas += more_datas
+                    tss += more_tss
+                    window = min(window * 4, _STRETCH_MAX) if len(more) == window else _STRETCH_FIRST
+                    continue
+                try_at = good + MIN_STRETCH * (8 + length)  # not before as many frames as it takes
+                window = _STRETCH_FIRST
             n = append_head(data, good)[3]
             pos = begin + 5 + n
             subject = data[begin + 5 : pos]

@@ -98,12 +98,6 @@ NOT_YET = {
         3,
         "permissions are not supported",
     ),
-    "auth_callout": (
-        "authorization {\n  users: [ {user: a, password: b} ]\n  auth_callout: { issuer: x }\n}\n",
-        3,
-        3,
-        "auth callout is not supported",
-    ),
     "cluster-pool_size": (
         "port: 4222\ncluster {\n  port: 6222\n  pool_size: 3\n}\n",
         4,

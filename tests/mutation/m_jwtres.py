@@ -192,9 +192,9 @@ MUTATIONS.append(
     Mutation(
         "jwt_claim_type_not_a_string_accepted",
         "protocol",
-        "jsemu/protocol/jwt/codec.py",
-        "        if field is not None and not isinstance(field, str):  # ClaimType is a Go string",
-        "        if False:",
+        "jsemu/protocol/jwt/go_claims.py",
+        '_CLAIM_TYPE = _prim("jwt.ClaimType", "string")',
+        '_CLAIM_TYPE = Shape("jwt.ClaimType", "any")',
         ("tests/server/test_operator_fuzz.py::test_generated_user_claims",),
         "a user JWT whose nats.type is a list is accepted (nats-server refuses the login)",
     )

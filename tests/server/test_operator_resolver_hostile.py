@@ -178,7 +178,7 @@ _KINDS_OF_HARM = [
     "bad-json",
 ]
 #: JSON that is not a claims object: truncated, a bad character, another type, null (Go's
-#: ``json.Unmarshal`` words; a field of the wrong type is not generated: see the guide).
+#: ``json.Unmarshal`` words; a field of the wrong type: ``test_operator_words.py``).
 _BAD_JSON = ['{"sub": ', "{x", "{'", '{"a" 1}', '{"a":1 2}', "{} x", "[1]", '"s"', "12", "true", "null", ""]
 
 

@@ -44,6 +44,8 @@ def shrink_thresholds(monkeypatch: pytest.MonkeyPatch) -> None:
         "_CHUNK_FIRST": 1,  # a walk's first chunk one slot, then two
         "_PROBE": 1,  # next/prev live go to the dmap after one slot
         "_LIVE_STEP": 1,
+        "_SCAN_FROM": 1,  # wildcard lookups scan the joined subjects while the tree is empty...
+        "_SCANS_PER_BUILD": 2,  # ...for two scans' worth, then build it
     }.items():
         assert hasattr(stream_store, name), name
         monkeypatch.setattr(stream_store, name, value)

@@ -23,6 +23,10 @@ from .store_model import ModelStore
         (StoreLimits(max_msgs=2), [(b"b", 1), (b"a", 1), (b"c", 1), (b"a", 1)]),
         (StoreLimits(max_bytes=90), [(b"b", 10), (b"a", 30), (b"a", 10), (b"c", 20)]),
         (StoreLimits(max_msgs_per_subject=2), [(b"b", 1), (b"a", 1), (b"a", 2), (b"a", 3), (b"b", 4)]),
+        # One subject (indexed by one range): new to the store, with and without a limit.
+        (StoreLimits(), [(b"a", 1), (b"a", 2), (b"a", 3)]),
+        (StoreLimits(max_msgs_per_subject=2), [(b"a", 1), (b"a", 2), (b"a", 3)]),
+        (StoreLimits(max_msgs=2), [(b"a", 1)]),
     ],
 )
 @pytest.mark.parametrize("storage", ["memory", "file"])

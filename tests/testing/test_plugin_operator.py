@@ -3,6 +3,7 @@ with JWTs minted for the test, ``.creds`` files handed back."""
 
 from __future__ import annotations
 
+import asyncio
 import subprocess
 import sys
 import time
@@ -97,3 +98,33 @@ def test_serve_operator_demo(tmp_path: Path) -> None:
     finally:
         proc.terminate()
         proc.wait(10)
+
+
+async def test_the_clock_controls_an_operator_server(jsemu_factory: Callable[..., Awaitable[Server]]) -> None:
+    """Operator mode has no ``$G`` JetStream; the controlled clock is the server's all the same:
+    a user whose JWT expires in an hour is closed when the test moves the clock past it."""
+    now = int(time.time())
+    server = await jsemu_factory(
+        operator=True, frozen_clock=now * 1_000_000_000, accounts={"A": {"users": {"u": {"exp": now + 3600}}}}
+    )
+    closed = asyncio.Event()
+    errors: list[str] = []
+
+    async def on_error(exc: Exception) -> None:
+        errors.append(str(exc))
+
+    async def on_closed() -> None:
+        closed.set()
+
+    creds = str(server.operator.users["u"].creds_path)
+    nc = await nats.connect(
+        server.url, user_credentials=creds, allow_reconnect=False, error_cb=on_error, closed_cb=on_closed
+    )
+    await nc.flush()
+    assert server.control.now() == now * 1_000_000_000
+    server.control.advance_clock(seconds=3599)
+    await nc.flush()
+    assert not closed.is_set()
+    server.control.advance_clock(seconds=2)
+    await asyncio.wait_for(closed.wait(), 5)
+    assert [c.reason for c in server.closed_clients] == ["Authentication Expired"], errors

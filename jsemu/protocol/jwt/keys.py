@@ -22,6 +22,7 @@ if TYPE_CHECKING:
 __all__ = [
     "PREFIX_ACCOUNT",
     "PREFIX_OPERATOR",
+    "PREFIX_SERVER",
     "PREFIX_USER",
     "KeyError_",
     "KeyPair",
@@ -32,8 +33,9 @@ __all__ = [
 PREFIX_OPERATOR = 14 << 3
 PREFIX_ACCOUNT = 0
 PREFIX_USER = 20 << 3
+PREFIX_SERVER = 13 << 3
 _PREFIX_SEED = 18 << 3
-_ROLES = frozenset({PREFIX_OPERATOR, PREFIX_ACCOUNT, PREFIX_USER, 13 << 3, 2 << 3})
+_ROLES = frozenset({PREFIX_OPERATOR, PREFIX_ACCOUNT, PREFIX_USER, PREFIX_SERVER, 2 << 3})
 
 
 class KeyError_(ValueError):

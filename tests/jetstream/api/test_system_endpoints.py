@@ -91,9 +91,11 @@ async def _connect(port: int, user: str) -> nats.NATS:
     return await nats.connect(f"nats://127.0.0.1:{port}", user=user, password=user)
 
 
-async def _replies(conns: dict[str, nats.NATS]) -> dict[int, str]:
+async def _replies(conns: dict[str, nats.NATS], expect: int = 0) -> dict[int, str]:
     """Every request at once, each with its own reply subject; then a request answered for
-    sure in each account and a margin for stragglers: what came back, by request index."""
+    sure in each account and a margin for stragglers: what came back, by request index.
+    ``expect`` is how many replies the other server gave: the margin lasts until that many
+    came (an exact comparison follows, so a wait for more cannot hide a missing reply)."""
     got: dict[int, str] = {}
     for user, nc in conns.items():
 
@@ -110,7 +112,7 @@ async def _replies(conns: dict[str, nats.NATS]) -> dict[int, str]:
     # INFOs, so the margin lasts until nothing new came for a second (10 s at most).
     loop = asyncio.get_running_loop()
     deadline, count = loop.time() + 10, -1
-    while count != len(got) and loop.time() < deadline:
+    while (count != len(got) or len(got) < expect) and loop.time() < deadline:
         count = len(got)
         await asyncio.sleep(1.0 if count else 0.5)
     return got
@@ -119,7 +121,7 @@ async def _replies(conns: dict[str, nats.NATS]) -> dict[int, str]:
 async def test_system_endpoints_standalone_as_nats_server(tmp_path: Path) -> None:
     async for pair in _pair(tmp_path):
         seen: dict[str, Any] = {}
-        for kind, port in pair.ports.items():
+        for kind, port in sorted(pair.ports.items()):  # jsemu first: nats-server waits for as many
             conns = {user: await _connect(port, user) for user in ("a", "b", "sys")}
             a = conns["a"]
             await a.request("$JS.API.STREAM.CREATE.S", b'{"name":"S","subjects":["s"]}', timeout=5)
@@ -133,7 +135,7 @@ async def test_system_endpoints_standalone_as_nats_server(tmp_path: Path) -> Non
 
             await a.subscribe("$JS.EVENT.ADVISORY.*.DELETED.>", cb=event)
             await a.flush()
-            replies = await _replies(conns)
+            replies = await _replies(conns, expect=len(seen["jsemu"][0]) if seen else 0)
             purged = await conns["sys"].request("$JS.API.ACCOUNT.PURGE.A", b"", timeout=5)
             names = await a.request("$JS.API.STREAM.NAMES", b"", timeout=5)
             await asyncio.sleep(0.2)
