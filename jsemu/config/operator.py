@@ -14,6 +14,7 @@ accounts join the preloaded ones) are built; ``URL(...)`` is refused with one li
 
 from __future__ import annotations
 
+import logging
 import re
 import time
 from pathlib import Path
@@ -21,6 +22,7 @@ from typing import Any
 
 from ..protocol.jwt import JwtError, decode
 from ..protocol.jwt.keys import PREFIX_ACCOUNT, PREFIX_OPERATOR
+from ..protocol.jwt.validation import preload_issues
 from ..server.account_resolver import load_directory
 from ..server.accounts import AccountConfig
 from ..server.operator_auth import OperatorAuth, account_from_jwt, is_key, operator_keys, wired_imports
@@ -119,6 +121,10 @@ def apply_operator(conf: dict[str, Any], options: ServerOptions, pos: Positions)
         auth.resolver_store = DirStore(settings)
     configured = conf.get("system_account") or conf.get("system") or system_account
     for public_key, text in preload.items():
+        if issues := preload_issues(str(text)):  # nats-server's checkResolvePreloads
+            logging.getLogger("jsemu.config").warning("Account [%s] has validation issues:", public_key)
+            for issue in issues:
+                logging.getLogger("jsemu.config").warning("  - %s", issue)
         where = ("resolver_preload", public_key)
         try:
             account = account_from_jwt(str(text), trusted)

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..subjects import is_valid_literal_subject, subject_matches
 from ..timefmt import format_ns
+from .jwt_exports import local_subject_shown, shown_export
 from .routing import Router
 
 if TYPE_CHECKING:
@@ -143,13 +144,13 @@ def account_info(monitor: Monitor, account: str) -> dict[str, Any]:
     exports: list[dict[str, Any]] = []
     imports: list[dict[str, Any]] = []
     for export in config.exports if config is not None else ():
-        shown: dict[str, Any] = {"subject": export.subject, "type": export.kind}
-        exports.append(shown | {"response_type": "Singleton"} if export.kind == "service" else shown)
+        exports.append(shown_export(export))
     for imp in config.imports if config is not None else ():
         if imp.kind == "service":
             imports.append(_service_import(imp.account, imp.subject, imp.to or imp.subject, False))
         else:
             local = imp.to or (f"{imp.prefix}.{imp.subject}" if imp.prefix else imp.subject)
+            local = local_subject_shown(local)
             entry = {"subject": imp.subject, "account": imp.account, "local_subject": local, "type": "stream"}
             imports.append(entry | {"invalid": False, "share": False, "tracking": False})
     # With JetStream on the server, the system account also exports its API and every other

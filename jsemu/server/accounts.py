@@ -95,7 +95,7 @@ class AccountSpace:
         self.configured = bool(configs)
         #: The imports :attr:`wiring` subscribed, by importing account.
         self.wired = _imports(configs)
-        self.wiring = wire_imports(self.by_name, self.wired)
+        self.wiring = wire_imports(self.by_name, self.wired, self._now_ns)
 
     def reload(self, configs: list[AccountConfig]) -> None:
         """Put a reloaded ``accounts`` block in force (see the module's docstring)."""
@@ -117,7 +117,7 @@ class AccountSpace:
         new_imports = _imports(configs)
         if new_imports != old_imports:
             unwire_imports(self.wiring)
-            self.wiring = wire_imports(self.by_name, new_imports)
+            self.wiring = wire_imports(self.by_name, new_imports, self._now_ns)
             self.wired = new_imports
 
     def rewire_imports(self) -> None:
@@ -126,8 +126,12 @@ class AccountSpace:
         wanted = _imports([a.config for a in self.accounts()])
         if wanted != self.wired:
             unwire_imports(self.wiring)
-            self.wiring = wire_imports(self.by_name, wanted)
+            self.wiring = wire_imports(self.by_name, wanted, self._now_ns)
             self.wired = wanted
+
+    def _now_ns(self) -> int:
+        """The server's clock (the app may replace it after start), for response thresholds."""
+        return self.server.clock.now_ns()
 
     def router_for(self, account: str) -> Router:
         """The router of the account a user belongs to (``$G`` when not configured)."""

@@ -30,11 +30,20 @@ from typing import TYPE_CHECKING, Any
 
 from ..protocol.jwt import JwtError, Token, decode
 from ..protocol.jwt.keys import PREFIX_ACCOUNT, PREFIX_OPERATOR, PREFIX_USER, KeyError_, decode_public
+from ..protocol.jwt.validation import account_issues
 from ..subjects import is_valid_subject, subject_is_subset_match
 from .auth import Auth, User
 from .auth_callout_settings import CalloutSettings
 from .imports import Export, Import
 from .js_limits import UNLIMITED, JetStreamLimits
+from .jwt_exports import (
+    activation_revoked,
+    export_details,
+    import_from_claim,
+    position_allows,
+    with_expiry,
+    with_response,
+)
 from .nkeys import verify_signature
 from .permissions import Permissions, SubjectRules
 from .responses import ResponsePermission
@@ -139,6 +148,10 @@ def account_from_jwt(text: str, trusted: set[str], now: float | None = None) -> 
         memory_max_stream_bytes=_int(limits.get("mem_max_stream_bytes"), 0),
         storage_max_stream_bytes=_int(limits.get("disk_max_stream_bytes"), 0),
     )
+    issues = account_issues(nats)
+    if issues:
+        # nats-server's verifyAccountClaims: a blocking validation issue; the account is not loaded.
+        raise JwtError(issues[0])
     imports = _imports(nats)
     if any(token and not _activation_fits(token, subject, imp) for imp, token in imports):
         # nats-server: a blocking validation issue of the account JWT; the account is not loaded.
@@ -190,7 +203,8 @@ def _exports(nats: dict[str, Any]) -> tuple[tuple[Export, bool], ...]:
             continue
         subject = entry.get("subject")
         if isinstance(subject, str) and is_valid_subject(subject):
-            out.append((Export(entry["type"], subject), entry.get("token_req") is True))
+            export = Export(entry["type"], subject, **export_details(entry))
+            out.append((export, entry.get("token_req") is True))
     return tuple(out)
 
 
@@ -201,13 +215,10 @@ def _imports(nats: dict[str, Any]) -> tuple[tuple[Import, str], ...]:
         if not isinstance(entry, dict) or entry.get("type") not in ("service", "stream"):
             continue
         subject, account = entry.get("subject"), entry.get("account")
-        local = entry.get("local_subject") or entry.get("to") or ""
-        if not isinstance(subject, str) or not isinstance(account, str) or not isinstance(local, str):
+        if not isinstance(subject, str) or not isinstance(account, str) or not is_valid_subject(subject):
             continue
-        if not is_valid_subject(subject) or (local and entry["type"] == "stream"):
-            continue  # a stream's local subject (or v1 prefix) is not built: see the guide
         token = entry.get("token")
-        out.append((Import(entry["type"], account, subject, to=local), token if isinstance(token, str) else ""))
+        out.append((import_from_claim(entry, subject, account), token if isinstance(token, str) else ""))
     return tuple(out)
 
 
@@ -230,8 +241,18 @@ def wired_imports(accounts: dict[str, JwtAccount], now: float) -> dict[str, tupl
             ]
             if not match:
                 continue
-            if all(match) and not _activation_ok(token, exporter, importer.public_key, imp, now):
+            positioned = position_allows(imp, exporter.exports, importer.public_key)
+            if positioned is False:
                 continue
+            if positioned is None:  # no account token position: a private export wants a token
+                if all(match) and not _activation_ok(token, exporter, importer.public_key, imp, now):
+                    continue
+                if all(match) and activation_revoked(imp, exporter.exports, token):
+                    continue
+            if all(match):
+                imp = with_expiry(imp, token)
+            if imp.kind == "service":
+                imp = with_response(imp, exporter.exports)
             kept.append(imp)
         if kept:
             out[importer.public_key] = tuple(kept)

@@ -99,3 +99,17 @@ def test_trusted_keys_and_untrusted_accounts(tmp_path: Path) -> None:
 def test_operator_without_resolver_is_refused(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="without a resolver"):
         _load(f"operator: {OP_JWT}\n", tmp_path)
+
+
+def test_preloaded_account_with_validation_issues_is_logged(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """nats-server 2.15.1 logs a preloaded account JWT that does not validate at start (and
+    refuses its users later): ``[WRN] Account [<key>] has validation issues:``, then each issue,
+    the imports limit twice (nats-io/jwt checks it twice)."""
+    setup = OperatorSetup()
+    imports = [{"subject": s, "account": setup.system.public_key, "type": "stream"} for s in ("x", "y")]
+    limits = {"subs": -1, "data": -1, "payload": -1, "imports": 1, "exports": -1, "wildcards": True, "conn": -1}
+    bad = setup.account("BAD", imports=imports, extra={"limits": limits})
+    with caplog.at_level("WARNING", logger="jsemu.config"):
+        _load(setup.config_text(), tmp_path)
+    more = "  - the account contains more imports than allowed by the operator"
+    assert caplog.messages == [f"Account [{bad.public_key}] has validation issues:", more, more]

@@ -132,11 +132,14 @@ def user_jwt(
     return encode(_claims(user, name, {**nats, **(extra or {})}, exp, nbf), signer, iat)
 
 
-def activation_jwt(importer: str, exporter: KeyPair, subject: str, kind: str = "service", exp: int = 0) -> str:
+def activation_jwt(
+    importer: str, exporter: KeyPair, subject: str, kind: str = "service", exp: int = 0, iat: int | None = None
+) -> str:
     """An activation token: ``exporter`` (the account, or a signing key) lets account ``importer``
-    import ``subject`` (``kind``: ``service`` or ``stream``) of a private export."""
+    import ``subject`` (``kind``: ``service`` or ``stream``) of a private export; ``iat``: when it
+    was issued (now if not given), which an export's ``revocations`` compare with."""
     nats = {"subject": subject, "kind": kind, "type": "activation"}
-    return encode(_claims(importer, subject, nats, exp), exporter)
+    return encode(_claims(importer, subject, nats, exp), exporter, iat)
 
 
 def creds(jwt: str, seed: str) -> str:
