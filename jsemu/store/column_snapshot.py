@@ -162,6 +162,9 @@ class Columns(Record):
         """True when the store took the whole chunk; False (nothing done) otherwise."""
         return store.load_columns(self)
 
+    def time_ns(self) -> int:
+        return max(self.tss, default=0)
+
     def subjects(self) -> list[bytes]:
         """Each message's subject (the table's shared objects)."""
         if len(self.table) == 1:

@@ -25,7 +25,7 @@ from pathlib import Path
 from .column_snapshot import CHUNK_BYTES, CHUNK_MSGS, Columns
 from .interface import Body, StoreReader
 from .limits import StoreLimits
-from .records import Compact, LastTime, Record, SkipMany, UpdateLimits
+from .records import Compact, LastTime, Record, SkipMany, UpdateLimitsAt
 from .wal import WriteAheadLog
 
 __all__ = ["CHECKPOINT_BYTES", "MIN_COMPACT_BYTES", "CompactingLog", "state_records"]
@@ -38,8 +38,10 @@ CHECKPOINT_BYTES = 64 << 10
 
 def state_records(store: StoreReader) -> Iterator[Record]:
     """Records that rebuild ``store``'s state in a fresh store of the same stream: the live
-    messages as :class:`~.column_snapshot.Columns` chunks (their gaps are dead slots)."""
-    yield UpdateLimits(StoreLimits())
+    messages as :class:`~.column_snapshot.Columns` chunks (their gaps are dead slots), then
+    its limits as of now."""
+    now = store.clock.now_ns()
+    yield UpdateLimitsAt(StoreLimits(), now)
     first, last = store.first_seq, store.last_seq
     if first > 0 or last > 0:
         yield Compact(first if store.msgs else last + 1)
@@ -61,7 +63,7 @@ def state_records(store: StoreReader) -> Iterator[Record]:
     last_ts = store.state().last_ts
     if last_ts and (last > at or not store.msgs):  # the last messages deleted: their time stays
         yield LastTime(last_ts)
-    yield UpdateLimits(store.limits)
+    yield UpdateLimitsAt(store.limits, now)
 
 
 def _size(body: Body) -> int:
@@ -100,4 +102,5 @@ class CompactingLog(WriteAheadLog):
     def start(self) -> None:
         """A new log starts with the limits its first messages are stored under."""
         if self.empty:
-            super().append(UpdateLimits(self._store().limits))
+            store = self._store()
+            super().append(UpdateLimitsAt(store.limits, store.clock.now_ns()))

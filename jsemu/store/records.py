@@ -44,6 +44,7 @@ __all__ = [
     "Skip",
     "SkipMany",
     "UpdateLimits",
+    "UpdateLimitsAt",
     "batched",
     "decode",
     "local_mutation",
@@ -157,6 +158,11 @@ class Record:
         """Carry the mutation out on ``store`` (through its method, so flavours differ as they should)."""
         return getattr(store, self.METHOD)(*self._values())
 
+    def time_ns(self) -> int:
+        """When the mutation happened, as far as the record says (0: it does not): the store
+        applying it judges ``max_age`` and TTL expiry at the latest such time (``apply``)."""
+        return 0
+
     def _values(self) -> tuple[Any, ...]:
         names: tuple[str, ...] = self.__match_args__
         return tuple(getattr(self, name) for name in names)
@@ -187,6 +193,9 @@ class Append(Record):
 
     def apply(self, store: Store) -> Any:
         return store.append(self.subject, self.hdr, self.data, self.ts)
+
+    def time_ns(self) -> int:
+        return self.ts
 
     @classmethod
     def of_call(cls, result: Any, subject: bytes, hdr: bytes, data: bytes, ts: int = 0) -> Record:
@@ -263,10 +272,34 @@ class Compact(Record):
 
 @dataclass(frozen=True, slots=True)
 class UpdateLimits(Record):
+    """New limits, without their time: what logs written before :class:`UpdateLimitsAt`
+    hold. Read and applied (at the time of the records before it), never written."""
+
     CODE: ClassVar[int] = 8
     LAYOUT: ClassVar[str] = "L"
     METHOD: ClassVar[str] = "update_limits"
     limits: StoreLimits
+
+
+@dataclass(frozen=True, slots=True)
+class UpdateLimitsAt(Record):
+    """New limits and the leader's time of the change: a replay or a follower expires by
+    ``max_age`` up to that time under the old limits, as the leader did, and not by the
+    limits of the moment it replays (a max_age lifted since must not expire anything)."""
+
+    CODE: ClassVar[int] = 12
+    LAYOUT: ClassVar[str] = "Lq"
+    METHOD: ClassVar[str] = "update_limits"
+    limits: StoreLimits
+    ts: int = 0
+
+    def time_ns(self) -> int:
+        return self.ts
+
+    @classmethod
+    def of_call(cls, result: Any, limits: StoreLimits, ts: int = 0) -> Record:
+        """Followers and the log keep the leader's time (``result``)."""
+        return cls(limits, result)
 
 
 @dataclass(frozen=True, slots=True)
@@ -285,6 +318,9 @@ class AppendBatch(Record):
     def of_call(cls, result: Any, messages: list[BatchMessage], ts: int = 0) -> Record:
         """Followers store the leader's timestamp (``result`` is ``(last seq, ts)``)."""
         return cls(list(messages), result[1])
+
+    def time_ns(self) -> int:
+        return self.ts
 
 
 @dataclass(frozen=True, slots=True)
@@ -307,6 +343,9 @@ class AppendRun(Record):
     def count(self) -> int:
         return len(self.subjects)
 
+    def time_ns(self) -> int:
+        return max(self.tss, default=0)
+
     def appends(self) -> list[Append]:
         return list(map(Append, self.subjects, self.hdrs, self.datas, self.tss))
 
@@ -325,12 +364,17 @@ class LastTime(Record):
     METHOD: ClassVar[str] = "restore_last_ts"
     ts: int
 
+    def time_ns(self) -> int:
+        return self.ts
 
-#: Record type by code, for decoding the log.
+
+#: Record type by code: the records a store writes.
 RECORDS: dict[int, type[Record]] = {
     cls.CODE: cls
-    for cls in (Append, Skip, SkipMany, Remove, Purge, PurgeEx, Compact, UpdateLimits, AppendBatch, LastTime)
+    for cls in (Append, Skip, SkipMany, Remove, Purge, PurgeEx, Compact, UpdateLimitsAt, AppendBatch, LastTime)
 }
+#: Record types older logs hold and a store no longer writes: still decoded.
+_RETIRED: dict[int, type[Record]] = {UpdateLimits.CODE: UpdateLimits}
 
 
 def _decode_append(data: bytes) -> Append:
@@ -359,9 +403,9 @@ def decode(data: bytes) -> Record:
     """The record :meth:`Record.encode` wrote; ValueError for anything else."""
     if data[:1] == b"\x01":
         return _decode_append(data)
-    if not data or data[0] not in RECORDS:
+    cls = (RECORDS.get(data[0]) or _RETIRED.get(data[0])) if data else None
+    if cls is None:
         raise ValueError(f"unknown record type {data[:1]!r}")
-    cls = RECORDS[data[0]]
     values = []
     pos = 1
     try:

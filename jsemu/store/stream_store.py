@@ -67,7 +67,7 @@ from .records import (
     Remove,
     Skip,
     SkipMany,
-    UpdateLimits,
+    UpdateLimitsAt,
     batched,
     local_mutation,
     mutator,
@@ -220,6 +220,18 @@ def _match_tokens(ftoks: list[bytes], subject: bytes) -> bool:
     return ns == len(ftoks)
 
 
+class _RecordClock:
+    """The latest time the records a store applied carried (``StreamStore.apply``)."""
+
+    __slots__ = ("ns",)
+
+    def __init__(self) -> None:
+        self.ns = 0
+
+    def now_ns(self) -> int:
+        return self.ns
+
+
 class StreamStore:
     """One stream's messages with memstore semantics; see the module docstring for the layout.
 
@@ -241,6 +253,7 @@ class StreamStore:
     # (Copied into slots by __init__: an instance reads a slot faster than a class attribute.)
 
     __slots__ = (
+        "_age_clock",
         "_base",
         "_blob",
         "_blob_at",
@@ -261,6 +274,7 @@ class StreamStore:
         "_msgs",
         "_never",
         "_overhead",
+        "_record_clock",
         "_record_max",
         "_scanned",
         "_self_expire",
@@ -289,6 +303,10 @@ class StreamStore:
         self._hdr_size = self._OVERHEAD + self._HDR_EXTRA
         self._record_max = self._RECORD_MAX
         self._clock: Clock = clock if clock is not None else SystemClock()
+        #: The clock max_age and TTL expiry read: the store's, or while a logged record is
+        #: applied, the latest time the applied records carried (``apply``).
+        self._age_clock = self._clock
+        self._record_clock = _RecordClock()
         self._limits = replace(limits) if limits is not None else StoreLimits()
         self._maxp = 0
         self._max_age = 0
@@ -651,11 +669,11 @@ class StreamStore:
             return
         max_age = self._max_age
         if max_age and self._msgs:
-            min_age = self._clock.now_ns() - max_age
+            min_age = self._age_clock.now_ns() - max_age
             if self._ts[self._first - self._base] <= min_age:
                 self._expire(min_age)
         ttls = self._ttls
-        if ttls and ttls[0][0] <= self._clock.now_ns():
+        if ttls and ttls[0][0] <= self._age_clock.now_ns():
             for seq in self._pop_due_ttls():
                 self._remove_one(seq)
 
@@ -684,7 +702,7 @@ class StreamStore:
 
     def _pop_due_ttls(self) -> list[int]:
         """Sequences whose TTL is up and that are still stored, ascending (Go sorts the wheel's)."""
-        now = self._clock.now_ns()
+        now = self._age_clock.now_ns()
         ttls = self._ttls
         due = []
         while ttls and ttls[0][0] <= now:
@@ -713,7 +731,7 @@ class StreamStore:
         up; returns how many."""
         if not self._timed or not self._msgs:
             return 0
-        n = self._expire(self._clock.now_ns() - self._max_age) if self._max_age else 0
+        n = self._expire(self._age_clock.now_ns() - self._max_age) if self._max_age else 0
         return n + sum(self._remove_one(seq) for seq in self._pop_due_ttls())
 
     @local_mutation
@@ -721,7 +739,7 @@ class StreamStore:
         """For a stream that expires its messages itself (``stream_expires``): the stored
         sequences past max_age (in order), then those whose TTL is up (ascending), as Go's
         ``expireMsgs`` visits them. TTL entries handed out leave the schedule."""
-        due = self._aged(self._clock.now_ns() - self._max_age) if self._max_age and self._msgs else []
+        due = self._aged(self._age_clock.now_ns() - self._max_age) if self._max_age and self._msgs else []
         seen = set(due)
         due += [seq for seq in self._pop_due_ttls() if seq not in seen]
         return due
@@ -1260,11 +1278,13 @@ class StreamStore:
             ordered = islice(ordered, maxp)
         return self._remove_batch(list(ordered))
 
-    @mutator(UpdateLimits)
-    def update_limits(self, limits: StoreLimits) -> None:
+    @mutator(UpdateLimitsAt)
+    def update_limits(self, limits: StoreLimits, ts: int = 0) -> int:
         """Go ``UpdateConfig``: new limits apply at once (msgs, bytes, then per subject, then age).
 
         Messages already past the old max_age go first, as Go's timer would have removed them.
+        ``ts`` is the time of the change when it is a copy (applied as a record, which runs
+        expiry at that time); 0 means now. Returns the time of the change.
         """
         self._tick()
         old_maxp = self._limits.max_msgs_per_subject
@@ -1289,10 +1309,24 @@ class StreamStore:
                 drop.sort()
                 self._remove_batch(drop)
         self._tick()
+        return ts or self._age_clock.now_ns()
 
     def apply(self, record: Record) -> object:
-        """Carry out a logged mutation (a follower's copy, a replayed log): the record applier."""
-        return record.apply(self)
+        """Carry out a logged mutation (a follower's copy, a replayed log): the record applier.
+
+        Expiry during it is judged at the latest time the applied records carried, not by
+        the store's clock: a log replayed (or a follower catching up) later expires what the
+        leader had expired by then, under the limits of then, so a max_age lifted since
+        expires nothing. Reads afterwards expire by the store's clock again.
+        """
+        at = record.time_ns()
+        clock = self._record_clock
+        clock.ns = max(clock.ns, at)
+        self._age_clock = clock
+        try:
+            return record.apply(self)
+        finally:
+            self._age_clock = self._clock
 
     # ------------------------------------------------------------------ reads
 

@@ -10,6 +10,9 @@ rather than misread. Version 3 added the :class:`~.column_snapshot.Columns` reco
 and is appended to as it is until its first compaction rewrites it as version 3. Version 4
 added the :class:`~.records.LastTime` record (code 11) a compaction writes when the last
 messages are deleted; version 2 and 3 logs load and are rewritten as version 4 the same way.
+Version 5 logs limits with their time (:class:`~.records.UpdateLimitsAt`, code 12, in place
+of ``UpdateLimits``, code 8, which older logs hold and still replay): an older jsemu refuses
+the file rather than reading its first record as damage.
 
 A record is written to the OS before the publish is acknowledged, so a killed process
 loses nothing it acknowledged. A crash in the middle of a write leaves a short or
@@ -46,9 +49,9 @@ from .wal_stretch import MIN_STRETCH, append_stretch
 __all__ = ["FORMAT_VERSION", "MAGIC", "LogContents", "WriteAheadLog", "log_bytes", "read_log"]
 
 MAGIC = b"JSEMUWAL"
-FORMAT_VERSION = 4
+FORMAT_VERSION = 5
 #: Versions this jsemu reads: 2 is 3 without ``Columns`` records.
-READABLE_VERSIONS = (2, 3, 4)
+READABLE_VERSIONS = (2, 3, 4, 5)
 _FILE_HEADER = struct.Struct("<8sH")
 _HEADER = struct.Struct("<II")
 _U32 = struct.Struct("<I")

@@ -15,14 +15,14 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from jsemu.jetstream.cluster.replicas import replicated_store
 from jsemu.store import ManualClock, Store, StoreError, StoreLimits, compaction, new_store
 from jsemu.store.column_snapshot import COLUMNS_CODE, Columns, decode_columns
 from jsemu.store.compaction import CHECKPOINT_BYTES, CompactingLog, state_records
-from jsemu.store.records import Append, AppendRun, Compact, Record, Remove, SkipMany, UpdateLimits
+from jsemu.store.records import Append, AppendRun, Compact, Record, Remove, SkipMany, UpdateLimits, UpdateLimitsAt
 from jsemu.store.wal import FORMAT_VERSION, MAGIC, WriteAheadLog, log_bytes, read_log
 
 SUBJECTS = [b"a", b"b", b"c.d", b"e.f.g"]
@@ -95,8 +95,14 @@ ops = st.lists(
 )
 
 
+_LIFTED_MAX_AGE = [("append", b"a", b"", b""), ("limits", 0, 0, 3), ("limits", 0, 0, 0), ("tick", 3)]
+
+
 @settings(max_examples=150, deadline=None)
 @given(history=ops, storage=st.sampled_from(["memory", "file"]), chunk=st.sampled_from([3, 1 << 20]))
+@example(history=_LIFTED_MAX_AGE, storage="memory", chunk=3)  # a lifted max_age expires nothing on replay
+@example(history=_LIFTED_MAX_AGE, storage="file", chunk=3)
+@example(history=[*_LIFTED_MAX_AGE, ("restart",), ("tick", 1)], storage="file", chunk=1 << 20)
 def test_a_store_restarted_through_its_log_is_the_store_that_never_stopped(
     tmp_path_factory: pytest.TempPathFactory, history: list[tuple[Any, ...]], storage: str, chunk: int
 ) -> None:
@@ -345,7 +351,7 @@ def test_a_clean_stop_compacts_only_a_tail_worth_it(tmp_path: Path) -> None:
     wal.close()
     contents = read_log(path, runs=True)
     assert contents.columns_end == len(path.read_bytes()) - _tail_bytes(contents.records)
-    assert [type(r) for r in contents.records] == [UpdateLimits, Compact, Columns, UpdateLimits]
+    assert [type(r) for r in contents.records] == [UpdateLimitsAt, Compact, Columns, UpdateLimitsAt]
 
 
 def test_columns_counts_and_table() -> None:

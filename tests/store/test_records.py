@@ -23,6 +23,7 @@ from jsemu.store.records import (
     Skip,
     SkipMany,
     UpdateLimits,
+    UpdateLimitsAt,
     decode,
 )
 
@@ -175,7 +176,9 @@ EXAMPLES: list[Record] = [
     PurgeEx(b"", 1, 0),
     PurgeEx(b"a.>", 3, 0),
     Compact(9),
-    UpdateLimits(StoreLimits(3, 4, 5, 6, 7, True, False)),
+    UpdateLimits(StoreLimits(3, 4, 5, 6, 7, True, False)),  # an older log's: still read
+    UpdateLimitsAt(StoreLimits(3, 4, 5, 6, 7, True, False), 1_000),
+    UpdateLimitsAt(StoreLimits(max_age_ns=9)),
 ]
 
 

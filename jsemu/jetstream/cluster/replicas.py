@@ -88,7 +88,7 @@ class ReplicatedStore(StreamStore):
         """A record from the log (a follower's copy, a replayed log): not logged again."""
         self._depth += 1
         try:
-            return record.apply(self)
+            return super().apply(record)
         finally:
             self._depth -= 1
 

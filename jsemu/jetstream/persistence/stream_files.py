@@ -27,7 +27,7 @@ from dataclasses import asdict, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ...store import StoreError
+from ...store import Store, StoreError
 from ...store.collector import paused_gc
 from ...store.column_snapshot import Columns
 from ...store.compaction import CompactingLog
@@ -60,12 +60,18 @@ def _config(values: Any) -> StreamConfig:
     return StreamConfig(**values)
 
 
-def _one_by_one(record: Record, last_seq: int) -> list[Record]:
-    """A run the store did not take in bulk, as the records it stands for."""
+def _one_by_one(record: Record, store: Store) -> list[Record]:
+    """A run the store did not take in bulk, as the records it stands for.
+
+    Nothing else reads the store during a replay: a read expires by the store's clock under
+    the limits replayed so far (a max_age lifted later in the log would empty the stream),
+    where applied records expire at their own time. The columns of a compacted log come
+    under no limits (``state_records``), so reading ``last_seq`` for them expires nothing.
+    """
     if isinstance(record, AppendRun):
         return list(record.appends())
     if isinstance(record, Columns):
-        return record.appends(last_seq)
+        return record.appends(store.last_seq)
     return [record]
 
 
@@ -115,7 +121,7 @@ class StreamFiles:
             for peer in stream.replicas.peers:
                 if isinstance(record, (AppendRun, Columns)) and peer.store.apply(record):  # in bulk
                     continue
-                for one in _one_by_one(record, peer.store.last_seq):
+                for one in _one_by_one(record, peer.store):
                     try:
                         peer.store.apply(one)
                     except StoreError:

@@ -12,7 +12,7 @@ import nats
 
 import jsemu
 from jsemu.store.column_snapshot import Columns
-from jsemu.store.records import Compact, UpdateLimits
+from jsemu.store.records import Compact, UpdateLimitsAt
 from jsemu.store.wal import read_log
 
 STREAMS = Path("jetstream") / "$G" / "streams"
@@ -48,7 +48,7 @@ async def test_a_clean_stop_leaves_columns_that_the_next_start_loads(tmp_path: P
         assert [type(r) for r in read_log(wal).records].count(Columns) == 0  # still records, one by one
         await nc.close()
     contents = read_log(wal, runs=True)
-    assert [type(r) for r in contents.records] == [UpdateLimits, Compact, Columns, UpdateLimits]
+    assert [type(r) for r in contents.records] == [UpdateLimitsAt, Compact, Columns, UpdateLimitsAt]
     assert contents.records[2].count == 148
     async with jsemu.Server(store_dir=str(tmp_path)) as srv:
         nc = await nats.connect(srv.url)

@@ -16,7 +16,18 @@ import pytest
 import jsemu
 from jsemu.store import StreamStore, new_store
 from jsemu.store.limits import StoreLimits
-from jsemu.store.records import Append, Compact, Purge, PurgeEx, Record, Remove, Skip, SkipMany, UpdateLimits
+from jsemu.store.records import (
+    Append,
+    Compact,
+    Purge,
+    PurgeEx,
+    Record,
+    Remove,
+    Skip,
+    SkipMany,
+    UpdateLimits,
+    UpdateLimitsAt,
+)
 from jsemu.store.wal import FORMAT_VERSION, MAGIC, WriteAheadLog, read_log
 
 RECORDS: list[Record] = [
@@ -29,6 +40,7 @@ RECORDS: list[Record] = [
     Append(b"a.3", b"", b"four", 13),
     PurgeEx(b"a.1", 0, 1),
     UpdateLimits(StoreLimits(max_msgs=5)),
+    UpdateLimitsAt(StoreLimits(max_msgs=6), 15),
     Compact(3),
     Purge(),
     Append(b"b", b"", b"five", 14),
