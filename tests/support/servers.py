@@ -74,6 +74,8 @@ class RealServer:
         args = [*program, "-a", "127.0.0.1", "-p", str(port)]
         if jetstream:
             args += ["-js", "-sd", store_dir or self.tmp.name]
+        elif jsemu_process and "jetstream" not in conf_text and not any("jetstream" in k for k in config or {}):
+            args += ["--no-jetstream"]  # ``jsemu serve`` runs JetStream unless told not to; nats-server not without -js
         if config or websocket or conf_text:
             conf = Path(self.tmp.name) / "server.conf"
             lines = [f"{k}: {_conf_value(v)}" for k, v in (config or {}).items()]
