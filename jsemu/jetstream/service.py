@@ -54,6 +54,8 @@ from .streams.stream import Stream
 _NATS_ERR = {"nats_level": "ERR"}
 
 if TYPE_CHECKING:
+    from collections.abc import Collection
+
     from ..server.outbound import Sender
     from ..server.routing import Router
     from ..server.server import Server
@@ -453,8 +455,10 @@ class JetStream:
             return False
         return signal_shutdown(c for cs in self._consumer_sets.values() for c in cs.by_name.values())
 
-    def num_consumers(self) -> int:
-        return sum(len(cs.by_name) for cs in self._consumer_sets.values())
+    def num_consumers(self, streams: Collection[str] | None = None) -> int:
+        """The account's consumers, or those of the named ``streams``."""
+        sets = self._consumer_sets
+        return sum(len(cs.by_name) for name, cs in sets.items() if streams is None or name in streams)
 
     def delete_stream(self, stream: Stream) -> None:
         cs = self._consumer_sets.get(stream.name)
