@@ -35,7 +35,7 @@ from .events.consumer_advisories import DELETE as CONSUMER_DELETED
 from .events.consumer_advisories import send_consumer_action
 from .events.stream_advisories import CREATE as STREAM_CREATED
 from .events.stream_advisories import send_stream_action
-from .limits.counts import stream_limits_error
+from .limits.counts import stream_count_error, stream_limits_error
 from .links.external_route import resolve_external
 from .links.mirror import MirrorLink
 from .links.sources import SourceLink, compose_iname
@@ -170,6 +170,14 @@ class JetStream:
     def add_stream(self, config: StreamConfig, pedantic: bool = False, start_links: bool = True) -> Stream:
         """``addStreamWithAssignment``; a mirror or the sources start copying at once unless
         ``start_links`` is False (then :meth:`start_links` does it)."""
+        # Go's API handler runs ``jsNonClusteredStreamLimitsCheck`` on the config as sent, before
+        # its checks and defaults: the tier and stream count; consumers and bytes when the
+        # storage is given (Go's zero storage type matches neither).
+        over = stream_count_error(self, config.name, config.num_replicas)
+        if over is None and config.storage and not self.clustered:
+            over = stream_limits_error(self, config)
+        if over is not None:
+            raise over
         cfg = check_stream_config(config, self.lookup_config, pedantic, self.limits)
         self._check_replicas(cfg)
         # The limits come before the name check (Go ``jsNonClusteredStreamLimitsCheck``): a

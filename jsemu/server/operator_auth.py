@@ -126,11 +126,11 @@ def _js_limits(limits: dict[str, Any]) -> JetStreamLimits:
         value = _int(limits.get(key), 0)
         return value if value > 0 else -1
 
-    return JetStreamLimits(
-        max_memory=_int(limits.get("mem_storage")),
-        max_storage=_int(limits.get("disk_storage")),
-        max_streams=_int(limits.get("streams")),
-        max_consumers=_int(limits.get("consumer")),
+    return JetStreamLimits(  # a key left out is Go's zero value
+        max_memory=_int(limits.get("mem_storage"), 0),
+        max_storage=_int(limits.get("disk_storage"), 0),
+        max_streams=_int(limits.get("streams"), 0),
+        max_consumers=_int(limits.get("consumer"), 0),
         max_ack_pending=unlimited("max_ack_pending"),
         memory_max_stream_bytes=unlimited("mem_max_stream_bytes"),
         storage_max_stream_bytes=unlimited("disk_max_stream_bytes"),

@@ -8,6 +8,7 @@ from tests.mutation.mutations import Mutation
 _T = "tests/server/test_operator_js_tiers.py"
 _INFO = f"{_T}::test_tiers_in_account_info_and_stream_limits"
 _UPDATE = f"{_T}::test_claim_update_changes_tiers"
+_FUZZ = "tests/server/test_operator_js_tiers_fuzz.py"
 
 MUTATIONS: list[Mutation] = [
     Mutation(
@@ -40,10 +41,10 @@ MUTATIONS: list[Mutation] = [
     Mutation(
         "tier_missing_not_refused",
         "jetstream",
-        "jsemu/jetstream/streams/config.py",
-        "        raise api_error(ApiErrors.JSNoLimitsErr)",
-        "        tier = limits",
-        (_INFO,),
+        "jsemu/jetstream/limits/counts.py",
+        "        return api_error(ApiErrors.JSNoLimitsErr)\n    if limits.max_streams <= 0:",
+        "        limits = js.limits\n    if limits.max_streams <= 0:",
+        (_INFO, _FUZZ),
         "a stream whose replica count has no tier is not refused with 10120",
     ),
     Mutation(
@@ -81,5 +82,32 @@ MUTATIONS: list[Mutation] = [
         "    if True:",
         (_UPDATE,),
         "a tier with limits is shown although as many tiers hold bytes (Go's count check)",
+    ),
+    Mutation(
+        "stream_count_after_config_checks",
+        "jetstream",
+        "jsemu/jetstream/service.py",
+        "        over = stream_count_error(self, config.name, config.num_replicas)\n",
+        "        over = None\n",
+        (_FUZZ,),
+        "a create past max_streams gets the config's error (10113, 10074) instead of 10027",
+    ),
+    Mutation(
+        "raw_bytes_check_dropped",
+        "jetstream",
+        "jsemu/jetstream/service.py",
+        "        if over is None and config.storage and not self.clustered:",
+        "        if False:",
+        (_FUZZ,),
+        "an R3 stream whose max_bytes passes the account's storage gets 10074 instead of 10028",
+    ),
+    Mutation(
+        "tier_missing_update_allowed",
+        "jetstream",
+        "jsemu/jetstream/limits/counts.py",
+        "    if limits is None:  # an update too is refused without the stream's tier\n        return api_error(",
+        "    if limits is None:  # an update too is refused without the stream's tier\n        return None or (",
+        (_UPDATE,),
+        "a stream whose tier a claim update removed can still be updated",
     ),
 ]

@@ -9,15 +9,17 @@ Captured from the binary:
    (``memory``, ``storage``, ``reserved_*``, ``streams``, ``consumers``) and ``limits``; a stream
    byte or ack-pending limit that is not positive shows as -1. An account with plain limits has
    no ``tiers``.
-2. A stream of ``n`` replicas is held to tier ``R<n>``: its stream count (10027), memory (10028),
-   storage (10047), consumer count (10026) and ``max_ack_pending`` (a consumer's default);
+2. A stream of ``n`` replicas is held to tier ``R<n>``: its stream count (10027), memory (10028 at
+   create, 10002 "resource limits exceeded for account" at publish), storage (10047), consumer count (10026) and ``max_ack_pending`` (a
+   consumer's default);
    without that tier the create is refused with 10120 "no JetStream default or applicable tiered
    limit present", before the standalone server's 10074 for replicas > 1 (which an R3 tier
    reaches).
 3. ``max_bytes_required`` (of the account or of the stream's tier): a stream without
    ``max_bytes`` is refused with 10113 "account requires a stream config to have max bytes set",
    checked before replicas > 1 (10113, not 10074, for an R3 stream under plain limits).
-4. A claim update changes the tiers at once: more streams allowed, a tier removed (10120; the
+4. A claim update changes the tiers at once: more streams allowed, a tier removed (10120 for a
+   create and for an update of a stream already there; the
    info still shows the tier for its streams, with zero limits, and their reservations only when
    they hold messages; a tier with limits is left out when as many tiers hold bytes as there are
    limits, Go's ``JetStreamUsage``), plain limits instead of tiers (``tiers`` gone from the info),
@@ -122,6 +124,8 @@ async def _limits(kind: str, setup: OperatorSetup) -> dict[str, Any]:
             seen[name, "info"] = await ask(raw, "$JS.API.INFO")
             for cfg in STREAMS:
                 seen[name, cfg["name"]] = await ask(raw, f"$JS.API.STREAM.CREATE.{cfg['name']}", cfg)
+            for i in range(5):  # into S1 (memory, no max_bytes): the tier's 4096 bytes fill up
+                seen[name, "pub", i] = await ask(raw, "a", {"n": "x" * 1000})
             seen[name, "info after"] = await ask(raw, "$JS.API.INFO")
             for durable in ("D", "E"):
                 request = {"stream_name": "S1", "config": {"durable_name": durable, "ack_policy": "explicit"}}
@@ -159,6 +163,7 @@ async def test_tiers_in_account_info_and_stream_limits(tmp_path: Path) -> None:
     assert code(real["R3ONLY", "S4"]) == code(real["BOTH", "S4"]) == 10074
     assert real["T1", "D"]["config"]["max_ack_pending"] == 5
     assert code(real["T1", "E"]) == 10026
+    assert [code(real["T1", "pub", i]) for i in range(5)] == [0, 0, 0, 10002, 10002]
 
 
 async def _updates(kind: str, setup: OperatorSetup) -> list[Any]:
@@ -189,6 +194,8 @@ async def _updates(kind: str, setup: OperatorSetup) -> list[Any]:
         await push(tiered_limits={"R3": R1})
         await create("C")
         seen.append(await ask(raw, "$JS.API.INFO"))
+        update = {"name": "A", "subjects": ["a"], "storage": "file", "max_msgs": 5}
+        seen.append(outcome(await ask(raw, "$JS.API.STREAM.UPDATE.A", update)))
         seen.append(outcome(await ask(raw, "$JS.API.STREAM.DELETE.M")))
         seen.append(await ask(raw, "$JS.API.INFO"))
         await push(jetstream={"mem_storage": 4096, "disk_storage": 8192, "streams": 5})
@@ -221,9 +228,10 @@ async def test_claim_update_changes_tiers(tmp_path: Path) -> None:
     assert list(real[8]["tiers"]) == ["R1"]
     assert real[8]["tiers"]["R1"]["limits"]["max_streams"] == 0 and real[8]["tiers"]["R1"]["streams"] == 3
     assert real[8]["tiers"]["R1"]["reserved_memory"] == 1000
+    assert real[9]["err_code"] == 10120  # an update of a stream without its tier
     # M deleted: R1 holds no bytes, so R3 is added for its limits, R1 for its streams (Go's zero
     # values for its reservations)
-    assert list(real[10]["tiers"]) == ["R1", "R3"] and real[10]["tiers"]["R1"]["reserved_storage"] == 0
-    assert real[10]["reserved_storage"] == 50
-    assert real[12] == "ok" and "tiers" not in real[13] and real[13]["limits"]["max_streams"] == 5
-    assert real[15]["err_code"] == 10113 and real[16] == "ok"
+    assert list(real[11]["tiers"]) == ["R1", "R3"] and real[11]["tiers"]["R1"]["reserved_storage"] == 0
+    assert real[11]["reserved_storage"] == 50
+    assert real[13] == "ok" and "tiers" not in real[14] and real[14]["limits"]["max_streams"] == 5
+    assert real[16]["err_code"] == 10113 and real[17] == "ok"
