@@ -60,7 +60,7 @@ def parse_account_jetstream(value: Any) -> tuple[bool, JetStreamLimits]:
         raise JsLimitsError(None, f"Expected 'enabled' or 'disabled' for string value, got '{value}'")
     if not isinstance(value, dict):
         raise JsLimitsError(None, f"Expected map, bool or string to define JetStream, got {go_type(value)}")
-    sizes: dict[str, int] = {}
+    sizes: dict[str, Any] = {}
     required = False
     for key, item in value.items():
         low = key.lower()

@@ -35,7 +35,7 @@ from .events.consumer_advisories import DELETE as CONSUMER_DELETED
 from .events.consumer_advisories import send_consumer_action
 from .events.stream_advisories import CREATE as STREAM_CREATED
 from .events.stream_advisories import send_stream_action
-from .limits.counts import stream_limits_error
+from .limits.counts import stream_count_error, stream_limits_error
 from .links.external_route import resolve_external
 from .links.mirror import MirrorLink
 from .links.sources import SourceLink, compose_iname
@@ -54,6 +54,8 @@ from .streams.stream import Stream
 _NATS_ERR = {"nats_level": "ERR"}
 
 if TYPE_CHECKING:
+    from collections.abc import Collection
+
     from ..server.outbound import Sender
     from ..server.routing import Router
     from ..server.server import Server
@@ -168,6 +170,14 @@ class JetStream:
     def add_stream(self, config: StreamConfig, pedantic: bool = False, start_links: bool = True) -> Stream:
         """``addStreamWithAssignment``; a mirror or the sources start copying at once unless
         ``start_links`` is False (then :meth:`start_links` does it)."""
+        # Go's API handler runs ``jsNonClusteredStreamLimitsCheck`` on the config as sent, before
+        # its checks and defaults: the tier and stream count; consumers and bytes when the
+        # storage is given (Go's zero storage type matches neither).
+        over = stream_count_error(self, config.name, config.num_replicas)
+        if over is None and config.storage and not self.clustered:
+            over = stream_limits_error(self, config)
+        if over is not None:
+            raise over
         cfg = check_stream_config(config, self.lookup_config, pedantic, self.limits)
         self._check_replicas(cfg)
         # The limits come before the name check (Go ``jsNonClusteredStreamLimitsCheck``): a
@@ -453,8 +463,10 @@ class JetStream:
             return False
         return signal_shutdown(c for cs in self._consumer_sets.values() for c in cs.by_name.values())
 
-    def num_consumers(self) -> int:
-        return sum(len(cs.by_name) for cs in self._consumer_sets.values())
+    def num_consumers(self, streams: Collection[str] | None = None) -> int:
+        """The account's consumers, or those of the named ``streams``."""
+        sets = self._consumer_sets
+        return sum(len(cs.by_name) for name, cs in sets.items() if streams is None or name in streams)
 
     def delete_stream(self, stream: Stream) -> None:
         cs = self._consumer_sets.get(stream.name)

@@ -118,6 +118,26 @@ def _int(value: Any, default: int = -1) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) else default
 
 
+def _js_limits(limits: dict[str, Any]) -> JetStreamLimits:
+    """A JWT's JetStream limits as nats-server reads them (``updateAccountClaimsWithRefresh``:
+    a stream byte or ack-pending limit that is not positive is none)."""
+
+    def unlimited(key: str) -> int:
+        value = _int(limits.get(key), 0)
+        return value if value > 0 else -1
+
+    return JetStreamLimits(  # a key left out is Go's zero value
+        max_memory=_int(limits.get("mem_storage"), 0),
+        max_storage=_int(limits.get("disk_storage"), 0),
+        max_streams=_int(limits.get("streams"), 0),
+        max_consumers=_int(limits.get("consumer"), 0),
+        max_ack_pending=unlimited("max_ack_pending"),
+        memory_max_stream_bytes=unlimited("mem_max_stream_bytes"),
+        storage_max_stream_bytes=unlimited("disk_max_stream_bytes"),
+        max_bytes_required=limits.get("max_bytes_required") is True,
+    )
+
+
 def account_from_jwt(text: str, trusted: set[str], now: float | None = None) -> JwtAccount:
     """Decode and check an account JWT against the trusted operator keys (``JwtError`` if not)."""
     token = decode(text)
@@ -139,15 +159,13 @@ def account_from_jwt(text: str, trusted: set[str], now: float | None = None) -> 
     assert isinstance(limits, dict)
     js_keys = ("mem_storage", "disk_storage", "streams", "consumer")
     jetstream = any(_int(limits.get(k), 0) != 0 for k in js_keys)
-    js = JetStreamLimits(
-        max_memory=_int(limits.get("mem_storage")),
-        max_storage=_int(limits.get("disk_storage")),
-        max_streams=_int(limits.get("streams")),
-        max_consumers=_int(limits.get("consumer")),
-        max_ack_pending=_int(limits.get("max_ack_pending")),
-        memory_max_stream_bytes=_int(limits.get("mem_max_stream_bytes"), 0),
-        storage_max_stream_bytes=_int(limits.get("disk_max_stream_bytes"), 0),
-    )
+    js = _js_limits(limits)
+    tiers = limits.get("tiered_limits")
+    if not (_int(limits.get("mem_storage"), 0) or _int(limits.get("disk_storage"), 0)) and isinstance(tiers, dict):
+        # nats-server: the account's own JetStream limits win; without storage, its tiers count.
+        named = {k: _js_limits(v) for k, v in tiers.items() if isinstance(v, dict)}
+        jetstream = any(t.max_memory != 0 or t.max_storage != 0 for t in named.values())
+        js = JetStreamLimits.tiered(named)
     issues = account_issues(nats)
     if issues:
         # nats-server's verifyAccountClaims: a blocking validation issue; the account is not loaded.

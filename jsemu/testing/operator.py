@@ -74,7 +74,8 @@ class OperatorSetup:
 
     def account(self, name: str, key: KeyPair | None = None, **claims: Any) -> MintedAccount:
         """Mint (or re-issue, same key) account ``name``; ``claims``: ``account_jwt``'s keywords
-        (``jetstream={"mem_storage": ...}``, ``conn``, ``revocations``, ``signing_keys``...)."""
+        (``jetstream={"mem_storage": ...}``, ``tiered_limits={"R1": {...}}``, ``conn``,
+        ``revocations``, ``signing_keys``...)."""
         old = self.accounts.get(name)
         key = key or (old.key if old is not None else KeyPair.create(PREFIX_ACCOUNT))
         minted = MintedAccount(name, key, account_jwt(key.public_key, self.operator, name, **claims), dict(claims))

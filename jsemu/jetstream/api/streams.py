@@ -14,6 +14,7 @@ import base64
 from typing import TYPE_CHECKING, Any
 
 from ...protocol.gojson import dumps
+from ...server.js_limits import ZERO_LIMITS
 from ...store import StoreError
 from ...timefmt import format_ns, go_unix_nano
 from ..cluster.leader import stream_leader_elected
@@ -43,6 +44,7 @@ from .registry import (
 
 if TYPE_CHECKING:
     from ..service import JetStream
+    from ..streams.stream import Stream
 
 __all__ = [
     "account_info",
@@ -71,8 +73,47 @@ def account_info(js: JetStream, req: ApiRequest) -> dict[str, Any]:
         req.check_api_level()
     except ApiError as err:
         return error_response("account_info_response", err)
-    memory = storage = reserved_memory = reserved_storage = 0
+    out: dict[str, Any] = {"type": response_type("account_info_response")}
+    out.update(_usage(js, list(js.streams.values())))
+    out["limits"] = js.limits.to_json()
+    if js.domain:
+        out["domain"] = js.domain
+    out["api"] = {"level": js.api_level, "total": js.api_total, "errors": js.api_errors}
+    if js.limits.tiers:
+        out["tiers"] = _tiers(js)
+    return out
+
+
+def _tiers(js: JetStream) -> dict[str, Any]:
+    """Go ``JetStreamUsage`` for limits per tier, by tier name: first each tier whose streams
+    hold bytes (its usage, reservations and limits); then, unless that made as many tiers as
+    there are limits, each tier with limits not there yet; then each stream's tier not there
+    yet (Go's zero values: no reservations, no limits). Streams and consumers count per tier."""
+    limits = dict(js.limits.tiers)
+    by_tier: dict[str, list[Stream]] = {}
     for stream in js.streams.values():
+        by_tier.setdefault(f"R{max(1, stream.config.num_replicas)}", []).append(stream)
+    out: dict[str, dict[str, Any]] = {}
+    for name, streams in by_tier.items():
+        usage = _usage(js, streams)
+        if usage["memory"] or usage["storage"]:
+            out[name] = {**usage, "streams": 0, "consumers": 0}
+    if len(limits) != len(out):
+        for name in limits:
+            out.setdefault(name, {**_usage(js, by_tier.get(name, [])), "memory": 0, "storage": 0})
+            out[name]["streams"] = out[name]["consumers"] = 0
+    for name, streams in by_tier.items():
+        tier = out.setdefault(name, dict.fromkeys(_usage(js, []), 0))
+        tier["streams"] = len(streams)
+        tier["consumers"] = js.num_consumers([s.name for s in streams])
+    zero = ZERO_LIMITS.to_json()
+    return {name: {**out[name], "limits": limits[name].to_json() if name in limits else zero} for name in sorted(out)}
+
+
+def _usage(js: JetStream, streams: list[Stream]) -> dict[str, int]:
+    """What ``streams`` store and reserve (their ``max_bytes``), and how many there are."""
+    memory = storage = reserved_memory = reserved_storage = 0
+    for stream in streams:
         size = stream.store.bytes
         max_bytes = max(0, stream.config.max_bytes)
         if stream.config.storage == "memory":
@@ -81,20 +122,14 @@ def account_info(js: JetStream, req: ApiRequest) -> dict[str, Any]:
         else:
             storage += size
             reserved_storage += max_bytes
-    out: dict[str, Any] = {
-        "type": response_type("account_info_response"),
+    return {
         "memory": memory,
         "storage": storage,
         "reserved_memory": reserved_memory,
         "reserved_storage": reserved_storage,
-        "streams": len(js.streams),
-        "consumers": js.num_consumers(),
-        "limits": js.limits.to_json(),
+        "streams": len(streams),
+        "consumers": js.num_consumers([s.name for s in streams] if len(streams) != len(js.streams) else None),
     }
-    if js.domain:
-        out["domain"] = js.domain
-    out["api"] = {"level": js.api_level, "total": js.api_total, "errors": js.api_errors}
-    return out
 
 
 # --- create / update --------------------------------------------------------------------

@@ -20,20 +20,39 @@ from .storage import create_error as storage_create_error
 if TYPE_CHECKING:
     from .storage import AccountStreams, HasLimits, LimitedConfig
 
-__all__ = ["consumer_limit", "stream_limits_error"]
+__all__ = ["consumer_limit", "stream_count_error", "stream_limits_error"]
 
 
 def stream_limits_error(js: AccountStreams, cfg: LimitedConfig, old: LimitedConfig | None = None) -> ApiError | None:
     """Go ``jsNonClusteredStreamLimitsCheck`` (a create) or the limits part of
     ``configUpdateCheck`` (an update of ``old``): streams, then consumers, then bytes."""
-    limits = js.limits
-    if old is None and limits.max_streams > 0:
-        others = sum(1 for name in js.streams if name != cfg.name)
-        if others >= limits.max_streams:
-            return api_error(ApiErrors.JSMaximumStreamsLimitErr)
+    limits = js.limits.tier(cfg.num_replicas)
+    if limits is None:  # an update too is refused without the stream's tier
+        return api_error(ApiErrors.JSNoLimitsErr)
+    if old is None:
+        over = stream_count_error(js, cfg.name, cfg.num_replicas)
+        if over is not None:
+            return over
     if cfg.max_consumers > 0 and 0 < limits.max_consumers < cfg.max_consumers:
         return api_error(ApiErrors.JSMaximumConsumersLimitErr)
     return storage_create_error(js, cfg, old)
+
+
+def stream_count_error(js: AccountStreams, name: str, replicas: int) -> ApiError | None:
+    """The first part of Go ``jsNonClusteredStreamLimitsCheck``, which the API handler runs on
+    a create before it checks the config: the stream's tier (10120 when the account's limits
+    per tier have none for ``replicas``), then the stream count."""
+    limits = js.limits.tier(replicas)
+    if limits is None:
+        return api_error(ApiErrors.JSNoLimitsErr)
+    if limits.max_streams <= 0:
+        return None
+    # Go ``countStreams``: under limits per tier, only the streams of the same replica count
+    tier = max(1, replicas)
+    same = (s for s in js.streams.values() if not js.limits.tiers or max(1, s.config.num_replicas) == tier)
+    if sum(1 for s in same if s.name != name) >= limits.max_streams:
+        return api_error(ApiErrors.JSMaximumStreamsLimitErr)
+    return None
 
 
 def consumer_limit(js: HasLimits, stream_max: int) -> int:

@@ -124,8 +124,10 @@ def create_error(js: AccountStreams, cfg: LimitedConfig, old: LimitedConfig | No
         add = max(0, cfg.max_bytes) * replicas
         server_add = max(0, cfg.max_bytes - max(0, old.max_bytes)) * replicas
     error = ApiErrors.JSMemoryResourcesExceededErr if storage == "memory" else ApiErrors.JSStorageResourcesExceededErr
-    account_limit = js.limits.max_bytes(storage)
-    if account_limit >= 0 and _reserved(js.streams.values(), storage, skip=cfg.name) + add > account_limit:
+    tiered = bool(js.limits.tiers)  # limits per tier: the stream's tier, its streams only
+    account_limit = (js.limits.tier(replicas) or js.limits).max_bytes(storage)
+    streams = [s for s in js.streams.values() if not tiered or max(1, s.config.num_replicas) == replicas]
+    if account_limit >= 0 and _reserved(streams, storage, skip=cfg.name) + add > account_limit:
         return api_error(error)
     limit = limit_for(js, storage)
     if (

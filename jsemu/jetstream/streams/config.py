@@ -375,6 +375,9 @@ def check_stream_config(
 
     if not cfg.subjects and not cfg.sources and cfg.mirror is None:
         raise _invalid("stream needs at least one configured subject or be a source/mirror")
+    # Go ``maxBytesLimits``: the stream's tier (none: nothing required; a create is refused for
+    # want of a tier before, ``stream_count_error``)
+    limits = limits.tier(cfg.num_replicas) or UNLIMITED
     if limits.max_bytes_required and cfg.max_bytes <= 0:
         raise api_error(ApiErrors.JSStreamMaxBytesRequired)
     if 0 < limits.max_stream_bytes(cfg.storage) < cfg.max_bytes:

@@ -52,6 +52,7 @@ def account_jwt(
     data: int = NO_LIMIT,
     payload: int = NO_LIMIT,
     jetstream: dict[str, int] | None = None,
+    tiered_limits: dict[str, dict[str, Any]] | None = None,
     signing_keys: list[str | dict[str, Any]] | None = None,
     revocations: dict[str, int] | None = None,
     exports: list[dict[str, Any]] | None = None,
@@ -61,7 +62,9 @@ def account_jwt(
     extra: dict[str, Any] | None = None,
 ) -> str:
     """An account's JWT signed by the operator (or one of its signing keys). ``jetstream``:
-    ``mem_storage``, ``disk_storage``, ``streams``, ``consumer``... (omitted: JetStream off)."""
+    ``mem_storage``, ``disk_storage``, ``streams``, ``consumer``... (omitted: JetStream off).
+    ``tiered_limits``: the same per tier (``{"R1": {...}}``, as ``nsc edit account --js-tier 1``
+    writes them), the account's own JetStream keys then 0."""
     limits: dict[str, Any] = {
         "subs": subs,
         "data": data,
@@ -75,6 +78,10 @@ def account_jwt(
     if jetstream is not None:
         limits.update({"mem_storage": NO_LIMIT, "disk_storage": NO_LIMIT, "streams": NO_LIMIT, "consumer": NO_LIMIT})
         limits.update(jetstream)
+    if tiered_limits is not None:
+        limits.setdefault("mem_storage", 0)
+        limits.setdefault("disk_storage", 0)
+        limits["tiered_limits"] = tiered_limits
     nats: dict[str, Any] = {"limits": limits, "default_permissions": {"pub": {}, "sub": {}}, "type": "account"}
     if signing_keys:
         nats["signing_keys"] = signing_keys
