@@ -15,6 +15,7 @@ import base64
 import itertools
 import json
 import socket
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -149,6 +150,13 @@ def test_generated_js_limits(
         for i, cfg in enumerate(streams):
             body = json.dumps({"name": f"S{run}_{i}", "subjects": [f"s{i}"], **cfg}).encode()
             reply = user.request(f"$JS.API.STREAM.CREATE.S{run}_{i}", body)
+            for _ in range(3):
+                # nats-server under load once failed to make a file store (10049) that it made when
+                # asked again: a transient of its disk, not an answer jsemu should give.
+                if kind != "real" or not isinstance(reply, dict) or reply.get("error", {}).get("err_code") != 10049:
+                    break
+                time.sleep(0.2)
+                reply = user.request(f"$JS.API.STREAM.CREATE.S{run}_{i}", body)
             answers.append(reply.get("error", "ok") if isinstance(reply, dict) else reply)
         info = user.request("$JS.API.INFO", b"")
         info.pop("api", None)  # counts every example's requests: compared in the test of tiers
