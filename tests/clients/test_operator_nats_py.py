@@ -85,7 +85,14 @@ async def test_request_reply_under_jwt_permissions(operator_server: tuple[RealSe
 
         await svc.subscribe("svc.ping", cb=answer)
         await svc.flush()
-        assert (await caller.request("svc.ping", b"1", timeout=2)).data == b"pong:1"
+        try:
+            reply = await caller.request("svc.ping", b"1", timeout=2)
+        except NoRespondersError:
+            # nats-server under load once answered 503 to the first request after the responder's
+            # flush (its service import's interest not in place yet): asked once more.
+            await asyncio.sleep(0.2)
+            reply = await caller.request("svc.ping", b"1", timeout=2)
+        assert reply.data == b"pong:1"
         with pytest.raises(NoRespondersError):
             await caller.request("svc.none", b"", timeout=2)
     finally:
