@@ -601,12 +601,17 @@ class ClientConnection(asyncio.Protocol):
 
             self.expiry_timer = server.timers.at(expires * 1_000_000_000, expired)
         self._connected()
+        self._resume_after_connect()
+
+    def _resume_after_connect(self) -> None:
+        """A CONNECT held for the resolver's lookup or the auth callout went on: reading
+        resumes with what came after it in its read (kept in the parser)."""
         if self.closed:
             self.server.flush()
             return
         if self.transport is not None:
             self.transport.resume_reading()
-        self.data_received(b"")  # what came after the CONNECT
+        self.data_received(b"")
 
     def _connected(self) -> None:
         """The rest of a CONNECT once its user is known."""
@@ -649,15 +654,10 @@ class ClientConnection(asyncio.Protocol):
         if self.closed or self.transport is None:
             return
         self._continue_connect()
-        parser = self.parser
-        while not self.closed and not self.callout_wait and parser.resume:  # the callout resumes it
-            ops = parser.feed_list(b"")
-            if not ops:
-                break
-            self._handle(ops)
-        self.server.flush()
-        if not self.closed and not self.callout_wait:
-            self.transport.resume_reading()
+        if self.callout_wait:  # the callout's answer resumes it
+            self.server.flush()
+            return
+        self._resume_after_connect()
 
     def _pub_run(self, run: PubRun, fast: bool) -> bool:
         """Hand a run of plain publishes to the ``fast_batch`` of its subjects, if no reply
