@@ -21,7 +21,7 @@ only when routing it would reach exactly that handler:
 
 Permissions are not the lane's business: a connection with permissions never takes the
 fast lane, and its acks reach ``Server.route`` (and so this lane) only once
-``_process_pub`` has allowed them.
+``process_pub`` has allowed them.
 """
 
 from __future__ import annotations

@@ -69,7 +69,7 @@ from .auth_callout import CalloutUser, in_callout_account, with_callout_deny
 from .client_info import ClientInfo
 from .closed import READ_ERROR, WRITE_ERROR
 from .jwt_session import admit
-from .msg_trace import may_trace, publish_traced, trace_oversized
+from .msg_trace import DROPPED, MsgTrace, intercept_traced, may_trace, publish_traced, route_traced, trace_oversized
 from .nkeys import new_nonce
 from .operator_auth import JwtUser
 from .permissions import DeliveryFilter, Permissions
@@ -396,7 +396,7 @@ class ClientConnection(asyncio.Protocol):
         trace = server.trace
         account = self.account
         routes = account.learned_routes
-        fast = self._fast_lane() and account.mappings is None  # mapped publishes take _process_pub
+        fast = self._fast_lane() and account.mappings is None  # mapped publishes take process_pub
         ok_reply = b""  # the last reply subject found not to be reserved
         n_msgs = n_bytes = 0
         i = 0
@@ -418,7 +418,7 @@ class ClientConnection(asyncio.Protocol):
                     if batch is None:
                         batch = account.learn_route(subject)
                     if batch and (reply is None or reply == ok_reply or not _is_reserved_reply(reply)):
-                        # The fast lane: what _process_pub and route would do, minus the checks
+                        # The fast lane: what process_pub and route would do, minus the checks
                         # that cannot apply (see server/subscriber.py), for this publish and
                         # the ones after it that go to the same fast_batch.
                         if reply is not None:
@@ -448,7 +448,7 @@ class ClientConnection(asyncio.Protocol):
                         except Exception:
                             log.exception("internal handler failed for %r", subject)
                         continue
-                self._process_pub(subject, reply, hdr, msg)
+                self.process_pub(subject, reply, hdr, msg)
             elif cls is Sub:
                 self._process_sub(op)  # type: ignore[arg-type]
             elif cls is Unsub:
@@ -713,8 +713,15 @@ class ClientConnection(asyncio.Protocol):
             start = end
         return True
 
-    def _process_pub(self, subject: bytes, reply: bytes | None, hdr: int, msg: bytes) -> None:
-        if hdr > 0 and may_trace(self.account, hdr, msg):  # ADR-41 (server/msg_trace.py)
+    def process_pub(
+        self, subject: bytes, reply: bytes | None, hdr: int, msg: bytes, trace: MsgTrace | None = None
+    ) -> None:
+        """A client's publish: its checks (each refusal a ``-ERR``), ``+OK``, the account's
+        mappings and fault rules, then routing. The one copy of them: a traced publish
+        (``server/msg_trace.py``) comes back here with its ``trace``, which records each step
+        (a refusal is its ingress error) and routes through ``route_traced``; an untraced one
+        pays only for ``trace is None`` tests where a step has something to record."""
+        if hdr > 0 and trace is None and may_trace(self.account, hdr, msg):  # ADR-41
             handled, hdr, msg = publish_traced(self, subject, reply, hdr, msg)
             if handled:
                 return
@@ -723,18 +730,17 @@ class ClientConnection(asyncio.Protocol):
         self.in_bytes += len(msg)
         if self.pedantic and not is_valid_literal_subject(subject.decode("latin-1")):
             self.send(encode_err(ERR_INVALID_PUBLISH_SUBJECT))
+        if trace is not None and trace is DROPPED:
+            return  # trace only, to no valid destination: parsed as any HPUB, then dropped
         if (
             self.perms is not None
             and not self.perms.can_publish(subject)
             and (self.replies is None or not self.replies.use(subject, self.server.clock.now_ns()))
-        ):
-            self.send(encode_err(ERR_PUBLISH_DENIED.format(go_quote(subject))))
-            return
-        if subject[:5] == b"$NRG.":
-            self.send(encode_err(ERR_PUBLISH_DENIED.format(go_quote(subject))))
+        ) or subject[:5] == b"$NRG.":
+            self._refuse_publish(ERR_PUBLISH_DENIED.format(go_quote(subject)), trace)
             return
         if reply is not None and _is_reserved_reply(reply):
-            self.send(encode_err(ERR_PUBLISH_REPLY_DENIED.format(go_quote(reply))))
+            self._refuse_publish(ERR_PUBLISH_REPLY_DENIED.format(go_quote(reply)), trace)
             return
         if self.verbose:
             self.send(OK)
@@ -744,13 +750,28 @@ class ClientConnection(asyncio.Protocol):
         if account.mappings is not None:
             mapped = account.mappings.select(subject)
             if mapped is not None:
+                if trace is not None:
+                    trace.add("sm", to=mapped.decode("utf-8", "surrogateescape"))
                 if not mapped:
                     return  # a weighted mapping that sends this share nowhere
                 subject = mapped
-        if account.faults.rules and account.faults.intercept(self, subject, reply, hdr, msg):
+        if account.faults.rules and (
+            account.faults.intercept(self, subject, reply, hdr, msg)
+            if trace is None
+            else intercept_traced(trace, account, self, subject, reply, hdr, msg)
+        ):
             return
-        if not account.route(self, subject, reply, hdr, msg) and reply and self.no_responders:
+        if trace is None:
+            delivered = account.route(self, subject, reply, hdr, msg)
+        else:
+            delivered = route_traced(trace, account, self, subject, reply, hdr, msg)
+        if not delivered and reply and self.no_responders:
             self.send_no_responders(subject, reply)
+
+    def _refuse_publish(self, error: str, trace: MsgTrace | None) -> None:
+        self.send(encode_err(error))
+        if trace is not None:
+            trace.ingress()["error"] = error
 
     def send_no_responders(self, subject: bytes, reply: bytes) -> None:
         for sub in self.account.sublist.match(reply).psubs:

@@ -25,8 +25,11 @@ jsemu's order is its sublist's.)
 
 Cost: nothing for a message without headers; a connection checks an HPUB's header block
 for ``Nats-Trace-Dest`` (and ``traceparent`` where its account has a ``msg_trace``
-destination) before its fast lane (:func:`may_trace`), and only a traced message comes here,
-to its own copy of the routing loop (:func:`publish_traced`), so ``Router.route`` is untouched.
+destination) before its fast lane (:func:`may_trace`), and only a traced message comes here
+(:func:`publish_traced`). Its checks are the connection's own: it goes back through
+``ClientConnection.process_pub`` with its trace (one copy of the publish checks for both
+paths), which routes it with this module's copy of the routing loop (:func:`route_traced`),
+so ``Router.route`` is untouched.
 
 jsemu adds what only an emulator knows in a top-level ``"jsemu"`` object, which clients'
 decoders ignore: ``path`` (``general``: a traced message never takes the fast lane),
@@ -40,13 +43,11 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING, Any, Protocol
 
-from ..protocol.encoder import OK, encode_err, go_quote
+from ..protocol.encoder import encode_err, go_quote
 from ..protocol.gojson import dumps
 from ..protocol.headers import remove_header
 from ..protocol.texts import (
-    ERR_INVALID_PUBLISH_SUBJECT,
     ERR_PUBLISH_DENIED,
-    ERR_PUBLISH_REPLY_DENIED,
     TRACE_AUTO_UNSUB,
     TRACE_CLIENT_CLOSED,
     TRACE_MAX_PAYLOAD,
@@ -62,10 +63,9 @@ from ..protocol.trace_headers import (
     is_trace_only,
     trace_headers,
 )
-from ..subjects import is_valid_literal_subject, is_valid_subject, subject_is_literal, subject_matches
+from ..subjects import is_valid_subject, subject_is_literal, subject_matches
 from ..timefmt import format_ns
 from .ack_lane import ACK_PREFIX
-from .reserved import is_reserved_reply
 
 if TYPE_CHECKING:
     from .connection import ClientConnection
@@ -73,8 +73,10 @@ if TYPE_CHECKING:
     from .sublist import Subscription
 
 __all__ = [
+    "DROPPED",
     "MsgTrace",
     "TracedSubscriber",
+    "intercept_traced",
     "may_trace",
     "moved_header",
     "publish_traced",
@@ -187,6 +189,9 @@ def may_trace(account: Router, hdr: int, msg: bytes) -> bool:
 
 #: ``start_trace``'s answer for a ``traceparent`` publish the sampling left out.
 _NOT_SAMPLED = MsgTrace.__new__(MsgTrace)
+#: The trace ``ClientConnection.process_pub`` is given for a trace-only publish with no valid
+#: destination: it is counted and parsed as any HPUB (pedantic), then dropped.
+DROPPED = MsgTrace.__new__(MsgTrace)
 
 
 def _valid_publish_subject(subject: str) -> bool:
@@ -260,7 +265,7 @@ def publish_traced(
     conn: ClientConnection, subject: bytes, reply: bytes | None, hdr: int, msg: bytes
 ) -> tuple[bool, int, bytes]:
     """A publish whose header block may ask for a trace: whether it was handled here
-    (``_process_pub`` with the trace), else the header length and message the caller routes
+    (``process_pub`` with the trace), else the header length and message the caller routes
     as usual (a block with ``Nats-Trace-Origin-Account`` comes back marked "trace disabled")."""
     found = trace_headers(msg[:hdr])
     if found is None:
@@ -272,17 +277,11 @@ def publish_traced(
         return False, hdr, msg
     if trace is None and not skip:
         return False, hdr, msg
-    conn.last_in = conn.read_time
-    conn.in_msgs += 1
-    conn.in_bytes += len(msg)
-    if trace is None:  # dropped unread (trace only, to no valid destination); parsed as any HPUB first
-        if conn.pedantic and not is_valid_literal_subject(subject.decode("latin-1")):
-            conn.send(encode_err(ERR_INVALID_PUBLISH_SUBJECT))
-        return True, hdr, msg
     try:
-        _publish(conn, trace, subject, reply, hdr, msg)
+        conn.process_pub(subject, reply, hdr, msg, DROPPED if trace is None else trace)
     finally:
-        trace.send(conn.server)
+        if trace is not None:
+            trace.send(conn.server)
     return True, hdr, msg
 
 
@@ -299,46 +298,17 @@ def trace_oversized(conn: ClientConnection, subject: bytes, size: int, block: by
         trace.send(conn.server)
 
 
-def _publish(
-    conn: ClientConnection, trace: MsgTrace, subject: bytes, reply: bytes | None, hdr: int, msg: bytes
-) -> None:
-    """``ClientConnection._process_pub``'s checks and routing, repeated here so that its own
-    path pays nothing for tracing; a refused publish is an ingress error."""
-    if conn.pedantic and not is_valid_literal_subject(subject.decode("latin-1")):
-        conn.send(encode_err(ERR_INVALID_PUBLISH_SUBJECT))
-    error = None
-    if (
-        conn.perms is not None
-        and not conn.perms.can_publish(subject)
-        and (conn.replies is None or not conn.replies.use(subject, conn.server.clock.now_ns()))
-    ) or subject[:5] == b"$NRG.":
-        error = ERR_PUBLISH_DENIED.format(go_quote(subject))
-    elif reply is not None and is_reserved_reply(reply):
-        error = ERR_PUBLISH_REPLY_DENIED.format(go_quote(reply))
-    if error is not None:
-        conn.send(encode_err(error))
-        trace.ingress()["error"] = error
-        return
-    if conn.verbose:
-        conn.send(OK)
-    account = conn.account
-    if account.domain_api is not None:
-        subject = account.map_domain(subject)
-    if account.mappings is not None:
-        mapped = account.mappings.select(subject)
-        if mapped is not None:
-            subject = mapped
-            trace.add("sm", to=mapped.decode("utf-8", "surrogateescape"))
-            if not mapped:
-                return
-    if account.faults.rules:
-        text = subject.decode("utf-8", "replace")
-        rule = next((f for f in account.faults.rules if subject_matches(text, f.filter)), None)
-        if rule is not None and account.faults.intercept(conn, subject, reply, hdr, msg):
-            trace.extra["fault"] = {"id": rule.id, "filter": rule.filter, "action": rule.action}
-            return
-    if not route_traced(trace, account, conn, subject, reply, hdr, msg) and reply and conn.no_responders:
-        conn.send_no_responders(subject, reply)
+def intercept_traced(
+    trace: MsgTrace, account: Router, conn: ClientConnection, subject: bytes, reply: bytes | None, hdr: int, msg: bytes
+) -> bool:
+    """``FaultInjector.intercept`` for a traced publish: the rule that held it back is named in
+    the trace's ``jsemu`` object."""
+    text = subject.decode("utf-8", "replace")
+    rule = next((f for f in account.faults.rules if subject_matches(text, f.filter)), None)
+    if rule is not None and account.faults.intercept(conn, subject, reply, hdr, msg):
+        trace.extra["fault"] = {"id": rule.id, "filter": rule.filter, "action": rule.action}
+        return True
+    return False
 
 
 def route_traced(

@@ -12,9 +12,9 @@ MUTATIONS: list[Mutation] = [
     Mutation(
         "mappings_no_sm_event",
         "server",
-        "jsemu/server/msg_trace.py",
-        '            trace.add("sm", to=mapped.decode("utf-8", "surrogateescape"))\n',
-        "",
+        "jsemu/server/connection.py",
+        '                    trace.add("sm", to=mapped.decode("utf-8", "surrogateescape"))\n',
+        "                    pass\n",
         (f"{_F}::test_trace_has_the_sm_event",),
         "a traced publish is mapped but its trace has no sm event",
     ),

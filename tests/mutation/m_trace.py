@@ -142,9 +142,17 @@ MUTATIONS.append(
     Mutation(
         "trace_dropped_publish_skips_pedantic_check",
         "server",
-        "jsemu/server/msg_trace.py",
-        '        if conn.pedantic and not is_valid_literal_subject(subject.decode("latin-1")):\n            conn.send(encode_err(ERR_INVALID_PUBLISH_SUBJECT))\n        return True, hdr, msg',
-        "        return True, hdr, msg",
+        "jsemu/server/connection.py",
+        '        if self.pedantic and not is_valid_literal_subject(subject.decode("latin-1")):\n'
+        "            self.send(encode_err(ERR_INVALID_PUBLISH_SUBJECT))\n"
+        "        if trace is not None and trace is DROPPED:\n"
+        "            return  # trace only",
+        "        if trace is not None and trace is DROPPED:\n"
+        "            return\n"
+        '        if self.pedantic and not is_valid_literal_subject(subject.decode("latin-1")):\n'
+        "            self.send(encode_err(ERR_INVALID_PUBLISH_SUBJECT))\n"
+        "        if False:\n"
+        "            return  # trace only",
         ("tests/server/test_msg_trace.py::test_header_combinations_as_nats_server",),
         "a trace-only HPUB to a wildcard subject with no valid destination gets no 'Invalid Publish Subject'",
     )
