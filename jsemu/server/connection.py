@@ -75,6 +75,7 @@ from .operator_auth import JwtUser
 from .permissions import DeliveryFilter, Permissions
 from .reserved import is_reserved_reply as _is_reserved_reply
 from .responses import ReplyPermits
+from .run_lanes import ClientLane, RunLane
 from .sublist import Subscription
 from .subscriber import Change
 from .timers import Cancellable
@@ -678,7 +679,8 @@ class ClientConnection(asyncio.Protocol):
             batches = list(map(account.learned_routes.get, subjects))
             batch = batches[0]
             whole = batch is not None and batches.count(batch) == n
-        if whole and not batch:
+        # A falsy learned route is False or a run lane (server/run_lanes.py).
+        if whole and not batch and not (isinstance(batch, RunLane) and batch.admits(self, replies)):
             return False
         if replies[0] is not None or replies.count(None) != n:
             for reply in set(replies):
@@ -863,6 +865,11 @@ class ClientConnection(asyncio.Protocol):
         else:  # a client without header support gets the payload alone
             self.queue(encode_msg(subject, sub.sid, reply, msg[hdr:]), 1, len(msg))
         return True
+
+    def run_lane(self, sub: Subscription) -> ClientLane:
+        """The run lane of a subject that ``sub`` alone takes (``server/run_lanes.py``):
+        what ``deliver`` does, for a whole run of plain publishes at once."""
+        return ClientLane(sub, self)
 
     def set_permissions(self, perms: Permissions | None) -> None:
         """A configuration reload's new permissions (``reloadAuthorization``): the next PUB

@@ -15,6 +15,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from .ack_lane import ACK_PREFIX
+from .run_lanes import NO_INTEREST
 from .subject_mapping import SubjectMappings
 from .subscriber import FastBatch
 
@@ -171,8 +172,9 @@ class Router:
         routes = self.learned_routes
         if len(routes) >= _LEARNED_ROUTES_MAX:
             routes.clear()
-        batch = routes[subject] = self._fast_batch_for(subject) or False
-        return batch
+        batch = self._fast_batch_for(subject)
+        learned = routes[subject] = False if batch is None else batch  # a run lane is falsy
+        return learned
 
     def learn_stretch(self, subjects: Sequence[bytes], start: int) -> tuple[int, FastBatch | bool]:
         """``learn_route`` from ``subjects[start]`` on while it gives the same answer: where
@@ -221,14 +223,21 @@ class Router:
             if len(group) != 1 or target is not None:
                 return None
             target = group[0]
-        if target is None or target.max or target.closed:
+        if target is None:  # nobody, or only subscribers that skip it
+            return NO_INTEREST if not result.psubs and not result.qsubs else None
+        if target.max or target.closed:
             return None
-        if target.queue is None:  # a route: one fast_batch per account it carries
-            account_batch = getattr(target.client, "account_batch", None)
-            if account_batch is not None:
+        client = target.client
+        if target.queue is None:
+            account_batch = getattr(client, "account_batch", None)
+            if account_batch is not None:  # a route: one fast_batch per account it carries
                 routed: FastBatch = account_batch(self)
                 return routed
-        batch: FastBatch | None = getattr(target.client, "fast_batch", None)
+            run_lane = getattr(client, "run_lane", None)
+            if run_lane is not None:  # a client (server/run_lanes.py)
+                lane: FastBatch | None = run_lane(target)
+                return lane
+        batch: FastBatch | None = getattr(client, "fast_batch", None)
         return batch
 
     def _deliver(self, sub: Subscription, subject: bytes, reply: bytes | None, hdr: int, msg: bytes) -> bool:

@@ -36,6 +36,10 @@ lane's ``fast_batch`` for an ack subject it resolves (never cached: every ack su
 new). It holds while nothing but declared ack subscriptions can receive a ``$JS.ACK.``
 subject; that is worked out once per ``invalidate`` like every other derived cache.
 
+A subject nobody listens to, or that one plain client subscription takes, is learned as a
+*run lane* (``server/run_lanes.py``): a falsy ``FastBatch``, so every ``if batch`` above still
+routes it; only a whole ``PubRun`` takes it, when the lane admits the publisher.
+
 A route (``server/route.py``) carries many accounts: instead of one ``fast_batch`` it offers
 ``account_batch(router) -> FastBatch`` (one stable object per account), taken when it is the
 one target through plain interest (never for a remote queue group, whose frames must name it).
