@@ -64,6 +64,8 @@ class Account(Router):
         self.sublist = Sublist()
         self.learned_routes = {}
         self.sublist.derive(self.learned_routes)
+        self.run_lanes = {}
+        self.sublist.derive(self.run_lanes)
         self.ack_lane = AckLane(self.sublist)
         self.outbound = Outbound(self.sublist, self.route, self.route_shown)
         self.domain_api = server.domain_api

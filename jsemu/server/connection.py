@@ -75,7 +75,7 @@ from .operator_auth import JwtUser
 from .permissions import DeliveryFilter, Permissions
 from .reserved import is_reserved_reply as _is_reserved_reply
 from .responses import ReplyPermits
-from .run_lanes import ClientLane, RunLane
+from .run_lanes import ClientLane
 from .sublist import Subscription
 from .subscriber import Change
 from .timers import Cancellable
@@ -414,7 +414,14 @@ class ClientConnection(asyncio.Protocol):
                 trace.append(("op", self.cid, op))  # formatted only if somebody looks
             if cls is tuple:  # PUB or HPUB
                 subject, reply, hdr, msg = op  # type: ignore[misc]
-                if fast and (hdr <= 0 or not may_trace(account, hdr, msg)):
+                if hdr > 0 and may_trace(account, hdr, msg):  # ADR-41 (server/msg_trace.py)
+                    handled, hdr, msg = publish_traced(self, subject, reply, hdr, msg)
+                    if not handled:
+                        self.process_pub(subject, reply, hdr, msg)
+                    if self.closed:
+                        break
+                    continue
+                if fast:
                     batch = routes.get(subject)
                     if batch is None:
                         batch = account.learn_route(subject)
@@ -679,9 +686,13 @@ class ClientConnection(asyncio.Protocol):
             batches = list(map(account.learned_routes.get, subjects))
             batch = batches[0]
             whole = batch is not None and batches.count(batch) == n
-        # A falsy learned route is False or a run lane (server/run_lanes.py).
-        if whole and not batch and not (isinstance(batch, RunLane) and batch.admits(self, replies)):
-            return False
+        if whole and not batch:  # no fast_batch: perhaps a run lane (server/run_lanes.py)
+            lanes = account.run_lanes
+            batch = lanes.get(subjects[0])
+            if batch is None or not batch.admits(self, replies):
+                return False
+            if n > 1 and list(map(lanes.get, subjects)).count(batch) != n:
+                return False
         if replies[0] is not None or replies.count(None) != n:
             for reply in set(replies):
                 if reply is not None and _is_reserved_reply(reply):
@@ -719,14 +730,11 @@ class ClientConnection(asyncio.Protocol):
         self, subject: bytes, reply: bytes | None, hdr: int, msg: bytes, trace: MsgTrace | None = None
     ) -> None:
         """A client's publish: its checks (each refusal a ``-ERR``), ``+OK``, the account's
-        mappings and fault rules, then routing. The one copy of them: a traced publish
-        (``server/msg_trace.py``) comes back here with its ``trace``, which records each step
-        (a refusal is its ingress error) and routes through ``route_traced``; an untraced one
-        pays only for ``trace is None`` tests where a step has something to record."""
-        if hdr > 0 and trace is None and may_trace(self.account, hdr, msg):  # ADR-41
-            handled, hdr, msg = publish_traced(self, subject, reply, hdr, msg)
-            if handled:
-                return
+        mappings and fault rules, then routing. The one copy of them: a publish that may ask
+        for a trace went to ``publish_traced`` first (``server/msg_trace.py``, from
+        ``_handle``), and a traced one comes back here with its ``trace``, which records each
+        step (a refusal is its ingress error) and routes through ``route_traced``; an untraced
+        one pays only for ``trace is None`` tests where a step has something to record."""
         self.last_in = self.read_time
         self.in_msgs += 1
         self.in_bytes += len(msg)

@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from .ack_lane import ACK_PREFIX
-from .run_lanes import NO_INTEREST
+from .run_lanes import NO_INTEREST, RunLane
 from .subject_mapping import SubjectMappings
 from .subscriber import FastBatch
 
@@ -53,6 +53,9 @@ class Router:
     #: Publish subject -> the ``fast_batch`` that takes it (False: none), for
     #: connections' fast lane: the learned routes of ``learn_route``.
     learned_routes: dict[bytes, FastBatch | bool]
+    #: Publish subject -> its run lane (``server/run_lanes.py``), learned with ``learned_routes``
+    #: (where it is False) and cleared with them.
+    run_lanes: dict[bytes, RunLane]
     #: Everything the server itself sends to a subject of this account.
     outbound: Outbound
     #: The direct route of this account's JetStream acks (``server/ack_lane.py``): it
@@ -172,9 +175,9 @@ class Router:
         routes = self.learned_routes
         if len(routes) >= _LEARNED_ROUTES_MAX:
             routes.clear()
-        batch = self._fast_batch_for(subject)
-        learned = routes[subject] = False if batch is None else batch  # a run lane is falsy
-        return learned
+            self.run_lanes.clear()
+        batch = routes[subject] = self._fast_batch_for(subject) or False
+        return batch
 
     def learn_stretch(self, subjects: Sequence[bytes], start: int) -> tuple[int, FastBatch | bool]:
         """``learn_route`` from ``subjects[start]`` on while it gives the same answer: where
@@ -224,7 +227,9 @@ class Router:
                 return None
             target = group[0]
         if target is None:  # nobody, or only subscribers that skip it
-            return NO_INTEREST if not result.psubs and not result.qsubs else None
+            if not result.psubs and not result.qsubs:
+                self.run_lanes[subject] = NO_INTEREST
+            return None
         if target.max or target.closed:
             return None
         client = target.client
@@ -234,9 +239,9 @@ class Router:
                 routed: FastBatch = account_batch(self)
                 return routed
             run_lane = getattr(client, "run_lane", None)
-            if run_lane is not None:  # a client (server/run_lanes.py)
-                lane: FastBatch | None = run_lane(target)
-                return lane
+            if run_lane is not None:  # a client: no fast_batch, a run lane (server/run_lanes.py)
+                self.run_lanes[subject] = run_lane(target)
+                return None
         batch: FastBatch | None = getattr(client, "fast_batch", None)
         return batch
 

@@ -1,4 +1,4 @@
-"""Run lanes: learned routes that only a whole run of plain publishes takes.
+"""Run lanes: where a whole run of plain publishes goes when it needs no ``route``.
 
 Theory of operation
 -------------------
@@ -9,11 +9,12 @@ message at a time (a match, the subscription loop, ``deliver``) even for a ``Pub
 read's consecutive ``PUB`` ops, ``protocol/ops.py``), where the answer is the same for every
 message of the run.
 
-``Router.learn_route`` learns such a subject as a :class:`RunLane`: a ``FastBatch`` that is
-*falsy*. Every place that tests a learned route for a ``fast_batch`` (``if batch``) so still
-takes the general path for it: a single ``PUB`` or ``HPUB``, a stretch of a mixed run. Only
-``ClientConnection._pub_run``, for a run whose every subject has this one learned route,
-asks the lane whether it :meth:`RunLane.admits` the publisher and, if so, hands it the run:
+``Router.learn_route`` still learns such a subject as having no ``fast_batch`` (False), so
+a single ``PUB`` or ``HPUB`` and a stretch of a mixed run take the general path as before;
+beside it, it keeps the subject's :class:`RunLane` in ``Router.run_lanes`` (learned from the
+same match, cleared with the learned routes). Only ``ClientConnection._pub_run``, for a run
+whose every subject has no ``fast_batch``, looks there and, if the lane
+:meth:`RunLane.admits` the publisher, hands it the run:
 
 * :data:`NO_INTEREST`: nobody matches, so ``route`` would deliver nothing: the run is counted
   and dropped. Not for a publisher that wants no-responders statuses and sent a reply
@@ -21,7 +22,8 @@ asks the lane whether it :meth:`RunLane.admits` the publisher and, if so, hands 
 * :class:`ClientLane`: exactly one plain client subscription matches (no queue group, no
   ``UNSUB`` limit, not closed): the run's ``MSG`` frames are queued on its connection as
   ``deliver`` would queue them, each message counted for the subscription. Not for a
-  publisher that is that connection and said ``echo: false``.
+  publisher that is that connection and said ``echo: false``. A lane is per subject: a run
+  over several subjects of one wildcard subscription goes message by message.
 
 Everything else ``route`` does per message is moot for these subjects, as for the fast
 lane: the publishing connection takes lanes only without verbose, pedantic, permissions,
@@ -29,8 +31,7 @@ domain or subject mappings, and the router learns lanes only without fault rules
 trace log and queue policies, and never for ``$NRG.`` and ``$JS.ACK.`` subjects. A change of
 interest (``SUB``, ``UNSUB``, an ``UNSUB`` limit, a closed connection's subscriptions) clears
 the learned routes with the match cache (``Sublist.derive``), so a lane never outlives the
-match it was learned from. A lane is learned per subject: a run over several subjects of
-one wildcard subscription has several lanes, so it is not whole and goes message by message.
+match it was learned from.
 """
 
 from __future__ import annotations
@@ -49,12 +50,9 @@ __all__ = ["NO_INTEREST", "ClientLane", "RunLane"]
 
 
 class RunLane:
-    """A learned route that only a whole ``PubRun`` takes (falsy everywhere else)."""
+    """Where a whole ``PubRun`` to one subject may go instead of ``route``."""
 
     __slots__ = ()
-
-    def __bool__(self) -> bool:
-        return False
 
     def admits(self, publisher: ClientConnection, replies: Replies) -> bool:
         """Whether ``publisher``'s run (with these reply subjects) may take the lane."""

@@ -42,6 +42,7 @@ from .options import ServerOptions
 from .outbound import Outbound
 from .queue_policy import QueuePolicies
 from .routing import GLOBAL_ACCOUNT, Router
+from .run_lanes import RunLane
 from .subject_mapping import SubjectMappings
 from .sublist import Sublist
 from .subscriber import Change, FastBatch
@@ -157,6 +158,8 @@ class Server(Router):
         #: connections' fast lane: the learned routes of ``learn_route``.
         self.learned_routes: dict[bytes, FastBatch | bool] = {}
         self.sublist.derive(self.learned_routes)
+        self.run_lanes: dict[bytes, RunLane] = {}
+        self.sublist.derive(self.run_lanes)
         #: The direct route of JetStream acks (``server/ack_lane.py``).
         self.ack_lane = AckLane(self.sublist)
         #: Everything the server itself sends to a subject (replies, acks, Direct Get).

@@ -56,3 +56,15 @@ MUTATIONS: list[Mutation] = [
         "a traced publish the permissions refuse has no error in its ingress event",
     ),
 ]
+
+MUTATIONS.append(
+    Mutation(
+        "run_lane_taken_for_a_mixed_run",
+        "server",
+        "jsemu/server/connection.py",
+        "            if n > 1 and list(map(lanes.get, subjects)).count(batch) != n:\n",
+        "            if False:\n",
+        (f"{_LANES}::test_a_run_over_nobody_and_somebody",),
+        "a run whose first subject nobody listens to is dropped whole, subjects with interest too",
+    )
+)

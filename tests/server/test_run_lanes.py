@@ -119,6 +119,16 @@ async def test_one_subscription_runs(ports: dict[str, int]) -> None:
     assert len(got[1]) == 3 * 4 + 3 * 3 + 3 * 2
 
 
+async def test_a_run_over_nobody_and_somebody(ports: dict[str, int]) -> None:
+    """A run over a subject nobody listens to and one two subscriptions take (no lane):
+    not dropped with the first."""
+    got = await _compare(
+        ports,
+        [("sub", b"SUB {p}.b 1\r\nSUB {p}.b 2\r\n"), *_twice(_pubs(b"{p}", [b"a", b"b", b"a", b"b"]))],
+    )
+    assert len(got[1]) == 3 * 4
+
+
 async def test_wildcard_subscription_over_several_subjects(ports: dict[str, int]) -> None:
     await _compare(
         ports,
