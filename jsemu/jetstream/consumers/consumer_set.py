@@ -166,7 +166,15 @@ class ConsumerSet:
         self._listening = want
 
     def _on_sub_change(self, sub: Subscription) -> None:
-        if not self._interest_scheduled:
+        """Each subscription change goes to every push consumer's notification at once (its
+        state depends on the order of the changes); the consumers follow after this turn."""
+        sublist = self.js.account.sublist
+        flipped = False
+        for consumer in self.by_name.values():
+            interest = consumer.interest
+            if interest is not None and interest.subject == sub.subject and interest.changed(sublist, sub):
+                flipped = True
+        if flipped and not self._interest_scheduled:
             self._interest_scheduled = True
             self.js.server.loop.call_soon(self._interest_changed)
 
