@@ -69,4 +69,13 @@ MUTATIONS: list[Mutation] = [
         (f"{_UPDATE}[new subject and group while unbound]",),
         "a new deliver subject is followed with the new group (Go registers it with the old one)",
     ),
+    Mutation(
+        "push_heartbeat_while_unbound",
+        "jetstream",
+        _CONSUMER,
+        "        if self.active:\n            self._send_heartbeat(self._deliver_to)\n",
+        "        if True:\n            self._send_heartbeat(self._deliver_to)\n",
+        (f"{_T}::test_heartbeats_only_while_bound_as_on_nats_server",),
+        "idle heartbeats go to a deliver subject that does not bind the consumer",
+    ),
 ]

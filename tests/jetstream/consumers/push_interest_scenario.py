@@ -59,9 +59,12 @@ async def run(
     specs: list[SubSpec],
     steps: list[tuple[str, int]],
     updates: list[dict[str, str]] | None = None,
+    extra: dict[str, Any] | None = None,
 ) -> list[Any]:
     """The transcript of ``steps``; ``("update", i)`` sends the consumer's config again with
-    ``updates[i]`` applied (``{d2}`` in a value: the second deliver subject)."""
+    ``updates[i]`` applied (``{d2}`` in a value: the second deliver subject); ``extra``: more
+    of the consumer's config; ``("idle", 0)``: which subscriptions got idle heartbeats in
+    0.5 s."""
     deliver = f"dlv.{stream}"
     ctl = await RawClient.connect(port, CONNECT)
     conns = [await RawClient.connect(port, CONNECT) for _ in range(2)]
@@ -76,7 +79,7 @@ async def run(
             ctl, f"$JS.API.STREAM.CREATE.{stream}", {"name": stream, "subjects": [f"in.{stream}"], "storage": "memory"}
         )
         assert "error" not in created, created
-        cfg: dict[str, Any] = {"durable_name": "C", "deliver_subject": deliver, "ack_policy": "none"}
+        cfg: dict[str, Any] = {"durable_name": "C", "deliver_subject": deliver, "ack_policy": "none", **(extra or {})}
         if group:
             cfg["deliver_group"] = group
         for op, i in steps:
@@ -97,6 +100,14 @@ async def run(
                     ctl, f"$JS.API.CONSUMER.CREATE.{stream}.C", {"stream_name": stream, "config": cfg}
                 )
                 out.append((op, reply.get("error"), reply.get("push_bound", False)))
+            elif op == "idle":
+                # A heartbeat already on its way when a change was made does not count.
+                await asyncio.sleep(0.1)
+                got = [g for g in got + await _received(conns, specs) if "Heartbeat" not in g]
+                await asyncio.sleep(0.5)
+                got += await _received(conns, specs)
+                out.append((op, sorted(set(got))))
+                got = []
             else:  # check
                 # The real server follows interest on its consumer's goroutine: give it a moment.
                 await asyncio.sleep(0.05)
@@ -147,6 +158,10 @@ def _show(frame: bytes, specs: list[SubSpec]) -> str | None:
         if len(args) != 5 or not args[3].startswith(b"$JS.ACK."):
             return None
         return f"{label(specs[int(args[2]) - 1])} {body[:-2].decode()}"
+    if frame.startswith(b"HMSG "):  # a heartbeat or flow control request: its status line
+        head, _, rest = frame.partition(b"\r\n")
+        status = rest.partition(b"\r\n")[0].decode()
+        return f"{label(specs[int(head.split()[2]) - 1])} {status}"
     if frame.startswith(b"INFO "):
         return None
     return frame.decode(errors="replace").strip()

@@ -146,11 +146,13 @@ async def _both(
     specs: list[SubSpec],
     steps: list[tuple[str, int]],
     updates: list[dict[str, str]] | None = None,
+    extra: dict[str, Any] | None = None,
 ) -> Any:
     stream = f"P{uuid.uuid4().hex[:10]}"
     async with jsemu.Server() as srv:
         return await asyncio.gather(
-            run(srv.port, stream, group, specs, steps, updates), run(real_port, stream, group, specs, steps, updates)
+            run(srv.port, stream, group, specs, steps, updates, extra),
+            run(real_port, stream, group, specs, steps, updates, extra),
         )
 
 
@@ -202,3 +204,25 @@ def test_generated_subscribers_as_on_nats_server(
     group, specs, steps = scenario
     emu, real = asyncio.run(_both(real_server.port, group, specs, steps))
     assert emu == real, f"group={group} subs={specs} steps={steps}: jsemu {emu} != real {real}"
+
+
+#: Idle heartbeats (every 0.2 s) go out only while the consumer is bound, to every subscriber.
+HEARTBEAT_CASES: dict[str, tuple[str | None, list[SubSpec], list[tuple[str, int]]]] = {
+    "a wildcard subscriber alone": (
+        None,
+        [S(0, "star", None), S(1, "exact", None)],
+        _steps("sub 0", "create", "idle", "sub 1", "idle"),
+    ),
+    "plain subscriber of a group consumer": (
+        "G",
+        [S(0, "exact", None), S(1, "exact", "G")],
+        _steps("sub 0", "create", "idle", "sub 1", "idle", "unsub 1", "idle"),
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(HEARTBEAT_CASES))
+def test_heartbeats_only_while_bound_as_on_nats_server(real_server: Any, case: str) -> None:
+    group, specs, steps = HEARTBEAT_CASES[case]
+    emu, real = asyncio.run(_both(real_server.port, group, specs, steps, extra={"idle_heartbeat": 200_000_000}))
+    assert emu == real, f"{case}: jsemu {emu} != real {real}"
