@@ -113,6 +113,9 @@ async def run(
                 await asyncio.sleep(0.05)
                 info = await _request(ctl, f"$JS.API.CONSUMER.INFO.{stream}.C", None)
                 bound = info.get("push_bound", False)
+                if "error" in info:  # gone (an inactive threshold)
+                    out.append((op, info["error"]["err_code"]))
+                    continue
                 seq += 1
                 await _request(ctl, f"in.{stream}", str(seq).encode())  # the PubAck
                 await _wait_delivered(ctl, stream, seq, bound)

@@ -17,7 +17,9 @@ What the binary does (each a case below, and hypothesis draws more):
   was stored meanwhile is delivered);
 * an update with a new ``deliver_group`` alone changes nothing: interest still follows the
   group the consumer was made with; a bound consumer cannot take a new deliver subject
-  (10013), an unbound one can, and its new subject is followed with the old group.
+  (10013), an unbound one can, and its new subject is followed with the old group;
+* idle heartbeats go out only while bound; a consumer with an inactive threshold that only
+  wildcard subscribers (or another group's members) listen to is deleted after it.
 """
 
 from __future__ import annotations
@@ -225,4 +227,23 @@ HEARTBEAT_CASES: dict[str, tuple[str | None, list[SubSpec], list[tuple[str, int]
 def test_heartbeats_only_while_bound_as_on_nats_server(real_server: Any, case: str) -> None:
     group, specs, steps = HEARTBEAT_CASES[case]
     emu, real = asyncio.run(_both(real_server.port, group, specs, steps, extra={"idle_heartbeat": 200_000_000}))
+    assert emu == real, f"{case}: jsemu {emu} != real {real}"
+
+
+#: A consumer with an inactive threshold that no subscription binds goes after it (10014 then).
+INACTIVE_CASES: dict[str, tuple[str | None, list[SubSpec], list[tuple[str, int]]]] = {
+    "only a wildcard subscriber": (None, [S(0, "gt", None)], _steps("sub 0", "create", "idle", "check")),
+    "only another group's member": ("G", [S(0, "exact", "H")], _steps("sub 0", "create", "idle", "check")),
+    "bound, then only a wildcard left": (
+        None,
+        [S(0, "exact", None), S(1, "star", None)],
+        _steps("sub 0", "sub 1", "create", "idle", "check", "unsub 0", "idle", "check"),
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(INACTIVE_CASES))
+def test_inactive_threshold_without_binding_as_on_nats_server(real_server: Any, case: str) -> None:
+    group, specs, steps = INACTIVE_CASES[case]
+    emu, real = asyncio.run(_both(real_server.port, group, specs, steps, extra={"inactive_threshold": 300_000_000}))
     assert emu == real, f"{case}: jsemu {emu} != real {real}"
