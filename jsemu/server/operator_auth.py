@@ -414,6 +414,10 @@ class OperatorAuth(Auth):
     accounts: dict[str, JwtAccount] = field(default_factory=dict)
     #: The NATS-based resolver's directory (``resolver: {type: full|cache, dir}``); None: MEMORY.
     resolver_store: DirStore | None = None
+    #: The memory resolver's JWTs (``resolver_preload``), by account key: what it fetches for an
+    #: expired account. Claim updates do not change them (Go's ``accountClaimUpdate`` does not
+    #: ``Store``).
+    preloaded: dict[str, str] = field(default_factory=dict)
 
     @property
     def wants_nonce(self) -> bool:

@@ -8,6 +8,7 @@ from tests.mutation.mutations import Mutation
 
 _REV = "tests/server/test_operator_export_revisions.py"
 _REWIRED = f"{_REV}::test_exporter_update_rechecks_wired_imports"
+_EXPIRED = "tests/server/test_operator_expired_lookup.py"
 
 MUTATIONS: list[Mutation] = [
     Mutation(
@@ -27,5 +28,32 @@ MUTATIONS: list[Mutation] = [
         '            if positioned is False and imp.kind == "service":',
         (_REWIRED,),
         "a stream import its export's account token position no longer lets in keeps flowing",
+    ),
+    Mutation(
+        "claimedges_memory_resolver_stores_updates",
+        "server",
+        "jsemu/server/claim_updates.py",
+        "        auth.accounts[key] = account\n        self._apply(key)\n",
+        "        auth.accounts[key] = account\n        auth.preloaded[key] = text\n        self._apply(key)\n",
+        (f"{_EXPIRED}::test_expired_account_looked_up_again[]",),
+        "the memory resolver keeps what a claim update pushed: an account expired by an update stays expired",
+    ),
+    Mutation(
+        "claimedges_expired_not_fetched_again",
+        "server",
+        "jsemu/server/account_resolver.py",
+        "            return key if fetch_again(self.server, key) and self.peers is not None else None",
+        "            return None",
+        (_EXPIRED,),
+        "an expired account is not fetched again at login: a new JWT in the directory does not let its users in",
+    ),
+    Mutation(
+        "claimedges_expired_fetch_skips_directory",
+        "server",
+        "jsemu/server/expired_accounts.py",
+        "    text = store.load(key)\n",
+        "    text = None if store.has(key) else store.load(key)\n",
+        (f"{_EXPIRED}::test_expired_account_looked_up_again[full]",),
+        "an expired account is looked up in the cluster only, never in its own directory",
     ),
 ]
