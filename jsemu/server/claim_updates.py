@@ -79,7 +79,8 @@ class ClaimUpdates:
             account = account_from_jwt(text, auth.trusted)
         except JwtError:
             return False
-        if not in_time(decode(text).claims, self.server.clock.now_ns() // 1_000_000_000):
+        token = decode(text)  # decoded by account_from_jwt already
+        if not in_time(token.claims, self.server.clock.now_ns() // 1_000_000_000):
             return False
         auth.accounts[key] = account
         self._apply(key)
