@@ -9,6 +9,7 @@ from tests.mutation.mutations import Mutation
 _REV = "tests/server/test_operator_export_revisions.py"
 _REWIRED = f"{_REV}::test_exporter_update_rechecks_wired_imports"
 _EXPIRED = "tests/server/test_operator_expired_lookup.py"
+_SCOPED = "tests/server/test_auth_callout_scoped.py"
 
 MUTATIONS: list[Mutation] = [
     Mutation(
@@ -55,5 +56,23 @@ MUTATIONS: list[Mutation] = [
         "    text = None if store.has(key) else store.load(key)\n",
         (f"{_EXPIRED}::test_expired_account_looked_up_again[full]",),
         "an expired account is looked up in the cluster only, never in its own directory",
+    ),
+    Mutation(
+        "claimedges_callout_scope_template_ignored",
+        "server",
+        "jsemu/server/auth_callout.py",
+        "            nats = scoped\n",
+        "            pass\n",
+        (_SCOPED,),
+        "a callout user of a scoped signing key gets no permissions instead of the scope's template",
+    ),
+    Mutation(
+        "claimedges_callout_scope_limits_applied",
+        "server",
+        "jsemu/server/auth_callout.py",
+        "            account_name=target.name,\n        )",
+        '            account_name=target.name,\n            max_subs=nats["subs"] if isinstance(nats.get("subs"), int) else -1,\n        )',
+        (_SCOPED,),
+        "a callout user gets the scope template's subs limit (nats-server makes it an nkey user: none)",
     ),
 ]
