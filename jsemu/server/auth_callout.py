@@ -307,6 +307,9 @@ class AuthCallout:
             expires=_exp(claims),
             user_name=str(name) if isinstance(name, str) else "",
             account_name=target.name,
+            # nats-server keeps the key (``buildInternalNkeyUser``): removed or rescoped by a
+            # claim update, it closes the client (``server/claim_live.py``)
+            signing_key=str(issuer) if issuer != target.public_key else "",
         )
 
 

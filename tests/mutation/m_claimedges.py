@@ -75,4 +75,13 @@ MUTATIONS: list[Mutation] = [
         (_SCOPED,),
         "a callout user gets the scope template's subs limit (nats-server makes it an nkey user: none)",
     ),
+    Mutation(
+        "claimedges_callout_user_forgets_signing_key",
+        "server",
+        "jsemu/server/auth_callout.py",
+        '            signing_key=str(issuer) if issuer != target.public_key else "",',
+        '            signing_key="",',
+        (f"{_SCOPED}::test_signing_key_changes_close_callout_users",),
+        "a callout user stays connected when a claim update removes (or rescopes) the key that issued it",
+    ),
 ]
