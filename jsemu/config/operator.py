@@ -141,6 +141,8 @@ def apply_operator(conf: dict[str, Any], options: ServerOptions, pos: Positions)
                 raise ConfigError("error resolving system account: account validation failed")
             continue
         auth.accounts[public_key] = account
+        if auth.resolver_store is None:
+            auth.preloaded[public_key] = str(text)
     if auth.resolver_store is not None:
         load_directory(auth, auth.resolver_store, {k: str(v) for k, v in preload.items() if k in auth.accounts})
     if configured and configured not in auth.accounts:

@@ -40,6 +40,7 @@ from ..protocol.texts import ERR_ACCOUNT_AUTHENTICATION_EXPIRED
 from .account_requests import _Responder
 from .accounts import Account, AccountConfig
 from .claim_live import in_time
+from .expired_accounts import fetch_again
 from .operator_auth import JwtUser, OperatorAuth, account_from_jwt, is_key
 from .resolver_dir import DELETE_NONE, DirStore
 from .resolver_peers import ResolverPeers
@@ -132,8 +133,11 @@ class AccountResolver:
 
     def missing_account(self, connect: dict[str, Any]) -> str | None:
         """The account of a CONNECT's user JWT when the server has no JWT for it and should
-        look it up in the cluster first (``lookupAccount`` -> ``fetch``); None otherwise."""
-        if self.peers is None:
+        look it up in the cluster first (``lookupAccount`` -> ``fetch``); None otherwise. An
+        account held whose JWT has expired is fetched again from the resolver first
+        (``server/expired_accounts.py``), and looked up in the cluster when the directory
+        has none."""
+        if not isinstance(self.server.options.auth, OperatorAuth):
             return None
         text = connect.get("jwt")
         if not isinstance(text, str) or not text:
@@ -143,7 +147,11 @@ class AccountResolver:
         except JwtError:
             return None
         key = token.nats.get("issuer_account") or token.claims.get("iss")
-        if not isinstance(key, str) or not is_key(key, PREFIX_ACCOUNT) or key in self._auth.accounts:
+        if not isinstance(key, str) or not is_key(key, PREFIX_ACCOUNT):
+            return None
+        if key in self._auth.accounts:  # held: fetched again if it has expired
+            return key if fetch_again(self.server, key) and self.peers is not None else None
+        if self.peers is None:
             return None
         store = self._auth.resolver_store
         return None if store is None or store.has(key) else key  # a JWT held is not fetched again
@@ -197,6 +205,11 @@ class AccountResolver:
         if changed:
             self._changed(subject, body.decode())
         return self._respond(router, reply, subject, "jwt updated" if full else "jwt updated cache")
+
+    def take(self, key: str, text: str) -> None:
+        """The directory's JWT for ``key``, fetched again for an expired account
+        (``server/expired_accounts.py``): in force when it holds."""
+        self._changed(key, text)
 
     def _changed(self, key: str, text: str) -> None:
         """A JWT stored for ``key``: the account the server has (or a new one) takes it."""

@@ -41,7 +41,7 @@ from ..protocol.jwt.keys import PREFIX_SERVER, PREFIX_USER, KeyPair
 from ..protocol.jwt.xkeys import CurveKey, XKeyError, available
 from .auth import Auth, User
 from .auth_callout_settings import CalloutSettings
-from .operator_auth import JwtUser, OperatorAuth, jwt_permissions
+from .operator_auth import JwtUser, OperatorAuth, jwt_permissions, scoped_user
 from .permissions import Permissions, SubjectRules
 from .routing import GLOBAL_ACCOUNT
 from .sublist import Subscription
@@ -265,7 +265,9 @@ class AuthCallout:
     ) -> User | None:
         """``getIssuerAccount`` and ``assignAccountAndPermissions`` of operator mode: the user
         JWT's account (``issuer_account``, else its ``iss``) is the callout's or an allowed one;
-        the user is placed there, its issuer that account or one of its signing keys."""
+        the user is placed there, its issuer that account or one of its signing keys; a scoped
+        key's user gets the scope's template as its permissions (its limits are not applied:
+        nats-server makes the callout's user an nkey user)."""
         nats = claims.get("nats") if isinstance(claims.get("nats"), dict) else {}
         assert isinstance(nats, dict)
         issuer = claims.get("iss")
@@ -281,9 +283,13 @@ class AuthCallout:
         if issuer != target.public_key and issuer not in target.signing_keys:
             log.warning('User JWT issuer "%s" is not known', issuer)
             return None
-        if issuer in target.signing_keys and target.signing_keys[str(issuer)] is not None:
-            log.warning("User JWT is a scoped user: not supported by jsemu's auth callout")
-            return None
+        template = target.signing_keys.get(str(issuer)) if issuer != target.public_key else None
+        if template is not None:  # a scoped key: the scope's template is the user's permissions
+            scoped = scoped_user(template, claims, target)
+            if scoped is None:
+                log.warning("User JWT of scoped key %s: permissions of its own, or a template not filled", issuer)
+                return None
+            nats = scoped
         try:
             perms = jwt_permissions(nats)
             if perms is None and target.default_permissions:
@@ -301,6 +307,9 @@ class AuthCallout:
             expires=_exp(claims),
             user_name=str(name) if isinstance(name, str) else "",
             account_name=target.name,
+            # nats-server keeps the key (``buildInternalNkeyUser``): removed or rescoped by a
+            # claim update, it closes the client (``server/claim_live.py``)
+            signing_key=str(issuer) if issuer != target.public_key else "",
         )
 
 

@@ -66,15 +66,25 @@ class ClaimUpdates:
             return self._answer(router, reply, key, error="subject does not match jwt content")
         if key not in auth.accounts:
             return self._answer(router, reply, key, message="jwt update skipped")
+        if not self.take(key, text):
+            return self._answer(router, reply, key, error="account validation failed")
+        return self._answer(router, reply, key, message="jwt updated")
+
+    def take(self, key: str, text: str) -> bool:
+        """Account ``key``'s JWT ``text`` in force when a trusted operator signed it and it holds
+        now (``updateAccountWithClaimJWT``); False, the account left as it was, otherwise."""
+        auth = self.server.options.auth
+        assert isinstance(auth, OperatorAuth)
         try:
             account = account_from_jwt(text, auth.trusted)
         except JwtError:
-            return self._answer(router, reply, key, error="account validation failed")
+            return False
+        token = decode(text)  # decoded by account_from_jwt already
         if not in_time(token.claims, self.server.clock.now_ns() // 1_000_000_000):
-            return self._answer(router, reply, key, error="account validation failed")
+            return False
         auth.accounts[key] = account
         self._apply(key)
-        return self._answer(router, reply, key, message="jwt updated")
+        return True
 
     def _apply(self, key: str) -> None:
         """The new claims in force for what already runs (``server/claim_live.py``)."""

@@ -645,10 +645,10 @@ class ClientConnection(asyncio.Protocol):
         """Operator mode: a user of an account the resolver does not have waits (reading
         paused, the rest of its read kept in the parser) until the cluster was asked for it."""
         resolver = self.server.account_resolver
-        if resolver.peers is None or self.current_auth() is None:
+        if self.current_auth() is None:
             return False
-        key = resolver.missing_account(opts)
-        if key is None or self.transport is None:
+        key = resolver.missing_account(opts)  # an expired account fetched again, too
+        if key is None or resolver.peers is None or self.transport is None:
             return False
         self.held = 1
         self._cancel_auth_timer()  # as nats-server, which clears it before authenticating

@@ -52,7 +52,7 @@ from .scope_template import TemplateError, TemplateValues, fill_template
 if TYPE_CHECKING:
     from .resolver_dir import DirStore
 
-__all__ = ["JwtAccount", "JwtUser", "OperatorAuth", "account_from_jwt", "is_key"]
+__all__ = ["JwtAccount", "JwtUser", "OperatorAuth", "account_from_jwt", "is_key", "scoped_user"]
 
 
 def is_key(text: str, role: int) -> bool:
@@ -343,6 +343,30 @@ def jwt_permissions(spec: dict[str, Any]) -> Permissions | None:
     return _permissions(spec)
 
 
+def scoped_user(template: dict[str, Any], claims: dict[str, Any], account: JwtAccount) -> dict[str, Any] | None:
+    """The ``nats`` claims of a user JWT a scoped signing key of ``account`` issued, as the scope
+    makes them (``ValidateScopedSigner``, then ``processUserPermissionsTemplate``): the template's
+    permissions and limits (from no limits), its ``{{...}}`` filled in for this user and account;
+    None when the JWT sets permissions or limits of its own or the template cannot be filled."""
+    found = claims.get("nats")
+    nats: dict[str, Any] = found if isinstance(found, dict) else {}
+    if not _has_no_permissions(nats):
+        return None
+    unlimited = {"subs": -1, "data": -1, "payload": -1}  # a scope's template starts there
+    values = TemplateValues(
+        str(claims.get("name") or ""),
+        str(claims.get("sub") or ""),
+        account.name_tag,
+        account.public_key,
+        nats.get("tags"),
+        list(account.tags),
+    )
+    try:
+        return {**nats, **unlimited, **fill_template(template, values)}
+    except TemplateError:
+        return None
+
+
 def _has_no_permissions(nats: dict[str, Any]) -> bool:
     """A user a scoped key signs may set nothing of its own (``ValidateScopedSigner``: the
     permissions and limits must be Go's zero value, so even -1 limits refuse it)."""
@@ -414,6 +438,10 @@ class OperatorAuth(Auth):
     accounts: dict[str, JwtAccount] = field(default_factory=dict)
     #: The NATS-based resolver's directory (``resolver: {type: full|cache, dir}``); None: MEMORY.
     resolver_store: DirStore | None = None
+    #: The memory resolver's JWTs (``resolver_preload``), by account key: what it fetches for an
+    #: expired account. Claim updates do not change them (Go's ``accountClaimUpdate`` does not
+    #: ``Store``).
+    preloaded: dict[str, str] = field(default_factory=dict)
 
     @property
     def wants_nonce(self) -> bool:
@@ -447,21 +475,10 @@ class OperatorAuth(Auth):
                 return None
             template = account.signing_keys[str(issuer)]
             if template is not None:
-                if not _has_no_permissions(nats):
+                scoped = scoped_user(template, claims, account)
+                if scoped is None:
                     return None
-                unlimited = {"subs": -1, "data": -1, "payload": -1}  # a scope's template starts there
-                values = TemplateValues(
-                    str(claims.get("name") or ""),
-                    user,
-                    account.name_tag,
-                    account.public_key,
-                    nats.get("tags"),
-                    list(account.tags),
-                )
-                try:
-                    nats = {**nats, **unlimited, **fill_template(template, values)}
-                except TemplateError:
-                    return None
+                nats = scoped
         bearer = nats.get("bearer_token") is True
         if bearer and account.disallow_bearer:
             return None

@@ -104,9 +104,8 @@ class Sender(Protocol):
         header length or -1, message)``, in order. False when nobody listens."""
         ...
 
-    def has_interest(self, subject: bytes, group: bytes | None = None) -> bool:
-        """Whether anybody listens on ``subject`` (with ``group``: a member of that queue
-        group does)."""
+    def has_interest(self, subject: bytes) -> bool:
+        """Whether anybody listens on ``subject``."""
         ...
 
     def pending_bytes(self, subject: bytes) -> int:
@@ -284,13 +283,11 @@ class Outbound:
             delivered = True
         return delivered
 
-    def has_interest(self, subject: bytes, group: bytes | None = None) -> bool:
-        if group is None:
-            if self._plans.get(subject):
-                return True
-            result = self._sublist.match(subject)
-            return bool(result.psubs or result.qsubs)
-        return any(members[0].queue == group for members in self._sublist.match(subject).qsubs)
+    def has_interest(self, subject: bytes) -> bool:
+        if self._plans.get(subject):
+            return True
+        result = self._sublist.match(subject)
+        return bool(result.psubs or result.qsubs)
 
     def pending_bytes(self, subject: bytes) -> int:
         result = self._sublist.match(subject)

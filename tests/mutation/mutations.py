@@ -409,10 +409,10 @@ MUTATIONS: list[Mutation] = [
         "deliver_group_any_interest",
         "jetstream",
         "jsemu/jetstream/consumers/consumer.py",
-        "return self.js.out.has_interest(self._deliver_to, self._deliver_group)",
-        "return self.js.out.has_interest(self._deliver_to)",
+        "                js.account.sublist, self._deliver_to, config.deliver_group.encode() or None\n",
+        "                js.account.sublist, self._deliver_to, None\n",
         ("tests/jetstream/api/test_ack_routing.py::test_deliver_group_needs_a_member_of_that_group",),
-        "a deliver_group consumer binds to any subscriber of its deliver subject",
+        "a deliver_group consumer binds to plain subscribers of its deliver subject",
     ),
     # --- per-account JetStream limits and nkey users in accounts ---------------------------------
     Mutation(

@@ -72,6 +72,7 @@ from .fast import new_stretch, plain_acks
 from .pause import is_paused, pause_remaining, send_pause_advisory
 from .priority_groups import ADMIT, DROPPED, PriorityGroups
 from .pull_request import PullRequest, check_request_limits, parse_next_request
+from .push_interest import DeliveryInterest
 from .rate_limit import NEVER, TokenBucket
 from .start_position import starting_position
 
@@ -171,10 +172,11 @@ class Consumer:
         self._wake_after_acks = False
 
         # Push: the deliver subject and (``deliver_group``) the queue group whose members
-        # alone make the consumer active, as the server's queue notification; whether it is
-        # (``push_bound`` in the info); delivery continued in the next turn of the loop.
+        # on exactly that subject alone make the consumer active, as the server's
+        # notification (:mod:`.push_interest`); whether it is (``push_bound`` in the info);
+        # delivery continued in the next turn of the loop.
         self._deliver_to = config.deliver_subject.encode()
-        self._deliver_group = config.deliver_group.encode() or None
+        self.interest: DeliveryInterest | None = None
         self.active = False
         self._push_scheduled = False
         self._pull_scheduled = False  # deliveries to the requests of this turn, after it
@@ -219,7 +221,10 @@ class Consumer:
 
         # Start.
         if self.push:
-            self.active = self._has_push_interest()
+            self.interest = DeliveryInterest(
+                js.account.sublist, self._deliver_to, config.deliver_group.encode() or None
+            )
+            self.active = self.interest.bound
             if config.idle_heartbeat:
                 self._arm_heartbeat()
         self._set_rate_limit()
@@ -238,10 +243,12 @@ class Consumer:
         self._sample_freq = _parse_sample_freq(config.sample_freq)
         if filters_of(config) != filters_of(old):
             self.filters = [f.encode() for f in filters_of(config)]
-        if config.deliver_subject != old.deliver_subject or config.deliver_group != old.deliver_group:
-            # The server looks at the new subject's interest after its reply.
+        if config.deliver_subject != old.deliver_subject and self.interest is not None:
+            # The server registers the new subject's notification, still with the group it
+            # was registered with (a new ``deliver_group`` alone changes nothing there),
+            # and looks at what it says after its reply.
             self._deliver_to = config.deliver_subject.encode()
-            self._deliver_group = config.deliver_group.encode() or None
+            self.interest = DeliveryInterest(self.js.account.sublist, self._deliver_to, self.interest.queue)
             self.active = False
             self.js.server.loop.call_soon(self._recheck_interest)
         if config.inactive_threshold != old.inactive_threshold:
@@ -493,9 +500,9 @@ class Consumer:
         return None
 
     def update_interest(self) -> None:
-        """``updateDeliveryInterest``: a subscription came or went; deliver once bound, and
+        """``updateDeliveryInterest``: the notification changed; deliver once bound, and
         an ephemeral without interest goes after its inactive threshold."""
-        active = self._has_push_interest()
+        active = self.interest is not None and self.interest.bound
         if active == self.active:
             return
         self.active = active
@@ -505,11 +512,6 @@ class Consumer:
         self.on_waiting()  # the stream wakes bound push consumers
         if active:
             self.deliver_push()
-
-    def _has_push_interest(self) -> bool:
-        """``hasDeliveryInterest``: a subscriber of the deliver subject, or with a
-        ``deliver_group`` a member of that queue group."""
-        return self.js.out.has_interest(self._deliver_to, self._deliver_group)
 
     def _recheck_interest(self) -> None:
         if not self.closed:

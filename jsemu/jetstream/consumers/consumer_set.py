@@ -66,6 +66,8 @@ class ConsumerSet:
         self._scheduled = False
         self._interest_scheduled = False
         self._listening = False
+        #: The push consumers, whose deliver subjects each subscription change is offered to.
+        self._push: list[Consumer] = []
 
     # --- create or update (``addConsumerWithAssignment``) -------------------------------
 
@@ -157,7 +159,8 @@ class ConsumerSet:
 
     def _listen(self) -> None:
         """Follow subscription changes while this stream has push consumers."""
-        want = any(c.push for c in self.by_name.values())
+        self._push = [c for c in self.by_name.values() if c.push]
+        want = bool(self._push)
         on_change = self.js.account.sublist.on_change
         if want and not self._listening:
             on_change.append(self._on_sub_change)
@@ -166,7 +169,15 @@ class ConsumerSet:
         self._listening = want
 
     def _on_sub_change(self, sub: Subscription) -> None:
-        if not self._interest_scheduled:
+        """Each subscription change goes to every push consumer's notification at once (its
+        state depends on the order of the changes); the consumers follow after this turn."""
+        sublist = self.js.account.sublist
+        flipped = False
+        for consumer in self._push:
+            interest = consumer.interest
+            if interest is not None and interest.subject == sub.subject and interest.changed(sublist, sub):
+                flipped = True
+        if flipped and not self._interest_scheduled:
             self._interest_scheduled = True
             self.js.server.loop.call_soon(self._interest_changed)
 

@@ -22,8 +22,9 @@ if TYPE_CHECKING:
 __all__ = ["ConsumerHost", "ConsumerSetHost", "SavesConsumers"]
 
 
-class ConsumerHost(ClusterServices, Protocol):
-    """What a consumer needs of the service (``JetStream``)."""
+class ConsumerHost(ClusterServices, HasAccount, Protocol):
+    """What a consumer needs of the service (``JetStream``); the account's subscriptions
+    for a push consumer's interest (:mod:`.push_interest`)."""
 
     def delete_consumer(self, consumer: Consumer) -> None: ...
 
