@@ -6,6 +6,7 @@ view of the JetStream service instead.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..timefmt import format_ns
@@ -21,6 +22,8 @@ if TYPE_CHECKING:
 __all__ = ["JetStreamMonitoring"]
 
 _UINT64 = (1 << 64) - 1
+#: The folder of the store nats-server stages snapshots in, which the health check skips.
+_SNAP_STAGING = ".snap-staging"
 
 
 class JetStreamMonitoring:
@@ -78,6 +81,28 @@ class JetStreamMonitoring:
     def consumers(self) -> int:
         return sum(js.num_consumers() for js in self.jetstreams.values())
 
+    def stored(self) -> list[tuple[str, list[str]]]:
+        """The store's account folders and their stream folders, by name, as nats-server's
+        health check reads them (``store_dir/jetstream/<account>/streams/<stream>``); without
+        a ``store_dir``, the accounts with file streams and those streams."""
+        dirs = {js.streams_dir.parent.parent for js in self.jetstreams.values() if js.streams_dir is not None}
+        if not dirs:
+            by_account = {
+                name: sorted(s.name for s in js.streams.values() if s.config.storage != "memory")
+                for name, js in self.jetstreams.items()
+            }
+            return [(name, streams) for name, streams in sorted(by_account.items()) if streams]
+        (root,) = dirs
+        return [(name, _folders(root / name / "streams")) for name in _folders(root) if name != _SNAP_STAGING]
+
+    def consumer_names(self, account: str, stream: str) -> list[str] | None:
+        js = self.jetstreams.get(account)
+        found = js.streams.get(stream) if js is not None else None
+        if found is None:
+            return None
+        cs = consumers_of(found)
+        return [] if cs is None else list(cs.by_name)
+
     def stream_detail(self, config: bool, consumers: bool = False) -> list[dict[str, Any]]:
         out = []
         for stream in sorted(self._streams(), key=lambda s: s.name):
@@ -93,6 +118,14 @@ class JetStreamMonitoring:
                 item["consumer_detail"] = [_consumer_detail(c, config) for c in cs.by_name.values()]
             out.append(item)
         return out
+
+
+def _folders(path: Path) -> list[str]:
+    """``os.ReadDir`` names (sorted; none when ``path`` is missing or not a folder)."""
+    try:
+        return sorted(entry.name for entry in path.iterdir())
+    except OSError:
+        return []
 
 
 def _consumer_detail(consumer: Consumer, config: bool) -> dict[str, Any]:

@@ -34,7 +34,7 @@ import socket
 import sys
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 from urllib.parse import parse_qs
 
@@ -43,6 +43,7 @@ from ..timefmt import format_ns
 from ..version import NATS_VERSION, PROTO_VERSION, __version__
 from . import monitor_paths, server_views
 from .connz_query import check_sort, raw_auth_user, select_entries, sort_entries
+from .healthz import HealthzOptions, healthz
 from .monitor_index import index_page
 from .monitor_query import QueryError, query_bool, query_int, query_uint
 
@@ -56,6 +57,15 @@ if TYPE_CHECKING:
 __all__ = ["HttpApp", "JetStreamReport", "Monitor", "go_duration", "uptime"]
 
 _CONNZ_LIMIT = 1024
+#: /healthz's flags in the order nats-server decodes them (the first bad one is the 400).
+_HEALTHZ_FLAGS = ("js-enabled", "js-enabled-only", "js-server-only", "js-meta-only", "details")
+_HEALTH_STATUS = {
+    200: "200 OK",
+    400: "400 Bad Request",
+    404: "404 Not Found",
+    500: "500 Internal Server Error",
+    503: "503 Service Unavailable",
+}
 #: nats-server 2.15.1's feature flags, as /varz reports them.
 _FEATURE_FLAGS = {
     "js_ack_fc_v2": False,
@@ -121,6 +131,14 @@ class JetStreamReport(Protocol):
     def account_reservations(self) -> tuple[int, int]:
         """One account's ``max_mem`` and ``max_file`` as ``account_details`` shows them (Go's
         uint64: no limit is 2**64 - 1)."""
+        ...
+
+    def stored(self) -> Sequence[tuple[str, Sequence[str]]]:
+        """The store's account folders with their stream folders (``server/healthz.py``)."""
+        ...
+
+    def consumer_names(self, account: str, stream: str) -> Collection[str] | None:
+        """The consumers of a loaded stream of ``account``; None: no such stream."""
         ...
 
 
@@ -209,6 +227,8 @@ class Monitor:
                 body, extra = monitor_paths.redirect_body(location), monitor_paths.location_header(location)
             else:
                 status, ctype, body = self.respond(parts[1])
+                if ctype == "application/json":  # nats-server's handleResponse
+                    extra = b"Access-Control-Allow-Origin: *\r\n"
             writer.write(
                 f"HTTP/1.1 {status}\r\nContent-Type: {ctype}\r\n".encode()
                 + extra
@@ -249,6 +269,10 @@ class Monitor:
             value = handler(query)
         except QueryError as exc:  # nats-server's decodeBool/decodeInt, or the view's own error
             return "400 Bad Request", "text/plain; charset=utf-8", str(exc).encode()
+        status = "200 OK"
+        if path == "/healthz":  # its status_code is the response's status instead
+            code = value.pop("status_code")
+            status = _HEALTH_STATUS.get(code, "200 OK")
         # /healthz is marshalled flat, the others indented (as nats-server does).
         indent = None if path == "/healthz" else 2
         separators = (",", ":") if indent is None else None
@@ -256,7 +280,7 @@ class Monitor:
         # Go's encoder escapes these three (they only occur inside strings).
         text = text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
         body = text.encode()
-        return "200 OK", "application/json", body
+        return status, "application/json", body
 
     # --- endpoints --------------------------------------------------------------------
 
@@ -558,7 +582,19 @@ class Monitor:
         }
 
     def healthz(self, query: dict[str, str]) -> dict[str, Any]:
-        return {"status": "ok"}
+        """``/healthz``: the query's options (``decodeBool`` on the flags, in nats-server's
+        order), then :func:`healthz.healthz`; the answer keeps its ``status_code``."""
+        flags = {name: query_bool(query, name) for name in _HEALTHZ_FLAGS}
+        names = {name: query.get(name, "") for name in ("account", "stream", "consumer")}
+        return self.health(HealthzOptions.from_event(flags | names))
+
+    def health(self, opts: HealthzOptions) -> dict[str, Any]:
+        """The ``HealthStatus`` for ``opts`` (with ``status_code``), for /healthz and $SYS."""
+        server = self.server
+        spaces = server.account_space.by_name
+        assets = self.jetstream
+        clustered = server.options.cluster_size > 1 or server.cluster is not None
+        return healthz(opts, assets, lambda name: name in ("$G", "$SYS") or name in spaces, clustered)
 
 
 def _account_detail(
