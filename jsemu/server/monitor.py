@@ -57,6 +57,17 @@ if TYPE_CHECKING:
 __all__ = ["HttpApp", "JetStreamReport", "Monitor", "go_duration", "uptime"]
 
 _CONNZ_LIMIT = 1024
+#: /jsz's flags in the order nats-server decodes them (``offset`` and ``limit`` after the fifth).
+_JSZ_FLAGS = (
+    "accounts",
+    "streams",
+    "consumers",
+    "direct-consumers",
+    "config",
+    "leader-only",
+    "raft",
+    "stream-leader-only",
+)
 #: /healthz's flags in the order nats-server decodes them (the first bad one is the 400).
 _HEALTHZ_FLAGS = ("js-enabled", "js-enabled-only", "js-server-only", "js-meta-only", "details")
 _HEALTH_STATUS = {
@@ -420,6 +431,10 @@ class Monitor:
         return out
 
     def jsz(self, query: dict[str, str]) -> dict[str, Any]:
+        # Read in the order of nats-server's HandleJsz: the first value that does not parse is the 400.
+        flags = {name: query_bool(query, name) for name in _JSZ_FLAGS[:5]}
+        offset, limit = max(query_int(query, "offset"), 0), query_int(query, "limit") or 1024
+        flags |= {name: query_bool(query, name) for name in _JSZ_FLAGS[5:]}
         js = self.jetstream
         if js is None:
             return {"server_id": self.node.server_id, "now": self._now(), "disabled": True}
@@ -429,22 +444,29 @@ class Monitor:
         out["config"] = self._jetstream_config()
         out["limits"] = {"default_max_consumers": 1000}
         streams, messages, size = js.totals()
+        # raft: the streams and consumers this server leads; standalone (no Raft node) all of
+        # them, left out when 0 (omitempty). A simulated cluster's leaders are not counted.
+        server = self.server
+        leaders = flags["raft"] and server.options.cluster_size <= 1 and server.cluster is None
         out["streams"] = streams
+        if leaders and streams:
+            out["streams_leader"] = streams
         out["consumers"] = js.consumers()
+        if leaders and out["consumers"]:
+            out["consumers_leader"] = out["consumers"]
         out["messages"] = messages
         out["bytes"] = size
         # As in ``Jsz``: consumers imply streams, streams the account details (unless one
         # account is asked for: ``acc`` takes precedence, then a page of the accounts by name).
-        consumers = _truthy(query.get("consumers"))
-        streams_too = consumers or _truthy(query.get("streams"))
+        consumers = flags["consumers"]
+        streams_too = consumers or flags["streams"]
         wanted = query.get("acc", "")
         accounts = list(js.accounts())
         chosen = [entry for entry in accounts if entry[0] == wanted]
-        if not chosen and (_truthy(query.get("accounts")) or (streams_too and not wanted)):
-            offset, limit = max(query_int(query, "offset"), 0), query_int(query, "limit") or 1024
+        if not chosen and (flags["accounts"] or (streams_too and not wanted)):
             chosen = accounts[offset : offset + limit] if limit > 0 else accounts
         if chosen:
-            config = _truthy(query.get("config"))
+            config = flags["config"]
             out["account_details"] = [
                 _account_detail(name, account, streams_too, consumers, config) for name, account in chosen
             ]

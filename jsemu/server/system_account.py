@@ -356,7 +356,7 @@ def _jsz(monitor: Monitor, options: dict[str, Any]) -> Any:
         meta = cluster.meta if cluster is not None else None
         if monitor.jetstream is None or (meta is not None and not meta.running):
             raise _Skip
-    query = {key: "true" for key in ("accounts", "streams", "config") if options.get(key)}
+    query = {key: "true" for key in ("accounts", "streams", "config", "raft") if options.get(key)}
     if options.get("consumer"):
         query["consumers"] = "true"
     for key, into in (("account", "acc"), ("offset", "offset"), ("limit", "limit")):
