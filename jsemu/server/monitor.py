@@ -42,6 +42,7 @@ from ..protocol.go_duration import format_duration
 from ..timefmt import format_ns
 from ..version import NATS_VERSION, PROTO_VERSION, __version__
 from . import monitor_paths, server_views
+from .account_lookups import is_looked_up, look_up
 from .connz_query import check_sort, raw_auth_user, select_entries, sort_entries
 from .healthz import HealthzOptions, healthz
 from .monitor_index import index_page
@@ -479,7 +480,7 @@ class Monitor:
         js = self.jetstream
         if js is None:
             raise LookupError("jetstream not enabled")
-        if name not in self.server.account_space.by_name:
+        if name not in self.server.account_space.by_name or not is_looked_up(self.server, name):
             raise LookupError(f'account "{name}" not found')
         for account_name, account in js.accounts():
             if account_name == name:
@@ -503,6 +504,8 @@ class Monitor:
             raise QueryError(f"Error decoding state for {state}")
         state = state.lower()
         account = query.get("acc", "")
+        if account:  # nats-server's lookupAccount: registers it (operator mode)
+            look_up(server, account)
         if account and account not in server.account_space.by_name:
             # nats-server returns the page before it fills in its id or any connection.
             empty = {"server_id": "", "now": self._now(), "num_connections": 0, "total": 0}
