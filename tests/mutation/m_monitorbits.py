@@ -135,4 +135,13 @@ MUTATIONS: list[Mutation] = [
         ("tests/server/test_account_lookups.py",),
         "a login does not register its account: INFO keeps saying it does not exist",
     ),
+    Mutation(
+        "monitorbits_lookups_store_folders_ignored",
+        "server",
+        "jsemu/server/account_lookups.py",
+        '    if server.options.jetstream and store and os.path.isdir(os.path.join(store, "jetstream", name)):',
+        "    if False:",
+        ("tests/server/test_account_lookups.py::test_store_folders_register_at_start",),
+        "an account with streams in the store is not registered after a restart: nats-server looks each folder up",
+    ),
 ]

@@ -23,6 +23,7 @@ from typing import Any
 
 import nats
 import pytest
+from nats.js.api import StorageType
 
 from jsemu.testing.operator import OperatorSetup
 from tests.support.servers import KINDS, RealServer
@@ -136,3 +137,49 @@ def test_unused_accounts_are_not_registered(pair: dict[str, _Server]) -> None:
     last = _same(pair)
     assert last["X INFO"] == last["I INFO"] == "exists"  # the importer, and the account it imports from
     assert last["U JSZ"] == {"code": 500, "description": 'account "<U>" not found'}
+
+
+def _info(port: int, setup: OperatorSetup, name: str) -> Any:
+    async def ask() -> Any:
+        nc = await nats.connect(f"nats://127.0.0.1:{port}", user_credentials=str(setup.users["admin"].creds_path))
+        try:
+            msg = await nc.request(f"$SYS.REQ.ACCOUNT.{setup.accounts[name].public_key}.INFO", b"", timeout=5)
+        finally:
+            await nc.close()
+        answer = json.loads(msg.data)
+        return answer.get("error") or "exists"
+
+    return asyncio.run(ask())
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_store_folders_register_at_start(kind: str, tmp_path: Path) -> None:
+    """After a restart, an account with a file stream in the store is registered (nats-server
+    looks up each account folder when JetStream starts); one with only memory streams is not."""
+    setup = OperatorSetup(tmp_path)
+    setup.user("admin", "SYS")
+    for name in ("F", "M"):
+        setup.account(name, jetstream=_JS)
+        setup.user(name.lower(), name)
+    conf = 'server_name: s1\nhttp: "127.0.0.1:-1"\n' + setup.config_text()
+    store = str(tmp_path / "store")
+
+    async def make(port: int) -> None:
+        for user, storage in (("f", StorageType.FILE), ("m", StorageType.MEMORY)):
+            creds = str(setup.users[user].creds_path)
+            nc = await nats.connect(f"nats://127.0.0.1:{port}", user_credentials=creds)
+            await nc.jetstream().add_stream(name="S", subjects=["s"], storage=storage)
+            await nc.close()
+
+    first = RealServer(jetstream=True, jsemu_process=kind == "jsemu", conf_text=conf, store_dir=store)
+    try:
+        asyncio.run(make(first.port))
+    finally:
+        first.stop()
+    again = RealServer(jetstream=True, jsemu_process=kind == "jsemu", conf_text=conf, store_dir=store)
+    try:
+        assert _info(again.port, setup, "F") == "exists"
+        key = setup.accounts["M"].public_key
+        assert _info(again.port, setup, "M") == {"code": 500, "description": f"Account {key} does not exist"}
+    finally:
+        again.stop()
