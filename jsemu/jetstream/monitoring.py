@@ -6,9 +6,9 @@ view of the JetStream service instead.
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..server.healthz import store_folders
 from ..timefmt import format_ns
 from ..version import API_LEVEL
 from .consumers.consumer_set import consumers_of
@@ -22,8 +22,6 @@ if TYPE_CHECKING:
 __all__ = ["JetStreamMonitoring"]
 
 _UINT64 = (1 << 64) - 1
-#: The folder of the store nats-server stages snapshots in, which the health check skips.
-_SNAP_STAGING = ".snap-staging"
 
 
 class JetStreamMonitoring:
@@ -93,7 +91,7 @@ class JetStreamMonitoring:
             }
             return [(name, streams) for name, streams in sorted(by_account.items()) if streams]
         (root,) = dirs
-        return [(name, _folders(root / name / "streams")) for name in _folders(root) if name != _SNAP_STAGING]
+        return store_folders(root)
 
     def consumer_names(self, account: str, stream: str) -> list[str] | None:
         js = self.jetstreams.get(account)
@@ -118,14 +116,6 @@ class JetStreamMonitoring:
                 item["consumer_detail"] = [_consumer_detail(c, config) for c in cs.by_name.values()]
             out.append(item)
         return out
-
-
-def _folders(path: Path) -> list[str]:
-    """``os.ReadDir`` names (sorted; none when ``path`` is missing or not a folder)."""
-    try:
-        return sorted(entry.name for entry in path.iterdir())
-    except OSError:
-        return []
 
 
 def _consumer_detail(consumer: Consumer, config: bool) -> dict[str, Any]:

@@ -24,13 +24,16 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Protocol
 
 from ..protocol.gojson.runes import go_quote
 
-__all__ = ["HealthAssets", "HealthzOptions", "healthz"]
+__all__ = ["HealthAssets", "HealthzOptions", "StoreFolders", "healthz", "store_folders"]
 
 _NA = "unavailable"
+#: The folder of the store nats-server stages snapshots in, which the health check skips.
+_SNAP_STAGING = ".snap-staging"
 
 
 @dataclass(frozen=True)
@@ -71,6 +74,34 @@ class HealthAssets(Protocol):
     def consumer_names(self, account: str, stream: str) -> Collection[str] | None:
         """The consumers of a loaded stream; None: the account has no such stream loaded."""
         ...
+
+
+def store_folders(root: Path) -> list[tuple[str, list[str]]]:
+    """The account folders of a store's ``jetstream`` folder with their stream folders, by name
+    (``os.ReadDir``'s order), as nats-server's health check walks them."""
+    return [(name, _folders(root / name / "streams")) for name in _folders(root) if name != _SNAP_STAGING]
+
+
+def _folders(path: Path) -> list[str]:
+    """``os.ReadDir`` names (none when ``path`` is missing or not a folder)."""
+    try:
+        return sorted(entry.name for entry in path.iterdir())
+    except OSError:
+        return []
+
+
+class StoreFolders:
+    """JetStream on but in no account: the store's folders are still walked (any stream in them
+    is one that "could not be recovered"), as nats-server does."""
+
+    def __init__(self, store_dir: str | None) -> None:
+        self.root = Path(store_dir) / "jetstream" if store_dir else None
+
+    def stored(self) -> list[tuple[str, list[str]]]:
+        return store_folders(self.root) if self.root is not None else []
+
+    def consumer_names(self, account: str, stream: str) -> Collection[str] | None:
+        return None
 
 
 class _Health:

@@ -44,7 +44,7 @@ from ..version import NATS_VERSION, PROTO_VERSION, __version__
 from . import monitor_paths, server_views
 from .account_lookups import is_looked_up, look_up
 from .connz_query import check_sort, raw_auth_user, select_entries, sort_entries
-from .healthz import HealthzOptions, healthz
+from .healthz import HealthAssets, HealthzOptions, StoreFolders, healthz
 from .monitor_index import index_page
 from .monitor_query import QueryError, query_bool, query_int, query_uint
 
@@ -617,7 +617,9 @@ class Monitor:
         """The ``HealthStatus`` for ``opts`` (with ``status_code``), for /healthz and $SYS."""
         server = self.server
         spaces = server.account_space.by_name
-        assets = self.jetstream
+        assets: HealthAssets | None = self.jetstream
+        if assets is None and server.options.jetstream:  # on, but in no account
+            assets = StoreFolders(server.options.store_dir)
         clustered = server.options.cluster_size > 1 or server.cluster is not None
         return healthz(opts, assets, lambda name: name in ("$G", "$SYS") or name in spaces, clustered)
 

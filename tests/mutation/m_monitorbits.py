@@ -57,9 +57,9 @@ MUTATIONS: list[Mutation] = [
     Mutation(
         "monitorbits_healthz_account_dir_by_streams",
         "server",
-        "jsemu/jetstream/monitoring.py",
-        '        return [(name, _folders(root / name / "streams")) for name in _folders(root) if name != _SNAP_STAGING]\n',
-        '        return [(n, s) for n in _folders(root) if (s := _folders(root / n / "streams")) and n != _SNAP_STAGING]\n',
+        _HEALTHZ,
+        '    return [(name, _folders(root / name / "streams")) for name in _folders(root) if name != _SNAP_STAGING]\n',
+        '    return [(n, s) for n in _folders(root) if (s := _folders(root / n / "streams")) and n != _SNAP_STAGING]\n',
         _HEALTHZ_TESTS,
         "an account folder without streams (its file stream deleted) not found: nats-server still finds it",
     ),
@@ -143,5 +143,14 @@ MUTATIONS: list[Mutation] = [
         "    if False:",
         ("tests/server/test_account_lookups.py::test_store_folders_register_at_start",),
         "an account with streams in the store is not registered after a restart: nats-server looks each folder up",
+    ),
+    Mutation(
+        "monitorbits_healthz_no_jetstream_account_is_off",
+        "server",
+        "jsemu/server/monitor.py",
+        "        if assets is None and server.options.jetstream:  # on, but in no account\n",
+        "        if False:\n",
+        ("tests/server/test_healthz.py::test_jetstream_on_in_no_account",),
+        "JetStream on in no account read as off: nats-server still walks the store and answers 404",
     ),
 ]

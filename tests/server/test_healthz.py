@@ -241,3 +241,27 @@ def test_healthz_options_generated(servers: dict[str, _Server], query: dict[str,
 @given(query=_QUERY)
 def test_healthz_without_jetstream(servers_no_js: dict[str, _Server], query: dict[str, str]) -> None:
     _compare(servers_no_js, query)
+
+
+def test_jetstream_on_in_no_account() -> None:
+    """JetStream on (``-js``) but no account enables it: the store is still walked, so a named
+    account is "not found" (404), as on nats-server."""
+    conf = 'http: "127.0.0.1:-1"\naccounts { A: { users: [ {user: a, password: a} ] } }\n'
+    queries = ["", "?account=A", "?account=A&stream=S&details=1", "?js-enabled-only=1"]
+    seen: dict[str, list[Any]] = {}
+    for kind in KINDS:
+        proc = RealServer(jetstream=True, jsemu_process=kind == "jsemu", conf_text=conf)
+        try:
+            url = proc.monitor_url + "/healthz"
+            answers = []
+            for query in queries:
+                try:
+                    with urllib.request.urlopen(url + query, timeout=5) as resp:
+                        answers.append((resp.status, resp.read()))
+                except urllib.error.HTTPError as exc:
+                    answers.append((exc.code, exc.read()))
+            seen[kind] = answers
+        finally:
+            proc.stop()
+    assert seen["jsemu"] == seen["real"]
+    assert seen["real"][1][0] == 404
