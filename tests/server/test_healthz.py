@@ -20,6 +20,7 @@ from __future__ import annotations
 import asyncio
 import json
 import socket
+import time
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -51,8 +52,8 @@ system_account: SYS
 CONF_NO_JS = CONF.replace("jetstream: enabled", "")
 
 FLAGS = ("js-enabled", "js-enabled-only", "js-server-only", "js-meta-only", "details")
-ACCOUNTS = ("A", "B", "C", "D", "E", "Z", "$G", "SYS", "a")
-STREAMS = ("F", "M", "G", "X", "f")
+ACCOUNTS = ("A", "B", "C", "D", "E", "Z", "$G", "SYS", "a", "ä<&>", 'x"y', "\x7f")
+STREAMS = ("F", "M", "G", "X", "f", "ä<&>")
 CONSUMERS = ("CF", "CM", "CG", "CX")
 
 
@@ -87,6 +88,11 @@ class _Server:
         )
         if jetstream:
             asyncio.run(_assets(self.proc.port))
+            # nats-server removes a deleted stream's folder after answering the delete: until
+            # then the check walks a folder whose stream "could not be recovered" (503).
+            deadline = time.monotonic() + 10
+            while self.get("?account=D&stream=G")[0] != 404 and time.monotonic() < deadline:
+                time.sleep(0.05)
         self.sock = socket.create_connection(("127.0.0.1", self.proc.port), timeout=5)
         info = self.sock.recv(65536).split(b"\r\n", 1)[0]
         self.server_id: str = json.loads(info.split(b" ", 1)[1])["server_id"]
