@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from ..server.healthz import store_folders
 from ..timefmt import format_ns
 from ..version import API_LEVEL
 from .consumers.consumer_set import consumers_of
@@ -77,6 +78,28 @@ class JetStreamMonitoring:
 
     def consumers(self) -> int:
         return sum(js.num_consumers() for js in self.jetstreams.values())
+
+    def stored(self) -> list[tuple[str, list[str]]]:
+        """The store's account folders and their stream folders, by name, as nats-server's
+        health check reads them (``store_dir/jetstream/<account>/streams/<stream>``); without
+        a ``store_dir``, the accounts with file streams and those streams."""
+        dirs = {js.streams_dir.parent.parent for js in self.jetstreams.values() if js.streams_dir is not None}
+        if not dirs:
+            by_account = {
+                name: sorted(s.name for s in js.streams.values() if s.config.storage != "memory")
+                for name, js in self.jetstreams.items()
+            }
+            return [(name, streams) for name, streams in sorted(by_account.items()) if streams]
+        (root,) = dirs
+        return store_folders(root)
+
+    def consumer_names(self, account: str, stream: str) -> list[str] | None:
+        js = self.jetstreams.get(account)
+        found = js.streams.get(stream) if js is not None else None
+        if found is None:
+            return None
+        cs = consumers_of(found)
+        return [] if cs is None else list(cs.by_name)
 
     def stream_detail(self, config: bool, consumers: bool = False) -> list[dict[str, Any]]:
         out = []

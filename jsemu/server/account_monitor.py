@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..subjects import is_valid_literal_subject, subject_matches
 from ..timefmt import format_ns
+from .account_lookups import is_looked_up
 from .jwt_exports import local_subject_shown, shown_export
 from .routing import Router
 
@@ -131,7 +132,7 @@ def account_info(monitor: Monitor, account: str) -> dict[str, Any]:
     """``AccountInfo``; LookupError with nats-server's words for an unknown account."""
     server = monitor.server
     router = server.account_space.by_name.get(account)
-    if router is None:
+    if router is None or not is_looked_up(server, account):
         raise LookupError(f"Account {account} does not exist")
     system = server.options.system_account
     out: dict[str, Any] = {"account_name": account, "update_time": format_ns(server.start_ns)}

@@ -63,6 +63,7 @@ from ..protocol.texts import (
     ERR_USER_AUTHENTICATION_EXPIRED,
 )
 from ..subjects import is_valid_literal_subject
+from .account_lookups import look_up
 from .advertise import join_host_port
 from .auth import DEFAULT_AUTH_TIMEOUT, Auth, User
 from .auth_callout import CalloutUser, in_callout_account, with_callout_deny
@@ -636,6 +637,8 @@ class ClientConnection(asyncio.Protocol):
             return
         if self.verbose:
             self.send(OK)
+        if self.user is not None:
+            look_up(self.server, self.account.name)
         system = self.server.system
         if system is not None and self.user is not None and not self.announced:
             self.announced = True

@@ -34,7 +34,7 @@ import socket
 import sys
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 from urllib.parse import parse_qs
 
@@ -42,7 +42,9 @@ from ..protocol.go_duration import format_duration
 from ..timefmt import format_ns
 from ..version import NATS_VERSION, PROTO_VERSION, __version__
 from . import monitor_paths, server_views
+from .account_lookups import is_looked_up, look_up
 from .connz_query import check_sort, raw_auth_user, select_entries, sort_entries
+from .healthz import HealthAssets, HealthzOptions, StoreFolders, healthz
 from .monitor_index import index_page
 from .monitor_query import QueryError, query_bool, query_int, query_uint
 
@@ -56,6 +58,26 @@ if TYPE_CHECKING:
 __all__ = ["HttpApp", "JetStreamReport", "Monitor", "go_duration", "uptime"]
 
 _CONNZ_LIMIT = 1024
+#: /jsz's flags in the order nats-server decodes them (``offset`` and ``limit`` after the fifth).
+_JSZ_FLAGS = (
+    "accounts",
+    "streams",
+    "consumers",
+    "direct-consumers",
+    "config",
+    "leader-only",
+    "raft",
+    "stream-leader-only",
+)
+#: /healthz's flags in the order nats-server decodes them (the first bad one is the 400).
+_HEALTHZ_FLAGS = ("js-enabled", "js-enabled-only", "js-server-only", "js-meta-only", "details")
+_HEALTH_STATUS = {
+    200: "200 OK",
+    400: "400 Bad Request",
+    404: "404 Not Found",
+    500: "500 Internal Server Error",
+    503: "503 Service Unavailable",
+}
 #: nats-server 2.15.1's feature flags, as /varz reports them.
 _FEATURE_FLAGS = {
     "js_ack_fc_v2": False,
@@ -121,6 +143,14 @@ class JetStreamReport(Protocol):
     def account_reservations(self) -> tuple[int, int]:
         """One account's ``max_mem`` and ``max_file`` as ``account_details`` shows them (Go's
         uint64: no limit is 2**64 - 1)."""
+        ...
+
+    def stored(self) -> Sequence[tuple[str, Sequence[str]]]:
+        """The store's account folders with their stream folders (``server/healthz.py``)."""
+        ...
+
+    def consumer_names(self, account: str, stream: str) -> Collection[str] | None:
+        """The consumers of a loaded stream of ``account``; None: no such stream."""
         ...
 
 
@@ -209,6 +239,8 @@ class Monitor:
                 body, extra = monitor_paths.redirect_body(location), monitor_paths.location_header(location)
             else:
                 status, ctype, body = self.respond(parts[1])
+                if ctype == "application/json":  # nats-server's handleResponse
+                    extra = b"Access-Control-Allow-Origin: *\r\n"
             writer.write(
                 f"HTTP/1.1 {status}\r\nContent-Type: {ctype}\r\n".encode()
                 + extra
@@ -249,6 +281,10 @@ class Monitor:
             value = handler(query)
         except QueryError as exc:  # nats-server's decodeBool/decodeInt, or the view's own error
             return "400 Bad Request", "text/plain; charset=utf-8", str(exc).encode()
+        status = "200 OK"
+        if path == "/healthz":  # its status_code is the response's status instead
+            code = value.pop("status_code")
+            status = _HEALTH_STATUS.get(code, "200 OK")
         # /healthz is marshalled flat, the others indented (as nats-server does).
         indent = None if path == "/healthz" else 2
         separators = (",", ":") if indent is None else None
@@ -256,7 +292,7 @@ class Monitor:
         # Go's encoder escapes these three (they only occur inside strings).
         text = text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
         body = text.encode()
-        return "200 OK", "application/json", body
+        return status, "application/json", body
 
     # --- endpoints --------------------------------------------------------------------
 
@@ -396,6 +432,10 @@ class Monitor:
         return out
 
     def jsz(self, query: dict[str, str]) -> dict[str, Any]:
+        # Read in the order of nats-server's HandleJsz: the first value that does not parse is the 400.
+        flags = {name: query_bool(query, name) for name in _JSZ_FLAGS[:5]}
+        offset, limit = max(query_int(query, "offset"), 0), query_int(query, "limit") or 1024
+        flags |= {name: query_bool(query, name) for name in _JSZ_FLAGS[5:]}
         js = self.jetstream
         if js is None:
             return {"server_id": self.node.server_id, "now": self._now(), "disabled": True}
@@ -405,22 +445,29 @@ class Monitor:
         out["config"] = self._jetstream_config()
         out["limits"] = {"default_max_consumers": 1000}
         streams, messages, size = js.totals()
+        # raft: the streams and consumers this server leads; standalone (no Raft node) all of
+        # them, left out when 0 (omitempty). A simulated cluster's leaders are not counted.
+        server = self.server
+        leaders = flags["raft"] and server.options.cluster_size <= 1 and server.cluster is None
         out["streams"] = streams
+        if leaders and streams:
+            out["streams_leader"] = streams
         out["consumers"] = js.consumers()
+        if leaders and out["consumers"]:
+            out["consumers_leader"] = out["consumers"]
         out["messages"] = messages
         out["bytes"] = size
         # As in ``Jsz``: consumers imply streams, streams the account details (unless one
         # account is asked for: ``acc`` takes precedence, then a page of the accounts by name).
-        consumers = _truthy(query.get("consumers"))
-        streams_too = consumers or _truthy(query.get("streams"))
+        consumers = flags["consumers"]
+        streams_too = consumers or flags["streams"]
         wanted = query.get("acc", "")
         accounts = list(js.accounts())
         chosen = [entry for entry in accounts if entry[0] == wanted]
-        if not chosen and (_truthy(query.get("accounts")) or (streams_too and not wanted)):
-            offset, limit = max(query_int(query, "offset"), 0), query_int(query, "limit") or 1024
+        if not chosen and (flags["accounts"] or (streams_too and not wanted)):
             chosen = accounts[offset : offset + limit] if limit > 0 else accounts
         if chosen:
-            config = _truthy(query.get("config"))
+            config = flags["config"]
             out["account_details"] = [
                 _account_detail(name, account, streams_too, consumers, config) for name, account in chosen
             ]
@@ -433,7 +480,7 @@ class Monitor:
         js = self.jetstream
         if js is None:
             raise LookupError("jetstream not enabled")
-        if name not in self.server.account_space.by_name:
+        if name not in self.server.account_space.by_name or not is_looked_up(self.server, name):
             raise LookupError(f'account "{name}" not found')
         for account_name, account in js.accounts():
             if account_name == name:
@@ -457,6 +504,8 @@ class Monitor:
             raise QueryError(f"Error decoding state for {state}")
         state = state.lower()
         account = query.get("acc", "")
+        if account:  # nats-server's lookupAccount: registers it (operator mode)
+            look_up(server, account)
         if account and account not in server.account_space.by_name:
             # nats-server returns the page before it fills in its id or any connection.
             empty = {"server_id": "", "now": self._now(), "num_connections": 0, "total": 0}
@@ -558,7 +607,21 @@ class Monitor:
         }
 
     def healthz(self, query: dict[str, str]) -> dict[str, Any]:
-        return {"status": "ok"}
+        """``/healthz``: the query's options (``decodeBool`` on the flags, in nats-server's
+        order), then :func:`healthz.healthz`; the answer keeps its ``status_code``."""
+        flags = {name: query_bool(query, name) for name in _HEALTHZ_FLAGS}
+        names = {name: query.get(name, "") for name in ("account", "stream", "consumer")}
+        return self.health(HealthzOptions.from_event(flags | names))
+
+    def health(self, opts: HealthzOptions) -> dict[str, Any]:
+        """The ``HealthStatus`` for ``opts`` (with ``status_code``), for /healthz and $SYS."""
+        server = self.server
+        spaces = server.account_space.by_name
+        assets: HealthAssets | None = self.jetstream
+        if assets is None and server.options.jetstream:  # on, but in no account
+            assets = StoreFolders(server.options.store_dir)
+        clustered = server.options.cluster_size > 1 or server.cluster is not None
+        return healthz(opts, assets, lambda name: name in ("$G", "$SYS") or name in spaces, clustered)
 
 
 def _account_detail(

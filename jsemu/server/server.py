@@ -179,6 +179,8 @@ class Server(Router):
         #: ``write_deadline`` in force (nanoseconds; negative: every write fails at once).
         self.write_deadline_ns = options.write_deadline_ns()
         self.start_ns = time.time_ns()
+        #: Operator mode: the accounts looked up so far (``server/account_lookups.py``).
+        self.looked_up_accounts: set[str] = set()
         #: The server's clock (the app's controlled clock): ``allow_responses`` expiry.
         self.clock: Clock = SystemClock()
         #: Connection deadlines (auth timeout) on that clock; the app gives JetStream's timers.

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..subjects import is_valid_literal_subject
 from ..timefmt import format_ns
+from .account_lookups import is_looked_up
 from .account_monitor import account_info, account_statz, leafz, sub_details, sublist_stats
 from .monitor_query import QueryError, query_bool, query_int
 
@@ -73,7 +74,7 @@ def accountz(monitor: Monitor, account: str) -> dict[str, Any]:
     if system:
         out["system_account"] = system
     if not account:
-        names = list(server.account_space.by_name)
+        names = [name for name in server.account_space.by_name if is_looked_up(server, name)]
         # nats-server always has its system account, configured or not.
         out["accounts"] = names if not system or system in names else [*names, system]
         return out

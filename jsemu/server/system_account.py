@@ -47,6 +47,7 @@ from .account_monitor import leafz
 from .account_requests import OPTIONS, connz
 from .closed import closed_reason
 from .event_filter import FILTER, decode_options, error_text, options_struct, selects_this_server
+from .healthz import HealthzOptions
 from .monitor import Monitor
 from .reload import NO_CONFIG_FILE
 from .sublist import Subscription
@@ -248,7 +249,7 @@ class SystemAccount:
             "LEAFZ": lambda monitor, options: leafz(monitor),
             "ACCOUNTZ": lambda monitor, options: server_views.accountz(monitor, options.get("account") or ""),
             "JSZ": _jsz,
-            "HEALTHZ": lambda monitor, options: monitor.healthz({}) | {"status_code": 200},
+            "HEALTHZ": lambda monitor, options: monitor.health(HealthzOptions.from_event(options)),
             "EXPVARZ": _not_built("EXPVARZ"),
             "IPQUEUESZ": _not_built("IPQUEUESZ"),
             "RAFTZ": _not_built("RAFTZ"),
@@ -355,7 +356,7 @@ def _jsz(monitor: Monitor, options: dict[str, Any]) -> Any:
         meta = cluster.meta if cluster is not None else None
         if monitor.jetstream is None or (meta is not None and not meta.running):
             raise _Skip
-    query = {key: "true" for key in ("accounts", "streams", "config") if options.get(key)}
+    query = {key: "true" for key in ("accounts", "streams", "config", "raft") if options.get(key)}
     if options.get("consumer"):
         query["consumers"] = "true"
     for key, into in (("account", "acc"), ("offset", "offset"), ("limit", "limit")):
