@@ -1516,6 +1516,35 @@ class StreamStore:
         found = self._next_wildcard(filter, start)
         return self._make(found) if found else None
 
+    def load_next_multi(self, filters: list[bytes], start: int) -> StoredMsg | None:
+        """First message with seq >= start matching any of ``filters``, Go ``LoadNextMsgMulti``:
+        the filters go into a sublist, where a ``*``/``>`` inside a token is a literal
+        character on either store (the file store's ``load_next`` reads ``*a`` otherwise)."""
+        self._tick()
+        if not self._msgs:
+            return None
+        start = max(start, self._first)
+        last = self._last
+        if start > last:
+            return None
+        best = 0
+        for f in filters:
+            if not f or f == _FWC:
+                s = self._next_live(start)
+                s = s if s <= last else 0
+            elif is_literal(f):
+                st = self._fss.get(f)
+                if st is None:
+                    continue
+                seqs = st.seqs
+                i = _bl(seqs, start)
+                s = seqs[i] if i < len(seqs) else 0
+            else:
+                s = StreamStore._next_wildcard(self, f, start)
+            if s and (not best or s < best):
+                best = s
+        return self._make(best) if best else None
+
     def _few_matches(self, filter: bytes) -> list[_Subj] | None:
         """The subjects matching ``filter`` when there are at most _FEW_SUBJECTS (their
         indexes then beat any walk), else None. A short list is remembered in the match memo

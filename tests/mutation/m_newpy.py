@@ -13,8 +13,8 @@ MUTATIONS: list[Mutation] = [
         "newpy_file_lps_pending_by_tree",
         "store",
         "jsemu/store/file_store.py",
-        "            return len(seqs) if filters[0] in self._fss else 0\n",
-        "            return len(seqs)\n",
+        "            literal = own.seqs if own is not None else ()\n",
+        "",
         (IN_TOKEN, NEWEST),
         "the file store counts a last-per-subject consumer's in-token filter by its tree: a KV "
         "keys('a*') then lists keys nats-server does not",

@@ -891,12 +891,9 @@ class Consumer:
         store = self.stream.store
         if not self.filters:
             return store.load_next(b"", start)
-        best: StoredMsg | None = None
-        for f in self.filters:
-            sm = store.load_next(f, start)
-            if sm is not None and (best is None or sm.seq < best.seq):
-                best = sm
-        return best
+        if len(self.filters) == 1:
+            return store.load_next(self.filters[0], start)
+        return store.load_next_multi(self.filters, start)
 
     def _unget(self, seq: int, dc: int) -> None:
         """Put back a message no request could take."""

@@ -3,7 +3,8 @@
 The deliver policy (or ``opt_start_seq``) names the first stream sequence to look at, then
 clamped to the stream's range. ``last_per_subject`` first hands out the last message of each
 matching subject, in sequence order, then resumes after the stream's last message as it was
-at creation; a stream keeping one message per subject needs no such list.
+at creation; a stream keeping one message per subject needs no such list, and a list that
+holds only the stream's last message is dropped (Go's ``setLeader``).
 """
 
 from __future__ import annotations
@@ -58,6 +59,11 @@ def starting_position(cfg: ConsumerConfig, filters: list[bytes], stream: Stream)
                 last_per_subject, resume = seqs, last
                 uncounted = len(seqs) - store.last_per_subject_counted(filters, seqs)
                 sseq = seqs[0] if seqs else last
+                if seqs and sseq >= resume:
+                    # setLeader drops a skip list that starts where it would resume (only the
+                    # stream's last message): the filter alone finds what comes next, so an
+                    # in-token `a*` that the tree matched on `ab` delivers nothing.
+                    last_per_subject, uncounted = None, 0
         elif cfg.opt_start_time is not None:
             sseq = store.seq_from_time(cfg.opt_start_time)
             if filters:

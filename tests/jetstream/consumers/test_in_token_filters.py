@@ -9,11 +9,15 @@ the answers depend on the stored subjects' layout and, in places, on the storage
   as does a Direct Get ``multi_last``;
 * ``num_pending`` of a new consumer: the memory store counts by the tree, until a subject
   straddles the start and it rescans with the literal reading (``jsemu.store.in_token_pending``);
-  the file store reads the filter literally, and for a last-per-subject consumer counts nothing
-  unless the filter is itself a stored subject; with two or more filters (a sublist) every token
-  is literal. A ``no_wait`` pull then finds nothing pending, whatever the skip list holds;
+  the file store counts a filter without a whole-token wildcard (``a*``) as a literal subject
+  (nothing when not stored) from the stream's first sequence, and otherwise (a last-per-subject
+  consumer starting later, or ``*.a*``) by the tree, corrected by the literal reading; with two
+  or more filters (a sublist) every token is literal. A ``no_wait`` pull then finds nothing
+  pending, whatever the skip list holds;
 * stream info ``subjects_filter``: literal on the memory store, by the tree on the file store;
-* other deliveries and purge ``filter``: literal;
+* other deliveries: literal, but a file store checks each message of a one-filter consumer with
+  ``isSubsetMatchTokenized`` (``*.*a`` delivers ``a.b``), after a first skip to the tree's first
+  match; purge ``filter``: literal;
 * consumer filters overlap (``subjectIsSubsetMatch``) when a token of the other filter starts
   with ``*``: ``*a`` covers ``b``.
 
@@ -25,6 +29,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import uuid
 from typing import Any
 
@@ -136,15 +141,35 @@ async def scenario(url: str, stream: str, storage: str, keys: list[str], filter:
     return out
 
 
-@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+# JSEMU_IN_TOKEN_EXAMPLES raises the example count for a longer hunt run by hand.
+@settings(
+    max_examples=int(os.environ.get("JSEMU_IN_TOKEN_EXAMPLES", "20")),
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
+)
 @given(storage=st.sampled_from(["memory", "file"]), keys=KEYS, filter=filters(), copies=st.integers(1, 2))
 # One message per subject: the memory store counts what its tree matched.
 @example(storage="memory", keys=["a", "ab", "ac", "x.y"], filter="a*", copies=1)
+# The skip list holds only the last message (`ab`, by the tree): setLeader drops it, and the
+# literal `a*` delivers nothing.
+@example(storage="memory", keys=["a", "ab"], filter="a*", copies=1)
 # Two (a partial): it counts by the literal reading, so nothing.
 @example(storage="memory", keys=["a", "ab"], filter="a*", copies=2)
 # A KV bucket's keys("a*") on the file store: nothing pending, so the client lists no key.
 @example(storage="file", keys=["a", "ab", "abc", "ac", "b.a"], filter="a*", copies=1)
 @example(storage="file", keys=["a", "ab", "a*"], filter="a*", copies=2)
+# The file store by its tree when the filter has a whole-token wildcard: `p.*a.*` counts `p.*a.a`
+# (found by hypothesis), and `*.a*` counts `a.ab` and `a.ac` (delivering them, last per subject).
+@example(storage="file", keys=["*a.a"], filter="*a.*", copies=1)
+@example(storage="file", keys=["*a.a"], filter="*a.*", copies=2)
+@example(storage="file", keys=["a.ab", "a.ac"], filter="*.a*", copies=1)
+# `a*` from the first sequence: the literal subject alone, 1 (the tree matched `ab` too).
+@example(storage="file", keys=["ab", "a*", "x"], filter="a*", copies=1)
+# File-store delivery of `p.*a.*` (isSubsetMatchTokenized: `*a` matches any token): `p.a.a` after
+# `p.*a.a`, but not before it (the first call starts at the tree's first match); two filters
+# (a sublist) read `*a` literally.
+@example(storage="file", keys=["*a.a", "a.a"], filter="*a.*", copies=1)
+@example(storage="file", keys=["a.a", "*a.a"], filter="*a.*", copies=2)
 # A whole-token wildcard beside an in-token one: isSubsetMatchTokenized reads the partial.
 @example(storage="memory", keys=["a.a>"], filter="*.a>", copies=2)
 # `*a` covers `zz` as a consumer filter: the pair overlaps.
