@@ -179,8 +179,25 @@ def test_in_token_filters_as_on_nats_server(
 ) -> None:
     stream = f"T{uuid.uuid4().hex[:10]}"
 
+    async def on_real() -> dict[str, Any]:
+        # nats-server under load now and then fails a step on its own (no responders to a
+        # publish; a 500 renaming a consumer's file when it is made again at once): asked again
+        # under another stream name. jsemu's answers are taken as they come.
+        for attempt in range(3):
+            try:
+                got = await scenario(
+                    f"nats://127.0.0.1:{real_server.port}", f"{stream}r{attempt}", storage, keys, filter, copies
+                )
+            except nats.errors.Error:
+                if attempt == 2:
+                    raise
+                continue
+            if attempt == 2 or '"code": 500' not in json.dumps(got):
+                return got
+        raise AssertionError("unreachable")
+
     async def both() -> tuple[dict[str, Any], dict[str, Any]]:
-        real = await scenario(f"nats://127.0.0.1:{real_server.port}", stream, storage, keys, filter, copies)
+        real = await on_real()
         async with jsemu.Server() as srv:
             emu = await scenario(srv.url, stream, storage, keys, filter, copies)
         return real, emu
