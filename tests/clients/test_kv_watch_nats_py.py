@@ -36,7 +36,11 @@ async def test_kv_watch_keys_history(server) -> None:  # type: ignore[no-untyped
         assert [(e.value, e.revision) for e in hist] == [(b"1", 1), (b"3", 3)]
         watcher = await kv.watchall()
         initial = await _entries(watcher, 3)
-        assert initial == [("a", b"3", 3, "None"), ("b", b"", 4, "DEL"), ("<init done>", b"", 0, "")]
+        values = [("a", b"3", 3, "None"), ("b", b"", 4, "DEL")]
+        if server.kind == "real":  # nats-server under load: the race described below
+            assert [e for e in initial if e[0] != "<init done>"] == values and len(initial) == 3
+        else:
+            assert initial == [*values, ("<init done>", b"", 0, "")]
         await kv.put("c", b"4")
         await kv.put("a", b"5")
         assert await _entries(watcher, 2) == [("c", b"4", 5, "None"), ("a", b"5", 6, "None")]
