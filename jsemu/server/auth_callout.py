@@ -119,12 +119,28 @@ class _Reply:
         return True
 
 
+class _Said(logging.Handler):
+    """The last warning logged while a response was checked: nats-server logs each refusal's
+    text (``Warnf(errStr)``) and sends that same text as the reason of the account's
+    ``$SYS.ACCOUNT.CLIENT.AUTH.ERR`` event, so the one text is kept once, in the log call."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.text = ""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.text = record.getMessage()
+
+
 class AuthCallout:
     """The server's side of the callout (a server with ``auth_callout``, or in operator mode)."""
 
     def __init__(self, server: Server, key: KeyPair) -> None:
         self.server = server
         self.key = key
+        #: Why the last login the callout refused was refused (the text nats-server logs; empty
+        #: when the service did not answer in time): read by ``done`` for the refusal's event.
+        self.refusal = ""
         #: The server's curve key (its INFO's ``xkey``), when PyNaCl can seal with it.
         self.curve: CurveKey | None = CurveKey.create() if available() else None
 
@@ -157,10 +173,12 @@ class AuthCallout:
         router = server.account_space.by_name.get(settings.account)
         if router is None:
             log.warning('No valid account "%s" for auth callout request', settings.account)
+            self.refusal = f'No valid account "{settings.account}" for auth callout request'
             done(None)
             return
         if settings.xkey and self.curve is None:
             log.warning('auth callout xkey of account "%s" needs PyNaCl', settings.account)
+            self.refusal = f'auth callout xkey of account "{settings.account}" needs PyNaCl'
             done(None)
             return
         user_key = KeyPair.create(PREFIX_USER).public_key
@@ -178,10 +196,18 @@ class AuthCallout:
             done(user)
 
         def on_reply(body: bytes) -> None:
-            finish(self._granted(conn, settings, body, user_key, router.name))
+            said = _Said()
+            log.addHandler(said)
+            try:
+                user = self._granted(conn, settings, body, user_key, router.name)
+            finally:
+                log.removeHandler(said)
+            self.refusal = said.text
+            finish(user)
 
         def on_timeout() -> None:
             log.debug('Authorization callout response not received in time on account "%s"', settings.account)
+            self.refusal = ""
             finish(None)
 
         sub = Subscription(_Reply(on_reply), inbox, None, b"$SYS")
