@@ -41,6 +41,7 @@ from ..protocol.jwt.keys import PREFIX_SERVER, PREFIX_USER, KeyPair
 from ..protocol.jwt.xkeys import CurveKey, XKeyError, available
 from .auth import Auth, User
 from .auth_callout_settings import CalloutSettings
+from .client_tls import client_tls
 from .operator_auth import JwtUser, OperatorAuth, jwt_permissions
 from .permissions import Permissions, SubjectRules
 from .routing import GLOBAL_ACCOUNT
@@ -231,7 +232,9 @@ class AuthCallout:
             "version": server.client_info(conn).get("version", ""),
             "xkey": self.curve.public_key if settings.xkey and self.curve is not None else "",
         }
-        request = request_jwt(self.key, settings.issuer, user_key, info, client, opts, int(time.time()), timeout)
+        request = request_jwt(
+            self.key, settings.issuer, user_key, info, client, opts, int(time.time()), timeout, self._tls_of(conn)
+        )
         state["timer"] = server.timers.at(server.clock.now_ns() + round(timeout * 1e9), on_timeout)
         if settings.xkey and self.curve is not None:
             header = b"NATS/1.0\r\n" + XKEY_HEADER + b": " + self.curve.public_key.encode() + b"\r\n\r\n"
@@ -239,6 +242,13 @@ class AuthCallout:
             router.route(None, CALLOUT_SUBJECT, inbox, len(header), header + sealed)
         else:
             router.route(None, CALLOUT_SUBJECT, inbox, -1, request.encode())
+
+    def _tls_of(self, conn: ClientConnection) -> dict[str, Any] | None:
+        """``client_tls`` of a client of the TLS client port (not of a WebSocket one)."""
+        tls = self.server.options.tls
+        if tls is None or conn.transport is None or conn.info_base is not None:
+            return None
+        return client_tls(conn.transport.get_extra_info("ssl_object"), tls.ca_file if tls.verify else "")
 
     def _granted(
         self, conn: ClientConnection, settings: CalloutSettings, body: bytes, user_key: str, account: str
