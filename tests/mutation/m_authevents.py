@@ -9,6 +9,7 @@ _CONFIG = f"{_FILE}::test_config_mode_refusals_as_nats_server"
 _SUBJECTS = f"{_FILE}::test_subjects_of_a_refusal"
 _CALLOUT = f"{_FILE}::test_callout_refusals_in_the_callout_account"
 _OPERATOR = f"{_FILE}::test_operator_mode_refusals"
+_TLS = "tests/server/test_auth_callout_tls.py"
 
 MUTATIONS: list[Mutation] = [
     Mutation(
@@ -74,5 +75,41 @@ MUTATIONS: list[Mutation] = [
         '            announce_refusal(self, self.account, callout.refusal if callout is not None else "")',
         (_CALLOUT,),
         "a callout refusal's account event goes to $G instead of the callout's account",
+    ),
+    Mutation(
+        "client_tls_openssl_cipher_name",
+        "server",
+        "jsemu/server/client_tls.py",
+        '        out["cipher"] = _GO_CIPHER_NAMES.get(cipher[0], cipher[0])',
+        '        out["cipher"] = cipher[0]',
+        (_TLS,),
+        "a TLS 1.2 client's cipher suite shown by OpenSSL's name, not Go's",
+    ),
+    Mutation(
+        "client_tls_leaf_only",
+        "server",
+        "jsemu/server/client_tls.py",
+        "    while chain[-1].issuer != chain[-1].subject and len(chain) <= len(authorities):",
+        "    while False:",
+        (_TLS,),
+        "the verified chain stops at the client's certificate, without its CA",
+    ),
+    Mutation(
+        "client_tls_openssl_version",
+        "server",
+        "jsemu/server/client_tls.py",
+        '        out["version"] = _VERSIONS.get(version, version)',
+        '        out["version"] = version',
+        (_TLS,),
+        "the TLS version shown as OpenSSL's TLSv1.3, not Go's 1.3",
+    ),
+    Mutation(
+        "client_tls_missing",
+        "protocol",
+        "jsemu/protocol/jwt/callout.py",
+        "    if client_tls is not None:  # omitempty",
+        "    if False:  # omitempty",
+        (_TLS,),
+        "the callout request of a TLS client has no client_tls",
     ),
 ]
