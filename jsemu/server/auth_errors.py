@@ -18,8 +18,11 @@ events with reason ``Authentication Failure``, in this order:
    reach ``processClientOrLeafAuthentication``).
 2. ``$SYS.SERVER.<server id>.CLIENT.AUTH.ERR`` in the system account (``sendAuthErrorEvent``).
 3. ``$SYS.ACCOUNT.$G.DISCONNECT`` in the system account: the refused client leaves ``$G``
-   as any client leaves its account (a client refused on a reload leaves its own account,
-   through the ordinary disconnect event).
+   as any client leaves its account.
+
+A client whose credentials a reload (or a claim update) no longer accepts gets the second,
+its ``acc`` and ``name_tag`` its own account's, and leaves that account through the ordinary
+``DISCONNECT`` event, reason ``Authentication Failure`` too (``server/closed.py``).
 
 The ``client`` of these events is what the client claimed, not who it is: ``user`` is the
 raw name it sent (its nkey, its user name, ``[REDACTED]`` for a token; nothing for a JWT
@@ -43,7 +46,7 @@ if TYPE_CHECKING:
     from .connection import ClientConnection
     from .routing import Router
 
-__all__ = ["AUTHENTICATION_FAILURE", "announce_refusal"]
+__all__ = ["AUTHENTICATION_FAILURE", "announce_dropped", "announce_refusal"]
 
 #: Go's ``AuthenticationViolation`` ``ClosedState``: the reason of all three events.
 AUTHENTICATION_FAILURE = "Authentication Failure"
@@ -67,7 +70,19 @@ def announce_refusal(conn: ClientConnection, account: Router | None, callout_rea
         _send(conn, router, subject, GLOBAL_ACCOUNT, AUTHENTICATION_FAILURE)
 
 
-def _send(conn: ClientConnection, router: Router, subject: bytes, account: str, reason: str) -> None:
+def announce_dropped(conn: ClientConnection) -> None:
+    """``$SYS.SERVER.<id>.CLIENT.AUTH.ERR`` for a logged-in client whose credentials no longer
+    let it in (its ``DISCONNECT`` follows when it closes)."""
+    system = conn.server.system
+    if system is not None:
+        subject = f"$SYS.SERVER.{conn.server.server_id}.CLIENT.AUTH.ERR".encode()
+        name = conn.account.name
+        _send(conn, system.router, subject, name, AUTHENTICATION_FAILURE, name)
+
+
+def _send(
+    conn: ClientConnection, router: Router, subject: bytes, account: str, reason: str, tag: str = GLOBAL_ACCOUNT
+) -> None:
     if not router.outbound.has_interest(subject):
         return
     now = time.time_ns()
@@ -76,7 +91,7 @@ def _send(conn: ClientConnection, router: Router, subject: bytes, account: str, 
         "id": new_event_id(),
         "timestamp": format_ns(now),
         "server": conn.server.envelope.server_info(),
-        "client": _client(conn, account, now),
+        "client": _client(conn, account, tag, now),
         # The client's view: what it sent is what the server received from it.
         "sent": {"msgs": conn.in_msgs, "bytes": conn.in_bytes},
         "received": {"msgs": conn.out_msgs, "bytes": conn.out_bytes},
@@ -85,7 +100,7 @@ def _send(conn: ClientConnection, router: Router, subject: bytes, account: str, 
     router.outbound.send_via_sendq(subject, -1, dumps(event).encode())
 
 
-def _client(conn: ClientConnection, account: str, stop_ns: int) -> dict[str, Any]:
+def _client(conn: ClientConnection, account: str, tag: str, stop_ns: int) -> dict[str, Any]:
     """``ClientInfo`` of a refused client, in Go's field order, empty fields left out."""
     opts = conn.opts
     out: dict[str, Any] = {"start": format_ns(conn.start_ns), "host": conn.client_ip, "id": conn.cid}
@@ -101,7 +116,7 @@ def _client(conn: ClientConnection, account: str, stop_ns: int) -> dict[str, Any
     out["stop"] = format_ns(stop_ns)
     if isinstance(opts.get("jwt"), str) and opts["jwt"]:
         out["jwt"] = opts["jwt"]
-    out["name_tag"] = GLOBAL_ACCOUNT
+    out["name_tag"] = tag
     out["kind"] = "Client"
     out["client_type"] = "websocket" if conn.info_base is not None else "nats"
     return out

@@ -66,7 +66,7 @@ from ..subjects import is_valid_literal_subject
 from .advertise import join_host_port
 from .auth import DEFAULT_AUTH_TIMEOUT, Auth, User
 from .auth_callout import CalloutUser, in_callout_account, with_callout_deny
-from .auth_errors import announce_refusal
+from .auth_errors import announce_dropped, announce_refusal
 from .client_info import ClientInfo
 from .closed import READ_ERROR, WRITE_ERROR
 from .jwt_session import admit
@@ -878,6 +878,7 @@ class ClientConnection(asyncio.Protocol):
             name,
             extra=NATS_ERR,
         )
+        announce_dropped(self)
         self.close_with_error(ERR_AUTHORIZATION_VIOLATION)
 
     def unsubscribe(self, sub: Subscription) -> None:

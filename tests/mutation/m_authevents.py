@@ -10,6 +10,7 @@ _SUBJECTS = f"{_FILE}::test_subjects_of_a_refusal"
 _CALLOUT = f"{_FILE}::test_callout_refusals_in_the_callout_account"
 _OPERATOR = f"{_FILE}::test_operator_mode_refusals"
 _TLS = "tests/server/test_auth_callout_tls.py"
+_RELOAD = f"{_FILE}::test_reload_that_refuses_a_client"
 
 MUTATIONS: list[Mutation] = [
     Mutation(
@@ -111,5 +112,32 @@ MUTATIONS: list[Mutation] = [
         "    if False:  # omitempty",
         (_TLS,),
         "the callout request of a TLS client has no client_tls",
+    ),
+    Mutation(
+        "auth_err_reload_silent",
+        "server",
+        "jsemu/server/connection.py",
+        "        announce_dropped(self)\n",
+        "",
+        (_RELOAD,),
+        "a client a reload refuses leaves without the system account's CLIENT.AUTH.ERR",
+    ),
+    Mutation(
+        "auth_err_reload_closed_reason",
+        "server",
+        "jsemu/server/closed.py",
+        '    "Authorization Violation": "Authentication Failure",  # Go\'s AuthenticationViolation\n',
+        "",
+        (_RELOAD,),
+        "a client a reload refuses leaves its account as 'Client Closed' (DISCONNECT, /connz?state=closed)",
+    ),
+    Mutation(
+        "auth_err_reload_in_g",
+        "server",
+        "jsemu/server/auth_errors.py",
+        "        _send(conn, system.router, subject, name, AUTHENTICATION_FAILURE, name)",
+        "        _send(conn, system.router, subject, GLOBAL_ACCOUNT, AUTHENTICATION_FAILURE)",
+        (_RELOAD,),
+        "a logged-in client's AUTH.ERR shows $G instead of its account",
     ),
 ]

@@ -17,11 +17,13 @@ from __future__ import annotations
 import asyncio
 import base64
 import json
+import signal
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import nats
+from support.servers import KINDS, RealServer
 
 from jsemu.protocol.jwt import PREFIX_ACCOUNT, PREFIX_USER, KeyPair
 from jsemu.protocol.jwt.callout import response_jwt
@@ -260,3 +262,44 @@ async def test_callout_refusals_in_the_callout_account(tmp_path: Path) -> None:
             [("$SYS.ACCOUNT.CLIENT.AUTH.ERR", "AUTH", "")],
         ]
         assert got["jsemu"] == got["real"]
+
+
+RELOADED = """
+accounts {
+  SYS: { users: [ {user: sys, password: sys} ] }
+  A: { users: [ {user: a, password: %s} ] }
+}
+system_account: SYS
+"""
+
+
+async def test_reload_that_refuses_a_client(tmp_path: Path) -> None:
+    """A reload changes a logged-in user's password: ``CLIENT.AUTH.ERR`` with its own account
+    (``acc``, ``name_tag``), then its account's ``DISCONNECT``, both ``Authentication Failure``."""
+    got: dict[str, Any] = {}
+    for kind in KINDS:
+        server = RealServer(conf_text=RELOADED % "a", jetstream=False, jsemu_process=kind == "jsemu")
+        try:
+            url = f"nats://127.0.0.1:{server.port}"
+            events: Events = []
+            listener = await _listen(url, "sys", events, user="sys", password="sys", name="listener")
+            victim = await nats.connect(url, user="a", password="a", name="victim", allow_reconnect=False)
+            await asyncio.sleep(0.3)
+            events.clear()
+            (Path(server.tmp.name) / "server.conf").write_text(RELOADED % "b" + "\n")
+            server.proc.send_signal(signal.SIGHUP)
+            for _ in range(200):
+                if sum(1 for _, s, e in events if e.get("client", {}).get("name") == "victim") >= 2:
+                    break
+                await asyncio.sleep(0.05)
+            seen = [(s.split(".")[1], _norm(e)) for _, s, e in events if e.get("client", {}).get("name") == "victim"]
+            got[kind] = sorted(seen, key=repr)
+            await victim.close()
+            await listener.close()
+        finally:
+            server.stop()
+    assert [(t, e["client"]["acc"], e["client"]["name_tag"], e["reason"]) for t, e in got["real"]] == [
+        ("ACCOUNT", "A", "A", "Authentication Failure"),
+        ("SERVER", "A", "A", "Authentication Failure"),
+    ]
+    assert got["jsemu"] == got["real"]
