@@ -18,6 +18,7 @@ import asyncio
 import base64
 import json
 import signal
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -178,12 +179,14 @@ async def _wait_for_raw(events: Events, count: int) -> Events:
 
 
 async def test_operator_mode_refusals(tmp_path: Path) -> None:
-    """A JWT whose nonce signature fails: the event carries the JWT sent, no ``user``."""
+    """A JWT whose nonce signature fails, one signed by another key, an expired one: the events
+    carry the JWT sent and no ``user``."""
     setup = OperatorSetup(tmp_path / "creds")
     setup.account("APP")
     setup.user("app", "APP")
     setup.user("admin", "SYS")
     app = setup.users["app"]
+    expired = setup.user("expired", "APP", exp=int(time.time()) - 10)
 
     def bad_sig(info: dict[str, Any]) -> bytes:
         return b"CONNECT " + json.dumps({"jwt": app.jwt, "sig": "AAAA", "name": "bad"}).encode() + b"\r\nPING\r\n"
@@ -192,6 +195,10 @@ async def test_operator_mode_refusals(tmp_path: Path) -> None:
         other = KeyPair.create(PREFIX_USER)
         sig = base64.urlsafe_b64encode(other.sign(info["nonce"].encode())).rstrip(b"=").decode()
         return b"CONNECT " + json.dumps({"jwt": app.jwt, "sig": sig}).encode() + b"\r\nPING\r\n"
+
+    def signed_expired(info: dict[str, Any]) -> bytes:  # the signature checks out, the JWT has expired
+        sig = base64.urlsafe_b64encode(expired.key.sign(info["nonce"].encode())).rstrip(b"=").decode()
+        return b"CONNECT " + json.dumps({"jwt": expired.jwt, "sig": sig}).encode() + b"\r\nPING\r\n"
 
     async for pair in _pair(tmp_path, setup.config_text()):
         got: dict[str, Any] = {}
@@ -205,13 +212,18 @@ async def test_operator_mode_refusals(tmp_path: Path) -> None:
             await asyncio.sleep(0.3)
             events.clear()
             got[kind] = []
-            for make in (bad_sig, forged, lambda info: b'CONNECT {"user":"x","pass":"y"}\r\nPING\r\n'):
+            for make in (
+                bad_sig,
+                forged,
+                signed_expired,
+                lambda info: b'CONNECT {"user":"x","pass":"y"}\r\nPING\r\n',
+            ):
                 await _attempt(port, make)
                 seen = [(who, s, e) for who, s, e in await _wait_for_raw(events, 2) if "AUTH.ERR" in s or "$G" in s]
                 got[kind].append(sorted(((who, s.split(".")[1], _norm(e)) for who, s, e in seen), key=repr))
             for nc in listeners:
                 await nc.close()
-        assert [len(seen) for seen in got["real"]] == [2, 2, 2]
+        assert [len(seen) for seen in got["real"]] == [2, 2, 2, 2]
         assert got["real"][0][0][2]["client"]["jwt"] == app.jwt
         assert got["jsemu"] == got["real"]
 
