@@ -624,6 +624,9 @@ class ClientConnection(asyncio.Protocol):
         """The rest of a CONNECT once its user is known."""
         opts = self.opts
         if opts.get("account") or opts.get("new_account"):
+            # nats-server: logged in (its CONNECT event), then refused as a reload refuses
+            self._announce_connect()
+            announce_dropped(self)
             self.close_with_error(ERR_AUTHORIZATION_VIOLATION)
             return
         protocol = opts.get("protocol", 0)
@@ -635,6 +638,10 @@ class ClientConnection(asyncio.Protocol):
             return
         if self.verbose:
             self.send(OK)
+        self._announce_connect()
+
+    def _announce_connect(self) -> None:
+        """``$SYS.ACCOUNT.<acc>.CONNECT``, once, for a client logged in as a user."""
         system = self.server.system
         if system is not None and self.user is not None and not self.announced:
             self.announced = True
