@@ -41,6 +41,7 @@ from ..protocol.jwt.keys import PREFIX_SERVER, PREFIX_USER, KeyPair
 from ..protocol.jwt.xkeys import CurveKey, XKeyError, available
 from .auth import Auth, User
 from .auth_callout_settings import CalloutSettings
+from .client_tls import client_tls
 from .operator_auth import JwtUser, OperatorAuth, jwt_permissions, scoped_user
 from .permissions import Permissions, SubjectRules
 from .routing import GLOBAL_ACCOUNT
@@ -119,12 +120,24 @@ class _Reply:
         return True
 
 
+class _Refused(Exception):
+    """A response that lets nobody in, with the text nats-server logs (``Warnf(errStr)``) and
+    sends as the reason of the account's ``$SYS.ACCOUNT.CLIENT.AUTH.ERR`` event."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__(text)
+        self.text = text
+
+
 class AuthCallout:
     """The server's side of the callout (a server with ``auth_callout``, or in operator mode)."""
 
     def __init__(self, server: Server, key: KeyPair) -> None:
         self.server = server
         self.key = key
+        #: Why the last login the callout refused was refused (the text nats-server logs; empty
+        #: when the service did not answer in time): read by ``done`` for the refusal's event.
+        self.refusal = ""
         #: The server's curve key (its INFO's ``xkey``), when PyNaCl can seal with it.
         self.curve: CurveKey | None = CurveKey.create() if available() else None
 
@@ -157,10 +170,12 @@ class AuthCallout:
         router = server.account_space.by_name.get(settings.account)
         if router is None:
             log.warning('No valid account "%s" for auth callout request', settings.account)
+            self.refusal = f'No valid account "{settings.account}" for auth callout request'
             done(None)
             return
         if settings.xkey and self.curve is None:
             log.warning('auth callout xkey of account "%s" needs PyNaCl', settings.account)
+            self.refusal = f'auth callout xkey of account "{settings.account}" needs PyNaCl'
             done(None)
             return
         user_key = KeyPair.create(PREFIX_USER).public_key
@@ -178,10 +193,18 @@ class AuthCallout:
             done(user)
 
         def on_reply(body: bytes) -> None:
-            finish(self._granted(conn, settings, body, user_key, router.name))
+            try:
+                user: User | None = self._granted(conn, settings, body, user_key, router.name)
+                self.refusal = ""
+            except _Refused as refused:
+                if refused.text:
+                    log.warning("%s", refused.text)
+                self.refusal, user = refused.text, None
+            finish(user)
 
         def on_timeout() -> None:
             log.debug('Authorization callout response not received in time on account "%s"', settings.account)
+            self.refusal = ""
             finish(None)
 
         sub = Subscription(_Reply(on_reply), inbox, None, b"$SYS")
@@ -205,7 +228,9 @@ class AuthCallout:
             "version": server.client_info(conn).get("version", ""),
             "xkey": self.curve.public_key if settings.xkey and self.curve is not None else "",
         }
-        request = request_jwt(self.key, settings.issuer, user_key, info, client, opts, int(time.time()), timeout)
+        request = request_jwt(
+            self.key, settings.issuer, user_key, info, client, opts, int(time.time()), timeout, self._tls_of(conn)
+        )
         state["timer"] = server.timers.at(server.clock.now_ns() + round(timeout * 1e9), on_timeout)
         if settings.xkey and self.curve is not None:
             header = b"NATS/1.0\r\n" + XKEY_HEADER + b": " + self.curve.public_key.encode() + b"\r\n\r\n"
@@ -214,22 +239,28 @@ class AuthCallout:
         else:
             router.route(None, CALLOUT_SUBJECT, inbox, -1, request.encode())
 
+    def _tls_of(self, conn: ClientConnection) -> dict[str, Any] | None:
+        """``client_tls`` of a client of the TLS client port (not of a WebSocket one)."""
+        tls = self.server.options.tls
+        if tls is None or conn.transport is None or conn.info_base is not None:
+            return None
+        return client_tls(conn.transport.get_extra_info("ssl_object"), tls.ca_file if tls.verify else "")
+
     def _granted(
         self, conn: ClientConnection, settings: CalloutSettings, body: bytes, user_key: str, account: str
-    ) -> User | None:
+    ) -> User:
         auth = conn.current_auth()
         encrypted = False
         if settings.xkey and self.curve is not None and body and not body.startswith(b"eyJ"):
             try:
                 body = self.curve.open(body, settings.xkey)
             except XKeyError as exc:
-                log.warning('Error decrypting auth callout response on account "%s": %s', account, exc)
-                return None
+                raise _Refused(f'Error decrypting auth callout response on account "{account}": {exc}') from None
             encrypted = True
         if settings.operator:
             jwt_account = auth.accounts.get(settings.account) if isinstance(auth, OperatorAuth) else None
             if jwt_account is None:
-                return None
+                raise _Refused("")
             signers = frozenset(jwt_account.signing_keys)
             checked = check_response(
                 body, user_key, self.server.server_id, settings.issuer, account, signers, any_signer=encrypted
@@ -238,21 +269,18 @@ class AuthCallout:
             checked = check_response(body, user_key, self.server.server_id, settings.issuer, account)
         claims = checked.user
         if claims is None:
-            log.warning("%s", checked.error)
-            return None
+            raise _Refused(str(checked.error))
         if settings.operator:
             assert isinstance(auth, OperatorAuth)
             return self._operator_user(auth, settings, claims, user_key, account)
         placement = claims.get("aud")
         if not isinstance(placement, str) or placement not in self.server.account_space.by_name:
-            log.warning('No valid account "%s" for auth callout response on account "%s"', placement, account)
-            return None
+            raise _Refused(f'No valid account "{placement}" for auth callout response on account "{account}"')
         nats = claims.get("nats") if isinstance(claims.get("nats"), dict) else {}
         try:
             perms = jwt_permissions(nats or {})
         except ValueError:
-            log.warning("Error validating user JWT: invalid subject")
-            return None
+            raise _Refused("Error validating user JWT: invalid subject") from None
         if placement == settings.account:
             perms = with_callout_deny(perms)
         name = claims.get("name")
@@ -262,7 +290,7 @@ class AuthCallout:
 
     def _operator_user(
         self, auth: OperatorAuth, settings: CalloutSettings, claims: dict[str, Any], user_key: str, account: str
-    ) -> User | None:
+    ) -> User:
         """``getIssuerAccount`` and ``assignAccountAndPermissions`` of operator mode: the user
         JWT's account (``issuer_account``, else its ``iss``) is the callout's or an allowed one;
         the user is placed there, its issuer that account or one of its signing keys; a scoped
@@ -274,29 +302,24 @@ class AuthCallout:
         placement = nats.get("issuer_account") or issuer
         allowed = settings.allowed_accounts
         if placement != settings.account and not (allowed == ("*",) or placement in allowed):
-            log.warning('Account "%s" not permitted as valid account option for auth callout', issuer)
-            return None
+            raise _Refused(f'Account "{issuer}" not permitted as valid account option for auth callout')
         target = auth.accounts.get(str(placement))
         if target is None:
-            log.warning('No valid account "%s" for auth callout response on account "%s"', placement, account)
-            return None
+            raise _Refused(f'No valid account "{placement}" for auth callout response on account "{account}"')
         if issuer != target.public_key and issuer not in target.signing_keys:
-            log.warning('User JWT issuer "%s" is not known', issuer)
-            return None
+            raise _Refused(f'User JWT issuer "{issuer}" is not known')
         template = target.signing_keys.get(str(issuer)) if issuer != target.public_key else None
         if template is not None:  # a scoped key: the scope's template is the user's permissions
             scoped = scoped_user(template, claims, target)
             if scoped is None:
-                log.warning("User JWT of scoped key %s: permissions of its own, or a template not filled", issuer)
-                return None
+                raise _Refused(f"User JWT of scoped key {issuer}: permissions of its own, or a template not filled")
             nats = scoped
         try:
             perms = jwt_permissions(nats)
             if perms is None and target.default_permissions:
                 perms = jwt_permissions(target.default_permissions)
         except ValueError:
-            log.warning("Error validating user JWT: invalid subject")
-            return None
+            raise _Refused("Error validating user JWT: invalid subject") from None
         if target.public_key == settings.account:
             perms = with_callout_deny(perms)
         name = claims.get("name")

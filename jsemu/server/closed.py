@@ -32,6 +32,7 @@ _REASONS = {
     "Slow Consumer (Write Deadline)": "Slow Consumer (Write Deadline)",
     "Server Shutdown": "Server Shutdown",
     "Kicked": "Kicked",
+    "Authorization Violation": "Authentication Failure",  # Go's AuthenticationViolation
     "User Authentication Expired": "Authentication Expired",  # operator mode (JWTs)
     "User Authentication Revoked": "Credentials Revoked",
     "maximum account active connections exceeded": "Maximum Account Connections Exceeded",

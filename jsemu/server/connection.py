@@ -67,6 +67,7 @@ from .account_lookups import look_up
 from .advertise import join_host_port
 from .auth import DEFAULT_AUTH_TIMEOUT, Auth, User
 from .auth_callout import CalloutUser, in_callout_account, with_callout_deny
+from .auth_errors import announce_dropped, announce_refusal
 from .client_info import ClientInfo
 from .closed import READ_ERROR, WRITE_ERROR
 from .jwt_session import admit
@@ -359,6 +360,7 @@ class ClientConnection(asyncio.Protocol):
         auth = self.current_auth()
         user = auth.default_user() if auth is not None else None
         if user is None:
+            announce_refusal(self, None)
             self.close_with_error(ERR_AUTHORIZATION_VIOLATION)
             self.server.flush()
             return False
@@ -564,6 +566,7 @@ class ClientConnection(asyncio.Protocol):
                 self._await_callout(callout, settings, auth, user)
                 return
             if user is None:
+                announce_refusal(self, self.account)  # still in $G
                 self.close_with_error(ERR_AUTHORIZATION_VIOLATION)
                 return
             if callout is not None and in_callout_account(auth, user):
@@ -583,13 +586,17 @@ class ClientConnection(asyncio.Protocol):
         if self.transport is not None:
             self.transport.pause_reading()
         timeout = auth.timeout if auth.timeout is not None else DEFAULT_AUTH_TIMEOUT
-        callout.start(self, settings, timeout, self._callout_done, user)
+        account = self.server.account_space.by_name.get(settings.account)
+        callout.start(self, settings, timeout, lambda user: self._callout_done(user, account), user)
 
-    def _callout_done(self, user: User | None) -> None:
+    def _callout_done(self, user: User | None, account: Router | None = None) -> None:
+        """The callout's answer; ``account``: the callout's, where a refusal is announced."""
         self.callout_wait = False
         if self.closed:
             return
         if user is None:
+            callout = self.server.auth_callout
+            announce_refusal(self, account, callout.refusal if callout is not None else "")
             self.close_with_error(ERR_AUTHORIZATION_VIOLATION)
             self.server.flush()
             return
@@ -626,6 +633,9 @@ class ClientConnection(asyncio.Protocol):
         """The rest of a CONNECT once its user is known."""
         opts = self.opts
         if opts.get("account") or opts.get("new_account"):
+            # nats-server: logged in (its CONNECT event), then refused as a reload refuses
+            self._announce_connect()
+            announce_dropped(self)
             self.close_with_error(ERR_AUTHORIZATION_VIOLATION)
             return
         protocol = opts.get("protocol", 0)
@@ -639,6 +649,10 @@ class ClientConnection(asyncio.Protocol):
             self.send(OK)
         if self.user is not None:
             look_up(self.server, self.account.name)
+        self._announce_connect()
+
+    def _announce_connect(self) -> None:
+        """``$SYS.ACCOUNT.<acc>.CONNECT``, once, for a client logged in as a user."""
         system = self.server.system
         if system is not None and self.user is not None and not self.announced:
             self.announced = True
@@ -910,6 +924,7 @@ class ClientConnection(asyncio.Protocol):
             name,
             extra=NATS_ERR,
         )
+        announce_dropped(self)
         self.close_with_error(ERR_AUTHORIZATION_VIOLATION)
 
     def unsubscribe(self, sub: Subscription) -> None:

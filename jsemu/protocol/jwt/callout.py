@@ -59,10 +59,12 @@ def request_jwt(
     connect: dict[str, Any],
     now: int,
     timeout: float,
+    client_tls: dict[str, Any] | None = None,
 ) -> str:
     """The signed ``authorization_request``. ``server_info``: name, host, id, version (and
     cluster, and the server's curve key when the request is sealed); ``client``: host, id, user, name, kind, type (and nonce when the client
-    signed one); ``connect``: the CONNECT's options."""
+    signed one); ``connect``: the CONNECT's options; ``client_tls``: a TLS client's version,
+    cipher and verified certificate chains (``server/client_tls.py``)."""
     server_id = {
         "name": server_info.get("name", ""),
         "host": server_info.get("host", ""),
@@ -77,6 +79,15 @@ def request_jwt(
     )
     protocol = connect.get("protocol")
     connect_opts["protocol"] = protocol if isinstance(protocol, int) and not isinstance(protocol, bool) else 0
+    request: dict[str, Any] = {
+        "server_id": server_id,
+        "user_nkey": user_nkey,
+        "client_info": client_info,
+        "connect_opts": connect_opts,
+    }
+    if client_tls is not None:  # omitempty, after connect_opts as in Go's AuthorizationRequest
+        request["client_tls"] = client_tls
+    request["type"] = "authorization_request"
     claims: dict[str, Any] = {
         "aud": AUDIENCE,
         "exp": now + int(timeout),
@@ -84,13 +95,7 @@ def request_jwt(
         "iat": now,
         "iss": "",
         "sub": issuer,
-        "nats": {
-            "server_id": server_id,
-            "user_nkey": user_nkey,
-            "client_info": client_info,
-            "connect_opts": connect_opts,
-            "type": "authorization_request",
-        },
+        "nats": request,
     }
     return encode(claims, server, now)
 
