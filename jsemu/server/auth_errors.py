@@ -40,6 +40,7 @@ from ..ids import new_event_id
 from ..protocol.gojson import dumps
 from ..timefmt import format_ns
 from .auth_callout import raw_user
+from .client_info import event_client
 from .routing import GLOBAL_ACCOUNT
 
 if TYPE_CHECKING:
@@ -101,22 +102,19 @@ def _send(
 
 
 def _client(conn: ClientConnection, account: str, tag: str, stop_ns: int) -> dict[str, Any]:
-    """``ClientInfo`` of a refused client, in Go's field order, empty fields left out."""
-    opts = conn.opts
-    out: dict[str, Any] = {"start": format_ns(conn.start_ns), "host": conn.client_ip, "id": conn.cid}
-    out["acc"] = account
-    user = raw_user(opts)  # getRawAuthUser
-    if user:
-        out["user"] = user
-    for key, field in (("name", "name"), ("lang", "lang"), ("ver", "version")):
-        if isinstance(opts.get(field), str) and opts[field]:
-            out[key] = opts[field]
-    if conn.rtt:
-        out["rtt"] = int(conn.rtt * 1e9)
-    out["stop"] = format_ns(stop_ns)
-    if isinstance(opts.get("jwt"), str) and opts["jwt"]:
-        out["jwt"] = opts["jwt"]
-    out["name_tag"] = tag
-    out["kind"] = "Client"
-    out["client_type"] = "websocket" if conn.info_base is not None else "nats"
-    return out
+    """``ClientInfo`` of a refused client: what it claimed (``getRawAuthUser``, the JWT it
+    sent), not who it is."""
+    jwt = conn.opts.get("jwt")
+    return event_client(
+        conn.opts,
+        conn.start_ns,
+        conn.client_ip,
+        conn.cid,
+        account,
+        raw_user(conn.opts),
+        tag,
+        stop_ns,
+        int(conn.rtt * 1e9) if conn.rtt else 0,
+        jwt if isinstance(jwt, str) else "",
+        "websocket" if conn.info_base is not None else "nats",
+    )

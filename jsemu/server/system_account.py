@@ -45,10 +45,12 @@ from ..timefmt import format_ns
 from . import server_views
 from .account_monitor import leafz
 from .account_requests import OPTIONS, connz
+from .client_info import event_client
 from .closed import closed_reason
 from .event_filter import FILTER, decode_options, error_text, options_struct, selects_this_server
 from .healthz import HealthzOptions
 from .monitor import Monitor
+from .operator_auth import JwtUser
 from .reload import NO_CONFIG_FILE
 from .sublist import Subscription
 
@@ -315,23 +317,31 @@ class SystemAccount:
         }
 
     def _client(self, conn: ClientConnection, stop_ns: int | None) -> dict[str, Any]:
-        """``ClientInfo`` of a connection, empty fields left out as Go's ``omitempty`` does."""
-        opts = conn.opts
-        out: dict[str, Any] = {"start": format_ns(conn.start_ns), "host": conn.client_ip, "id": conn.cid}
-        out["acc"] = conn.account.name
-        if conn.user is not None and conn.user.name:
-            out["user"] = conn.user.name
-        for key, field in (("name", "name"), ("lang", "lang"), ("ver", "version")):
-            if opts.get(field):
-                out[key] = opts[field]
-        if stop_ns is not None:
-            if conn.rtt:
-                out["rtt"] = int(conn.rtt * 1e9)
-            out["stop"] = format_ns(stop_ns)
-        out["name_tag"] = conn.account.name
-        out["kind"] = "Client"
-        out["client_type"] = "nats"
-        return out
+        """``ClientInfo`` of a connection logged in as its user: ``jwt`` the one it sent,
+        ``issuer_key`` (``issuerForClient``) for an nkey or JWT user (Go's ``c.user``), its
+        JWT's signing key or else its account; ``client_type`` ``websocket`` on that port."""
+        account = conn.account.name
+        user = conn.user
+        name = user.name if user is not None else ""
+        jwt = conn.opts.get("jwt") if isinstance(user, JwtUser) else None
+        if isinstance(user, JwtUser):
+            issuer = user.signing_key or account
+        else:
+            issuer = account if name and conn.opts.get("nkey") == name else ""
+        return event_client(
+            conn.opts,
+            conn.start_ns,
+            conn.client_ip,
+            conn.cid,
+            account,
+            name,
+            account,
+            stop_ns,
+            int(conn.rtt * 1e9) if conn.rtt else 0,
+            jwt if isinstance(jwt, str) else "",
+            "websocket" if conn.info_base is not None else "nats",
+            issuer,
+        )
 
 
 def _subsz(monitor: Monitor, options: dict[str, Any]) -> Any:

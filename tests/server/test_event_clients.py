@@ -1,0 +1,64 @@
+"""The ``client`` of ``$SYS.ACCOUNT.<acc>.CONNECT`` / ``DISCONNECT`` events for an nkey user
+and a WebSocket client, side by side with nats-server 2.15.1 (both as processes).
+
+nats-server fills ``issuer_key`` for a user it keeps as ``c.user`` (``issuerForClient``: an
+nkey user's account, where a password user has none) and ``client_type`` ``websocket`` for a
+client of its WebSocket port."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import nats
+import nkeys
+from support.servers import KINDS, RealServer
+
+
+async def _events(kind: str, conf: str, seed_file: Path) -> list[tuple[str, dict[str, Any]]]:
+    srv = RealServer(conf_text=conf, jetstream=False, jsemu_process=kind == "jsemu", websocket=True)
+    out: list[tuple[str, dict[str, Any]]] = []
+    try:
+        listener = await nats.connect(f"nats://127.0.0.1:{srv.port}", user="sys", password="sys", name="listener")
+
+        async def seen(msg: Any) -> None:
+            client = json.loads(msg.data)["client"]
+            if client.get("name") != "listener":
+                for key in ("start", "stop", "id", "host", "rtt", "ver"):
+                    client.pop(key, None)
+                out.append((msg.subject, client))
+
+        await listener.subscribe("$SYS.ACCOUNT.*.CONNECT", cb=seen)
+        await listener.subscribe("$SYS.ACCOUNT.*.DISCONNECT", cb=seen)
+        await listener.flush()
+        nk = await nats.connect(f"nats://127.0.0.1:{srv.port}", nkeys_seed=str(seed_file), name="nk")
+        await nk.close()
+        ws = await nats.connect(srv.ws_url, user="a", password="a", name="ws")
+        await ws.close()
+        for _ in range(200):  # nats-server sends events from its send queue
+            if len(out) >= 4:
+                break
+            await asyncio.sleep(0.05)
+        await listener.close()
+    finally:
+        srv.stop()
+    return sorted(out, key=lambda e: (str(e[1].get("name")), e[0]))
+
+
+async def test_nkey_and_websocket_clients_in_events(tmp_path: Path) -> None:
+    seed = nkeys.encode_seed(os.urandom(32), nkeys.PREFIX_BYTE_USER)
+    public = nkeys.from_seed(seed).public_key.decode()
+    seed_file = tmp_path / "user.nk"
+    seed_file.write_bytes(seed)
+    conf = (
+        "system_account: SYS\naccounts {\n  SYS: { users: [ {user: sys, password: sys} ] }\n"
+        f"  A: {{ users: [ {{user: a, password: a}}, {{nkey: {public}}} ] }}\n}}\n"
+    )
+    got = dict(zip(KINDS, await asyncio.gather(*(_events(kind, conf, seed_file) for kind in KINDS)), strict=True))
+    assert got["jsemu"] == got["real"]
+    real = {client["name"]: client for _, client in got["real"]}
+    assert real["nk"]["issuer_key"] == "A" and real["nk"]["client_type"] == "nats"
+    assert "issuer_key" not in real["ws"] and real["ws"]["client_type"] == "websocket"
