@@ -41,7 +41,6 @@ from ..protocol.jwt.keys import PREFIX_SERVER, PREFIX_USER, KeyPair
 from ..protocol.jwt.xkeys import CurveKey, XKeyError, available
 from .auth import Auth, User
 from .auth_callout_settings import CalloutSettings
-from .client_tls import client_tls
 from .operator_auth import JwtUser, OperatorAuth, jwt_permissions, scoped_user
 from .permissions import Permissions, SubjectRules
 from .routing import GLOBAL_ACCOUNT
@@ -244,6 +243,8 @@ class AuthCallout:
         tls = self.server.options.tls
         if tls is None or conn.transport is None or conn.info_base is not None:
             return None
+        from .client_tls import client_tls  # cryptography's x509: ~20 ms a server start need not pay
+
         return client_tls(conn.transport.get_extra_info("ssl_object"), tls.ca_file if tls.verify else "")
 
     def _granted(

@@ -52,7 +52,14 @@ from .scope_template import TemplateError, TemplateValues, fill_template
 if TYPE_CHECKING:
     from .resolver_dir import DirStore
 
-__all__ = ["JwtAccount", "JwtUser", "OperatorAuth", "account_from_jwt", "is_key", "scoped_user"]
+__all__ = ["JwtAccount", "JwtUser", "OperatorAuth", "account_from_jwt", "is_key", "name_tag", "scoped_user"]
+
+
+def name_tag(auth: object, account: str) -> str:
+    """Go's ``getNameTag``: an account JWT's ``name`` where the server runs on one (operator
+    mode), else the account's name."""
+    found = auth.accounts.get(account) if isinstance(auth, OperatorAuth) else None
+    return found.name_tag if found is not None and found.name_tag else account
 
 
 def is_key(text: str, role: int) -> bool:

@@ -50,7 +50,7 @@ from .closed import closed_reason
 from .event_filter import FILTER, decode_options, error_text, options_struct, selects_this_server
 from .healthz import HealthzOptions
 from .monitor import Monitor
-from .operator_auth import JwtUser
+from .operator_auth import JwtUser, name_tag
 from .reload import NO_CONFIG_FILE
 from .sublist import Subscription
 
@@ -319,7 +319,8 @@ class SystemAccount:
     def _client(self, conn: ClientConnection, stop_ns: int | None) -> dict[str, Any]:
         """``ClientInfo`` of a connection logged in as its user: ``jwt`` the one it sent,
         ``issuer_key`` (``issuerForClient``) for an nkey or JWT user (Go's ``c.user``), its
-        JWT's signing key or else its account; ``client_type`` ``websocket`` on that port."""
+        JWT's signing key or else its account; ``name_tag`` the account JWT's name
+        (``getNameTag``); ``client_type`` ``websocket`` on that port."""
         account = conn.account.name
         user = conn.user
         name = user.name if user is not None else ""
@@ -335,7 +336,7 @@ class SystemAccount:
             conn.cid,
             account,
             name,
-            account,
+            name_tag(self.server.options.auth, account),
             stop_ns,
             int(conn.rtt * 1e9) if conn.rtt else 0,
             jwt if isinstance(jwt, str) else "",

@@ -26,4 +26,22 @@ MUTATIONS: list[Mutation] = [
         (_EVENTS,),
         "a WebSocket client's connect event says client_type nats",
     ),
+    Mutation(
+        "event_client_name_tag_is_key",
+        "server",
+        "jsemu/server/system_account.py",
+        "            name_tag(self.server.options.auth, account),",
+        "            account,",
+        (_EVENTS,),
+        "a JWT account's events name it by its key, not its JWT's name (getNameTag)",
+    ),
+    Mutation(
+        "event_client_issuer_ignores_signing_key",
+        "server",
+        "jsemu/server/system_account.py",
+        "            issuer = user.signing_key or account",
+        "            issuer = account",
+        (_EVENTS,),
+        "a user issued by a signing key has its account as issuer_key",
+    ),
 ]

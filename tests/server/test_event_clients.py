@@ -17,6 +17,9 @@ import nats
 import nkeys
 from support.servers import KINDS, RealServer
 
+from jsemu.protocol.jwt import PREFIX_ACCOUNT, KeyPair
+from jsemu.testing.operator import OperatorSetup
+
 
 async def _events(kind: str, conf: str, seed_file: Path) -> list[tuple[str, dict[str, Any]]]:
     srv = RealServer(conf_text=conf, jetstream=False, jsemu_process=kind == "jsemu", websocket=True)
@@ -62,3 +65,53 @@ async def test_nkey_and_websocket_clients_in_events(tmp_path: Path) -> None:
     real = {client["name"]: client for _, client in got["real"]}
     assert real["nk"]["issuer_key"] == "A" and real["nk"]["client_type"] == "nats"
     assert "issuer_key" not in real["ws"] and real["ws"]["client_type"] == "websocket"
+
+
+async def _jwt_events(kind: str, setup: OperatorSetup, conf: str) -> list[tuple[str, dict[str, Any]]]:
+    srv = RealServer(conf_text=conf, jetstream=False, jsemu_process=kind == "jsemu")
+    out: list[tuple[str, dict[str, Any]]] = []
+    try:
+        creds = str(setup.users["admin"].creds_path)
+        listener = await nats.connect(f"nats://127.0.0.1:{srv.port}", user_credentials=creds, name="listener")
+
+        async def seen(msg: Any) -> None:
+            client = json.loads(msg.data)["client"]
+            if client.get("name") != "listener":
+                for key in ("start", "stop", "id", "host", "rtt", "ver"):
+                    client.pop(key, None)
+                client["jwt"] = client.get("jwt") == setup.users[client["name"]].jwt
+                out.append((msg.subject, client))
+
+        await listener.subscribe("$SYS.ACCOUNT.*.CONNECT", cb=seen)
+        await listener.subscribe("$SYS.ACCOUNT.*.DISCONNECT", cb=seen)
+        await listener.flush()
+        for name in ("plain", "signed"):
+            creds = str(setup.users[name].creds_path)
+            client = await nats.connect(f"nats://127.0.0.1:{srv.port}", user_credentials=creds, name=name)
+            await client.close()
+        for _ in range(200):
+            if len(out) >= 4:
+                break
+            await asyncio.sleep(0.05)
+        await listener.close()
+    finally:
+        srv.stop()
+    return sorted(out, key=lambda e: (str(e[1].get("name")), e[0]))
+
+
+async def test_jwt_users_in_events(tmp_path: Path) -> None:
+    """A JWT user's events carry the JWT, ``issuer_key`` (the signing key that issued it, else
+    the account) and the account JWT's name as ``name_tag``."""
+    setup = OperatorSetup(tmp_path)
+    setup.user("admin", "SYS")
+    signing = KeyPair.create(PREFIX_ACCOUNT)
+    app = setup.account("APP", signing_keys=[signing.public_key])
+    setup.user("plain", "APP")
+    setup.user("signed", "APP", signer=signing)
+    conf = setup.config_text()
+    runs = await asyncio.gather(*(_jwt_events(kind, setup, conf) for kind in KINDS))
+    got = dict(zip(KINDS, runs, strict=True))
+    assert got["jsemu"] == got["real"]
+    real = {client["name"]: client for _, client in got["real"]}
+    assert real["plain"]["jwt"] is True and real["plain"]["name_tag"] == "APP"
+    assert real["plain"]["issuer_key"] == app.public_key and real["signed"]["issuer_key"] == signing.public_key
