@@ -23,6 +23,7 @@ from ..subjects import is_valid_literal_subject, subject_matches
 from ..timefmt import format_ns
 from .account_lookups import is_looked_up
 from .jwt_exports import local_subject_shown, shown_export
+from .operator_auth import name_tag
 from .routing import Router
 
 if TYPE_CHECKING:
@@ -86,7 +87,8 @@ def subsz(monitor: Monitor, account: str, offset: int, limit: int, test: str) ->
     out: dict[str, Any] = {"server_id": monitor.node.server_id, "now": format_ns(time.time_ns())}
     if router is None:
         return out | sublist_stats(0) | {"total": 0, "offset": offset, "limit": limit}
-    details = sub_details(sorted(_connections(server, router), key=lambda c: c.cid), account, test)
+    conns = sorted(_connections(server, router), key=lambda c: c.cid)
+    details = sub_details(conns, account, name_tag(server.options.auth, account), test)
     start = min(offset, len(details))
     out |= sublist_stats(router.sublist.count)
     out |= {"total": len(details), "offset": offset, "limit": limit}
@@ -171,7 +173,7 @@ def account_info(monitor: Monitor, account: str) -> dict[str, Any]:
         out["exports"] = exports
     if imports:
         out["imports"] = imports
-    out["name_tag"] = account
+    out["name_tag"] = name_tag(server.options.auth, account)  # getNameTag: a JWT's name
     out["sublist_stats"] = sublist_stats(router.sublist.count)
     return out
 
@@ -181,16 +183,16 @@ def _service_import(account: str, subject: str, local: str, share: bool) -> dict
     return out | {"type": "service", "invalid": False, "share": share, "tracking": False}
 
 
-def sub_details(conns: Iterable[ClientConnection], account: str, test: str | None) -> list[dict[str, Any]]:
-    """``SubDetail`` of each subscription of ``conns`` (of ``account``) that ``test`` (a publish
-    subject) would reach, as ``/subsz?subs=1`` lists them."""
+def sub_details(conns: Iterable[ClientConnection], account: str, tag: str, test: str | None) -> list[dict[str, Any]]:
+    """``SubDetail`` of each subscription of ``conns`` (of ``account``, whose ``getNameTag`` is
+    ``tag``) that ``test`` (a publish subject) would reach, as ``/subsz?subs=1`` lists them."""
     details = []
     for conn in conns:
         for sub in conn.subs.values():
             subject = sub.subject.decode("utf-8", "replace")
             if test and not subject_matches(test, subject):
                 continue
-            detail: dict[str, Any] = {"account": account, "account_tag": account, "subject": subject}
+            detail: dict[str, Any] = {"account": account, "account_tag": tag, "subject": subject}
             if sub.queue:
                 detail["qgroup"] = sub.queue.decode("utf-8", "replace")
             detail |= {"sid": sub.sid.decode("utf-8", "replace"), "msgs": sub.nm}

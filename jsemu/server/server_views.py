@@ -26,6 +26,7 @@ from ..timefmt import format_ns
 from .account_lookups import is_looked_up
 from .account_monitor import account_info, account_statz, leafz, sub_details, sublist_stats
 from .monitor_query import QueryError, query_bool, query_int
+from .operator_auth import name_tag
 
 if TYPE_CHECKING:
     from .monitor import Monitor
@@ -56,7 +57,7 @@ def subsz(monitor: Monitor, subscriptions: bool, offset: int, limit: int, accoun
     for router in routers:
         name = router.name
         conns = sorted((c for c in server.connections.values() if c.account is router), key=lambda c: c.cid)
-        details += sub_details(conns, name, test)
+        details += sub_details(conns, name, name_tag(server.options.auth, name), test)
     start = min(offset, len(details))
     out |= {"total": len(details), "offset": offset, "limit": limit}
     page = details[start : start + limit]

@@ -44,4 +44,22 @@ MUTATIONS: list[Mutation] = [
         (_EVENTS,),
         "a user issued by a signing key has its account as issuer_key",
     ),
+    Mutation(
+        "account_info_name_tag_is_key",
+        "server",
+        "jsemu/server/account_monitor.py",
+        '    out["name_tag"] = name_tag(server.options.auth, account)  # getNameTag: a JWT\'s name',
+        '    out["name_tag"] = account',
+        (_EVENTS,),
+        "account INFO names a JWT account by its key",
+    ),
+    Mutation(
+        "subsz_account_tag_is_key",
+        "server",
+        "jsemu/server/account_monitor.py",
+        '            detail: dict[str, Any] = {"account": account, "account_tag": tag, "subject": subject}',
+        '            detail: dict[str, Any] = {"account": account, "account_tag": account, "subject": subject}',
+        (_EVENTS,),
+        "SUBSZ's account_tag is a JWT account's key",
+    ),
 ]

@@ -1,9 +1,11 @@
-"""The ``client`` of ``$SYS.ACCOUNT.<acc>.CONNECT`` / ``DISCONNECT`` events for an nkey user
-and a WebSocket client, side by side with nats-server 2.15.1 (both as processes).
+"""The ``client`` of ``$SYS.ACCOUNT.<acc>.CONNECT`` / ``DISCONNECT`` events for nkey, JWT and
+WebSocket clients, and an account's name tag, side by side with nats-server 2.15.1 (both as
+processes).
 
-nats-server fills ``issuer_key`` for a user it keeps as ``c.user`` (``issuerForClient``: an
-nkey user's account, where a password user has none) and ``client_type`` ``websocket`` for a
-client of its WebSocket port."""
+nats-server fills ``issuer_key`` for a user it keeps as ``c.user`` (``issuerForClient``: the
+signing key that issued a JWT, else the account; a password user has none), ``jwt`` with the
+JWT a user sent, ``client_type`` ``websocket`` for a client of its WebSocket port, and names an
+account by its JWT's ``name`` (``getNameTag``) in events, account INFO and SUBSZ."""
 
 from __future__ import annotations
 
@@ -115,3 +117,48 @@ async def test_jwt_users_in_events(tmp_path: Path) -> None:
     real = {client["name"]: client for _, client in got["real"]}
     assert real["plain"]["jwt"] is True and real["plain"]["name_tag"] == "APP"
     assert real["plain"]["issuer_key"] == app.public_key and real["signed"]["issuer_key"] == signing.public_key
+
+
+def _tags(value: Any) -> list[tuple[str, str]]:
+    """Every ``name_tag`` and ``account_tag`` in a monitoring answer."""
+    if isinstance(value, dict):
+        own = [(k, v) for k, v in value.items() if k in ("name_tag", "account_tag")]
+        return own + [t for v in value.values() for t in _tags(v)]
+    if isinstance(value, list):
+        return [t for v in value for t in _tags(v)]
+    return []
+
+
+async def _monitor_tags(kind: str, setup: OperatorSetup, conf: str, key: str) -> dict[str, list[tuple[str, str]]]:
+    srv = RealServer(conf_text=conf, jetstream=False, jsemu_process=kind == "jsemu")
+    try:
+        url = f"nats://127.0.0.1:{srv.port}"
+        admin = await nats.connect(url, user_credentials=str(setup.users["admin"].creds_path))
+        user = await nats.connect(url, user_credentials=str(setup.users["plain"].creds_path))
+        await user.subscribe("foo")
+        await user.flush()
+        out = {}
+        for what, body in (("INFO", b""), ("SUBSZ", b'{"subscriptions": true}')):
+            reply = await admin.request(f"$SYS.REQ.ACCOUNT.{key}.{what}", body, timeout=3)
+            out[what] = _tags(json.loads(reply.data))
+        await user.close()
+        await admin.close()
+        return out
+    finally:
+        srv.stop()
+
+
+async def test_jwt_account_name_in_account_views(tmp_path: Path) -> None:
+    """Account INFO's ``name_tag`` and SUBSZ's ``account_tag`` are the account JWT's name too."""
+    setup = OperatorSetup(tmp_path)
+    setup.user("admin", "SYS")
+    app = setup.account("APP")
+    setup.user("plain", "APP")
+    conf = setup.config_text()
+    runs = await asyncio.gather(*(_monitor_tags(kind, setup, conf, app.public_key) for kind in KINDS))
+    got = dict(zip(KINDS, runs, strict=True))
+    # nats-server's SUBSZ also lists its own subscriptions in the account (a known difference):
+    # the tags are compared, not how many subscriptions carry them.
+    assert {k: set(v) for k, v in got["jsemu"].items()} == {k: set(v) for k, v in got["real"].items()}
+    assert got["jsemu"]["SUBSZ"] and got["real"]["INFO"] == got["jsemu"]["INFO"] == [("name_tag", "APP")]
+    assert got["real"]["SUBSZ"] and set(got["real"]["SUBSZ"]) == {("account_tag", "APP")}
