@@ -27,7 +27,7 @@ from typing import Any
 
 import pytest
 from support.cluster import free_port
-from support.servers import RealServer
+from support.servers import REAL_STORE_FLAKE, RealServer
 
 import jsemu
 
@@ -38,11 +38,6 @@ node = kv_nats_js.node
 run_script = kv_nats_js.run_script
 
 
-#: What nats-server under load now and then answers a file stream's create with (10049): its
-#: store could not be made (seen in CI, with names never used before). jsemu never does.
-_REAL_STORE_FLAKE = "error creating store for stream"
-
-
 async def _run_real(node: str, script: str, real_server: Any, name: str) -> dict[str, Any]:
     """``script`` against the shared nats-server, run again under other names (at most
     twice) when the server failed to make a file stream's store; the names are not in the
@@ -51,7 +46,7 @@ async def _run_real(node: str, script: str, real_server: Any, name: str) -> dict
         try:
             return await run_script(node, script, f"nats://127.0.0.1:{real_server.port}", f"{name}r{attempt}")
         except pytest.fail.Exception as exc:
-            if _REAL_STORE_FLAKE not in str(exc) or attempt == 2:
+            if REAL_STORE_FLAKE not in str(exc) or attempt == 2:
                 raise
     raise AssertionError("unreachable")
 
