@@ -150,13 +150,15 @@ async def test_scoped_signing_key_users() -> None:
 
 
 def _hold(port: int, connect: dict[str, Any]) -> socket.socket:
-    """A granted client left connected: CONNECT and PING answered."""
+    """A granted client left connected: CONNECT and PING answered, and the INFO both servers
+    send a ``protocol: 1`` client after its first PONG (``connect_info``; nats-server's may come
+    in a later read) read too."""
     sock = socket.create_connection(("127.0.0.1", port))
     sock.settimeout(3)
     sock.recv(65536)
     sock.sendall(b"CONNECT " + json.dumps(connect).encode() + b"\r\nPING\r\n")
     out = b""
-    while b"PONG" not in out:
+    while b"PONG" not in out or b'"connect_info":true' not in out or not out.endswith(b"\r\n"):
         data = sock.recv(65536)
         assert data, out
         out += data
